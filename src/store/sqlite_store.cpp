@@ -100,15 +100,25 @@ Result<std::unique_ptr<Db>> open_writer(const Options& options) {
 SqliteStore::SqliteStore(const Options& options)
     : options_(options),
       clock_(options.clock ? *options.clock : SystemClock::instance()),
+      log_(log::for_role("store")),
       policy_(options.retain_revisions, options.retain_time) {}
 
 SqliteStore::~SqliteStore() { close(); }
 
 Result<std::unique_ptr<Store>> SqliteStore::open(const Options& options) {
   if (options.path.empty()) return error(Code::kInvalid, "datastore path is empty");
-  ASSIGN_OR_RETURN(auto writer, open_writer(options));
-  std::unique_ptr<SqliteStore> store(new SqliteStore(options));
-  RETURN_IF_ERROR(store->start(std::move(writer)));
+  auto writer = open_writer(options);
+  Status started = writer.status();
+  std::unique_ptr<SqliteStore> store;
+  if (started.is_ok()) {
+    store.reset(new SqliteStore(options));
+    started = store->start(std::move(writer).value());
+  }
+  if (!started.is_ok()) {
+    // Every open failure names the file, so the operator knows which one to look at.
+    if (started.message().find(options.path) != std::string::npos) return started;
+    return error(started.code(), "datastore " + options.path + ": " + started.message());
+  }
   return std::unique_ptr<Store>(std::move(store));
 }
 

@@ -96,6 +96,7 @@ Result<int64_t> SqliteStore::expire_leases() {
 }
 
 void SqliteStore::maintenance_loop() {
+  std::string last_failure;
   while (true) {
     {
       std::unique_lock lock(stop_mu_);
@@ -104,9 +105,14 @@ void SqliteStore::maintenance_loop() {
       }
     }
     // Failures (disk full, ...) are retried at the next tick; the writes themselves report
-    // them to their callers.
-    (void)expire_leases();
-    (void)compact_by_policy();
+    // them to their callers. Log a failure once, not at every tick.
+    Status leases = expire_leases().status();
+    Status compaction = compact_by_policy().status();
+    Status failure = !leases.is_ok() ? leases : compaction;
+    if (!failure.is_ok() && failure.to_string() != last_failure) {
+      log_->warn("maintenance: {}", failure.to_string());
+    }
+    last_failure = failure.is_ok() ? "" : failure.to_string();
   }
 }
 

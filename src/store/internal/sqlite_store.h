@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/log.h"
 #include "store/internal/committer.h"
 #include "store/internal/compaction_policy.h"
 #include "store/internal/lease_timer.h"
@@ -61,6 +62,7 @@ class SqliteStore final : public Store {
 
   const Options options_;
   const Clock& clock_;
+  std::shared_ptr<spdlog::logger> log_;
   std::atomic<int64_t> current_{0};
   std::atomic<int64_t> compacted_{0};
   LeaseTimer leases_;
