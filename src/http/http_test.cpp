@@ -1,0 +1,188 @@
+// Tests of the HTTPS server against the real curl, with a throwaway certificate made by the
+// openssl tool.
+#include "http/https_server.h"
+
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <openssl/err.h>
+
+#include "run_command.h"
+#include "temp_dir.h"
+
+namespace k3c::http {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct TestCert {
+  TempDir dir;
+  std::string cert = dir.path() + "/tls.crt";
+  std::string key = dir.path() + "/tls.key";
+  TestCert() {
+    auto r = run_command({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                          "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
+                          "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
+                          "-days", "1"});
+    REQUIRE(r.exit_code == 0);
+  }
+  SSL_CTX* context() const {
+    SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+    REQUIRE(SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) == 1);
+    REQUIRE(SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) == 1);
+    return ctx;
+  }
+};
+
+// A stream that sends what the test pushes, from another thread.
+class PushStream : public BodyStream {
+ public:
+  void set_wake(std::function<void()> wake) override {
+    std::lock_guard lock(mu_);
+    wake_ = std::move(wake);
+  }
+  Chunk poll() override {
+    std::lock_guard lock(mu_);
+    Chunk c;
+    while (!queue_.empty()) {
+      c.data += queue_.front();
+      queue_.pop_front();
+    }
+    c.ended = ended_;
+    return c;
+  }
+  void cancel() override { cancelled = true; }
+  void push(std::string s, bool end = false) {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(std::move(s));
+      ended_ = ended_ || end;
+      wake = wake_;
+    }
+    if (wake) wake();
+  }
+  std::atomic<bool> cancelled{false};
+
+ private:
+  std::mutex mu_;
+  std::deque<std::string> queue_;
+  bool ended_ = false;
+  std::function<void()> wake_;
+};
+
+std::vector<std::string> curl(const TestCert& cert, uint16_t port, const std::string& path,
+                              std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {"curl", "-sS", "--cacert", cert.cert, "-w", "\n%{http_code}"};
+  for (auto& e : extra) argv.push_back(e);
+  argv.push_back("https://127.0.0.1:" + std::to_string(port) + path);
+  return argv;
+}
+
+TEST_CASE("the server answers requests with decoded path and query") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  HttpsServer server(o, cert.context(), [](Request& r) {
+    Response resp;
+    resp.body = r.method + " " + r.path + " " + std::string(r.param("labelSelector").value_or("-")) +
+                " " + std::to_string(r.body.size());
+    resp.set_header("Content-Type", "text/plain");
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  auto r = run_command(curl(cert, server.port(), "/api/v1/pods?labelSelector=app%3Dweb%2Ctier+in+(a)"));
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.out == "GET /api/v1/pods app=web,tier in (a) 0\n200");
+  auto post = run_command(curl(cert, server.port(), "/x", {"-X", "POST", "--data-binary", "hello"}));
+  REQUIRE(post.out == "POST /x - 5\n200");
+  server.stop();
+}
+
+TEST_CASE("a body over the limit gets 413 and the server lives on") {
+  TestCert cert;
+  TempDir dir;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.body_limit = 1000;
+  HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
+  REQUIRE(server.start().is_ok());
+  std::string big = dir.path() + "/big";
+  {
+    FILE* f = fopen(big.c_str(), "w");
+    std::string data(5000, 'x');
+    fwrite(data.data(), 1, data.size(), f);
+    fclose(f);
+  }
+  auto r = run_command(curl(cert, server.port(), "/x", {"-X", "POST", "--data-binary", "@" + big}));
+  REQUIRE_THAT(r.out, Catch::EndsWith("413"));
+  REQUIRE_THAT(r.out, Catch::Contains("RequestEntityTooLarge"));
+  auto ok = run_command(curl(cert, server.port(), "/x"));
+  REQUIRE_THAT(ok.out, Catch::EndsWith("200"));
+}
+
+TEST_CASE("a streamed body arrives chunk by chunk and ends") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  auto stream = std::make_shared<PushStream>();
+  HttpsServer server(o, cert.context(), [&](Request&) {
+    Response r;
+    r.stream = stream;
+    r.set_header("Content-Type", "application/json");
+    return r;
+  });
+  REQUIRE(server.start().is_ok());
+  std::thread producer([&] {
+    std::this_thread::sleep_for(100ms);
+    stream->push("{\"a\":1}\n");
+    std::this_thread::sleep_for(100ms);
+    stream->push("{\"b\":2}\n", true);
+  });
+  auto r = run_command(curl(cert, server.port(), "/watch"));
+  producer.join();
+  REQUIRE(r.out == "{\"a\":1}\n{\"b\":2}\n\n200");
+  REQUIRE(stream->cancelled);
+}
+
+TEST_CASE("a stalled client does not hold up others, and stop() ends open connections") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.handshake_timeout = 2s;
+  HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
+  REQUIRE(server.start().is_ok());
+  // A client that connects and never says anything.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server.port());
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  auto r = run_command(curl(cert, server.port(), "/x"));
+  REQUIRE_THAT(r.out, Catch::EndsWith("200"));
+  // The stalled handshake times out and the connection is gone.
+  std::this_thread::sleep_for(2500ms);
+  char b;
+  REQUIRE(recv(fd, &b, 1, 0) == 0);
+  close(fd);
+  server.stop();
+  REQUIRE(server.connections() == 0);
+}
+
+}  // namespace
+}  // namespace k3c::http

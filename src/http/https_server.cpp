@@ -1,0 +1,416 @@
+// The HTTPS server (see https_server.h). This is the one translation unit of the http
+// module that instantiates Asio/Beast templates; keep it that way for build time.
+#include "http/https_server.h"
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include "core/log.h"
+
+namespace k3c::http {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = beast::http;
+using tcp = net::ip::tcp;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using namespace std::chrono_literals;
+
+// How often a waiting stream is polled even without a wake-up, so that a producer's own
+// deadline (a watch's timeoutSeconds) is honoured without a timer of its own.
+constexpr auto kStreamTick = 1s;
+
+const char* kTooManyBody =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+    R"("message":"too many connections","reason":"TooManyRequests","code":429})";
+const char* kBadRequestBody =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+    R"("message":"malformed HTTP request","reason":"BadRequest","code":400})";
+
+// One accepted connection. Lives as long as its coroutine (and the stop() bookkeeping).
+struct Conn {
+  Conn(tcp::socket socket, net::ssl::context& ssl) : stream(std::move(socket), ssl) {}
+  TlsStream stream;
+  std::mutex mu;                         // guards body
+  std::shared_ptr<BodyStream> body;      // the stream being written, if any
+};
+
+// Wake-up state of a streaming response; touched only on the connection's strand.
+struct StreamWait {
+  explicit StreamWait(const net::any_io_executor& ex) : timer(ex), watchdog(ex) {}
+  net::steady_timer timer;
+  net::steady_timer watchdog;  // closes the socket when one chunk write stalls
+  bool pending = false;
+  bool client_gone = false;
+};
+
+std::string status_json(int code, const std::string& reason, const std::string& message) {
+  return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")" +
+         message + R"(","reason":")" + reason + R"(","code":)" + std::to_string(code) + "}";
+}
+
+}  // namespace
+
+struct HttpsServer::Impl {
+  Impl(ServerOptions o, SSL_CTX* tls, Handler h)
+      : options(std::move(o)),
+        ssl(tls),
+        handler(std::move(h)),
+        workers(static_cast<size_t>(options.worker_threads)),
+        acceptor(ioc),
+        log(log::for_role("http")) {}
+
+  ServerOptions options;
+  net::io_context ioc;
+  net::ssl::context ssl;
+  Handler handler;
+  net::thread_pool workers;
+  tcp::acceptor acceptor;
+  std::vector<std::thread> threads;
+  std::shared_ptr<spdlog::logger> log;
+  std::atomic<size_t> open_connections{0};
+  std::atomic<bool> stopping{false};
+  std::mutex conns_mu;  // guards conns
+  std::unordered_map<Conn*, std::weak_ptr<Conn>> conns;
+
+  net::awaitable<void> accept_loop();
+  net::awaitable<void> session(std::shared_ptr<Conn> conn);
+  net::awaitable<bool> serve_one(std::shared_ptr<Conn> owner, beast::flat_buffer& buffer,
+                                 const std::optional<PeerIdentity>& peer,
+                                 const std::string& remote);
+  net::awaitable<void> write_simple(Conn& conn, int status, std::string body, bool keep_alive,
+                                    unsigned version,
+                                    const std::vector<std::pair<std::string, std::string>>& headers);
+  net::awaitable<void> write_stream(std::shared_ptr<Conn> conn, Response& resp, unsigned version);
+  Response call_handler(Request& req);
+  std::string too_large_body() const {
+    return status_json(413, "RequestEntityTooLarge",
+                       "Request entity too large: limit is " + std::to_string(options.body_limit));
+  }
+};
+
+HttpsServer::HttpsServer(ServerOptions options, SSL_CTX* tls, Handler handler)
+    : impl_(std::make_unique<Impl>(std::move(options), tls, std::move(handler))) {}
+
+HttpsServer::~HttpsServer() { stop(); }
+
+uint16_t HttpsServer::port() const {
+  beast::error_code ec;
+  auto ep = impl_->acceptor.local_endpoint(ec);
+  return ec ? 0 : ep.port();
+}
+
+size_t HttpsServer::connections() const { return impl_->open_connections.load(); }
+
+Status HttpsServer::start() {
+  auto& im = *impl_;
+  beast::error_code ec;
+  auto address = net::ip::make_address(im.options.bind_address, ec);
+  if (ec) return error(Code::kInvalid, "bad bind address " + im.options.bind_address);
+  tcp::endpoint ep(address, im.options.port);
+  im.acceptor.open(ep.protocol(), ec);
+  if (!ec) im.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) im.acceptor.bind(ep, ec);
+  if (!ec) im.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return error(Code::kInternal, "cannot listen on " + im.options.bind_address + ":" +
+                                      std::to_string(im.options.port) + ": " + ec.message());
+  }
+  net::co_spawn(im.ioc, im.accept_loop(), net::detached);
+  for (int i = 0; i < std::max(1, im.options.io_threads); ++i) {
+    im.threads.emplace_back([&im] { im.ioc.run(); });
+  }
+  return Status::ok();
+}
+
+void HttpsServer::stop() {
+  auto& im = *impl_;
+  if (im.stopping.exchange(true)) return;
+  net::post(im.ioc, [&im] {
+    beast::error_code ec;
+    im.acceptor.close(ec);
+  });
+  std::vector<std::shared_ptr<Conn>> live;
+  {
+    std::lock_guard lock(im.conns_mu);
+    for (auto& [raw, weak] : im.conns) {
+      if (auto c = weak.lock()) live.push_back(std::move(c));
+    }
+  }
+  for (auto& c : live) {
+    std::shared_ptr<BodyStream> body;
+    {
+      std::lock_guard lock(c->mu);
+      body = c->body;
+    }
+    if (body) body->cancel();
+    net::post(c->stream.get_executor(), [c] {
+      beast::error_code ec;
+      beast::get_lowest_layer(c->stream).socket().close(ec);
+    });
+  }
+  // Give the coroutines a moment to unwind, then stop the loop for good.
+  for (int i = 0; i < 100 && im.open_connections.load() > 0; ++i) std::this_thread::sleep_for(10ms);
+  im.ioc.stop();
+  for (auto& t : im.threads) {
+    if (t.joinable()) t.join();
+  }
+  im.workers.join();
+}
+
+net::awaitable<void> HttpsServer::Impl::accept_loop() {
+  while (!stopping) {
+    beast::error_code ec;
+    tcp::socket socket = co_await acceptor.async_accept(
+        net::make_strand(ioc), net::redirect_error(net::use_awaitable, ec));
+    if (ec) {
+      if (!acceptor.is_open()) co_return;
+      continue;  // a failed accept (fd limit, aborted handshake) does not end the server
+    }
+    auto conn = std::make_shared<Conn>(std::move(socket), ssl);
+    net::co_spawn(conn->stream.get_executor(), session(conn), net::detached);
+  }
+}
+
+net::awaitable<void> HttpsServer::Impl::session(std::shared_ptr<Conn> conn) {
+  ++open_connections;
+  {
+    std::lock_guard lock(conns_mu);
+    conns[conn.get()] = conn;
+  }
+  struct Untrack {
+    Impl* im;
+    Conn* c;
+    ~Untrack() {
+      std::lock_guard lock(im->conns_mu);
+      im->conns.erase(c);
+      --im->open_connections;
+    }
+  } untrack{this, conn.get()};
+
+  beast::error_code ec;
+  auto& lowest = beast::get_lowest_layer(conn->stream);
+  std::string remote;
+  auto ep = lowest.socket().remote_endpoint(ec);
+  if (!ec) remote = ep.address().to_string() + ":" + std::to_string(ep.port());
+  lowest.expires_after(options.handshake_timeout);
+  co_await conn->stream.async_handshake(net::ssl::stream_base::server,
+                                        net::redirect_error(net::use_awaitable, ec));
+  if (ec) co_return;
+  std::optional<PeerIdentity> peer;
+  if (options.identify_peer) peer = options.identify_peer(conn->stream.native_handle());
+
+  beast::flat_buffer buffer;
+  if (open_connections.load() > options.max_connections) {
+    // (Named, not braced in the co_await: GCC 12 miscompiles braced string pairs there.)
+    std::vector<std::pair<std::string, std::string>> retry{{"Retry-After", "1"}};
+    co_await write_simple(*conn, 429, kTooManyBody, false, 11, retry);
+  } else {
+    while (!stopping && co_await serve_one(conn, buffer, peer, remote)) {
+    }
+  }
+  lowest.expires_after(2s);
+  co_await conn->stream.async_shutdown(net::redirect_error(net::use_awaitable, ec));
+}
+
+// Reads and answers one request. Returns true when the connection should stay open.
+net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
+                                                  beast::flat_buffer& buffer,
+                                                  const std::optional<PeerIdentity>& peer,
+                                                  const std::string& remote) {
+  Conn& conn = *owner;
+  beast::error_code ec;
+  auto& lowest = beast::get_lowest_layer(conn.stream);
+  bhttp::request_parser<bhttp::string_body> parser;
+  parser.header_limit(static_cast<uint32_t>(options.header_limit));
+  parser.body_limit(options.body_limit);
+  lowest.expires_after(options.idle_timeout);
+  co_await bhttp::async_read_header(conn.stream, buffer, parser,
+                                    net::redirect_error(net::use_awaitable, ec));
+  if (ec == bhttp::error::body_limit) {  // a Content-Length over the limit shows here
+    co_await write_simple(conn, 413, too_large_body(), false, 11, {});
+    co_return false;
+  }
+  if (ec) {
+    if (ec.category() == bhttp::make_error_code(bhttp::error::end_of_stream).category() &&
+        ec != bhttp::error::end_of_stream) {
+      co_await write_simple(conn, 400, kBadRequestBody, false, 11, {});
+    }
+    co_return false;
+  }
+  lowest.expires_after(options.request_timeout);
+  if (!parser.is_done()) {
+    co_await bhttp::async_read(conn.stream, buffer, parser, net::redirect_error(net::use_awaitable, ec));
+  }
+  if (ec == bhttp::error::body_limit) {
+    co_await write_simple(conn, 413, too_large_body(), false, 11, {});
+    co_return false;
+  }
+  if (ec) co_return false;
+
+  auto msg = parser.release();
+  const unsigned version = msg.version();
+  const bool keep_alive = msg.keep_alive();
+  Request req;
+  req.method = std::string(msg.method_string());
+  req.target = std::string(msg.target());
+  req.peer = peer;
+  req.remote_address = remote;
+  for (const auto& field : msg) {
+    std::string name(field.name_string());
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    req.headers.emplace_back(std::move(name), std::string(field.value()));
+  }
+  req.body = std::move(msg.body());
+  auto target = parse_target(req.target);
+  if (!target) {
+    std::vector<std::pair<std::string, std::string>> json{{"Content-Type", "application/json"}};
+    co_await write_simple(conn, 400,
+                          status_json(400, "BadRequest", "malformed escape in the request path"),
+                          keep_alive, version, json);
+    co_return keep_alive;
+  }
+  req.path = std::move(target->path);
+  req.query = std::move(target->query);
+
+  // Handlers may block: run them on the worker pool and come back to this strand.
+  Response resp = co_await net::co_spawn(
+      workers.get_executor(),
+      [this, &req]() -> net::awaitable<Response> { co_return call_handler(req); },
+      net::use_awaitable);
+
+  if (resp.stream) {
+    co_await write_stream(owner, resp, version);
+    co_return false;  // a streamed body ends the connection (see write_stream)
+  }
+  co_await write_simple(conn, resp.status, std::move(resp.body), keep_alive, version, resp.headers);
+  co_return keep_alive;
+}
+
+Response HttpsServer::Impl::call_handler(Request& req) {
+  try {
+    return handler(req);
+  } catch (const std::exception& e) {
+    // A handler must not throw; if one does, the client gets a 500 and the server lives on.
+    log->error("handler threw on {} {}: {}", req.method, req.target, e.what());
+    Response r;
+    r.status = 500;
+    r.body = status_json(500, "InternalError", "internal error");
+    r.set_header("Content-Type", "application/json");
+    return r;
+  }
+}
+
+net::awaitable<void> HttpsServer::Impl::write_simple(
+    Conn& conn, int status, std::string body, bool keep_alive, unsigned version,
+    const std::vector<std::pair<std::string, std::string>>& headers) {
+  bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), version};
+  bool has_type = false;
+  for (const auto& [k, v] : headers) {
+    res.set(k, v);
+    has_type = has_type || k == "Content-Type" || k == "content-type";
+  }
+  if (!has_type && status >= 400) res.set(bhttp::field::content_type, "application/json");
+  res.body() = std::move(body);
+  res.keep_alive(keep_alive);
+  res.prepare_payload();
+  beast::get_lowest_layer(conn.stream).expires_after(options.write_timeout);
+  beast::error_code ec;
+  co_await bhttp::async_write(conn.stream, res, net::redirect_error(net::use_awaitable, ec));
+}
+
+// Writes a chunked body from a BodyStream until it ends, the client goes away or the server
+// stops. A concurrent one-byte read notices the client closing the connection (clients send
+// nothing more on a watch). The connection is closed afterwards, which also ends that read.
+net::awaitable<void> HttpsServer::Impl::write_stream(std::shared_ptr<Conn> conn, Response& resp,
+                                                     unsigned version) {
+  beast::error_code ec;
+  auto& lowest = beast::get_lowest_layer(conn->stream);
+  auto ex = conn->stream.get_executor();
+  bhttp::response<bhttp::empty_body> res{static_cast<bhttp::status>(resp.status), version};
+  for (const auto& [k, v] : resp.headers) res.set(k, v);
+  res.chunked(true);
+  bhttp::response_serializer<bhttp::empty_body> sr{res};
+  lowest.expires_after(options.write_timeout);
+  co_await bhttp::async_write_header(conn->stream, sr, net::redirect_error(net::use_awaitable, ec));
+  if (ec) {
+    resp.stream->cancel();
+    co_return;
+  }
+  // From here on, deadlines come from the watchdog: the stream's own timer would also end
+  // the long-lived read below.
+  lowest.expires_never();
+  {
+    std::lock_guard lock(conn->mu);
+    conn->body = resp.stream;
+  }
+  auto wait = std::make_shared<StreamWait>(ex);
+  std::weak_ptr<StreamWait> weak = wait;
+  resp.stream->set_wake([weak, ex] {
+    net::post(ex, [weak] {
+      if (auto w = weak.lock()) {
+        w->pending = true;
+        w->timer.cancel();
+      }
+    });
+  });
+  net::co_spawn(
+      ex,
+      [conn, wait]() -> net::awaitable<void> {
+        char byte;
+        beast::error_code rec;
+        co_await conn->stream.async_read_some(net::buffer(&byte, 1),
+                                              net::redirect_error(net::use_awaitable, rec));
+        wait->client_gone = true;
+        wait->timer.cancel();
+      },
+      net::detached);
+
+  bool ended = false;
+  while (!ended && !wait->client_gone && !stopping) {
+    BodyStream::Chunk chunk = resp.stream->poll();
+    ended = chunk.ended;
+    if (!chunk.data.empty()) {
+      wait->watchdog.expires_after(options.write_timeout);
+      wait->watchdog.async_wait([conn](beast::error_code e) {
+        if (!e) beast::get_lowest_layer(conn->stream).socket().close(e);
+      });
+      co_await net::async_write(conn->stream, bhttp::make_chunk(net::buffer(chunk.data)),
+                                net::redirect_error(net::use_awaitable, ec));
+      wait->watchdog.cancel();
+      if (ec) break;
+    }
+    if (ended) break;
+    if (!wait->pending) {
+      wait->timer.expires_after(kStreamTick);
+      co_await wait->timer.async_wait(net::redirect_error(net::use_awaitable, ec));
+    }
+    wait->pending = false;
+  }
+  resp.stream->cancel();
+  {
+    std::lock_guard lock(conn->mu);
+    conn->body.reset();
+  }
+  if (ended && !wait->client_gone) {
+    wait->watchdog.expires_after(options.write_timeout);
+    wait->watchdog.async_wait([conn](beast::error_code e) {
+      if (!e) beast::get_lowest_layer(conn->stream).socket().close(e);
+    });
+    co_await net::async_write(conn->stream, bhttp::make_chunk_last(),
+                              net::redirect_error(net::use_awaitable, ec));
+    wait->watchdog.cancel();
+  }
+  beast::get_lowest_layer(conn->stream).socket().close(ec);
+}
+
+}  // namespace k3c::http
