@@ -32,7 +32,8 @@ Status sd_notify(std::string_view socket_path, std::string_view state) {
 
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return error(Code::kInternal, where + ": socket: " + std::strerror(errno));
-  ssize_t sent = sendto(fd, state.data(), state.size(), MSG_NOSIGNAL,
+  // Never wait: a service manager that stopped reading must not hang k3c's start or stop.
+  ssize_t sent = sendto(fd, state.data(), state.size(), MSG_NOSIGNAL | MSG_DONTWAIT,
                         reinterpret_cast<const sockaddr*>(&addr), addr_len);
   const int sent_errno = errno;
   close(fd);

@@ -12,7 +12,8 @@ namespace k3c {
 // Sends `state` (e.g. "READY=1", "STOPPING=1", "STATUS=...") to `socket_path`, the value of
 // $NOTIFY_SOCKET: a filesystem path, or an abstract socket name written with a leading '@'.
 // An empty `socket_path` means no service manager is listening: returns ok and sends
-// nothing. Thread-safe (it opens its own socket per call).
+// nothing. Never blocks: a full socket queue is an error (kServiceUnavailable). Thread-safe
+// (it opens its own socket per call).
 Status sd_notify(std::string_view socket_path, std::string_view state);
 
 }  // namespace k3c

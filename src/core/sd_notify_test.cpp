@@ -66,6 +66,15 @@ TEST_CASE("sd_notify reaches an abstract socket named with '@'") {
   CHECK(listener.receive() == "READY=1");
 }
 
+TEST_CASE("sd_notify fails rather than blocks when nobody reads") {
+  TempDir dir;
+  const std::string path = dir.path() + "/notify.sock";
+  Listener listener(path);  // never reads: its queue fills up
+  Status status;
+  for (int i = 0; i < 100000 && status.is_ok(); ++i) status = sd_notify(path, "STATUS=x");
+  CHECK(status.code() == Code::kServiceUnavailable);
+}
+
 TEST_CASE("sd_notify without a socket does nothing") {
   CHECK(sd_notify("", "READY=1").is_ok());
 }
