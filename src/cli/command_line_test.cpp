@@ -4,19 +4,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-
-#include "cli/fake_file_reader.h"
-#include "temp_dir.h"
+#include "cli/test_support.h"
 
 namespace k3c::cli {
 namespace {
-
-Environment user_env() {
-  Environment env;
-  env.variables = {{"HOME", "/home/edge"}};
-  return env;
-}
 
 Invocation run(std::vector<std::string> args, const Environment& env = user_env(),
                const FileReader& files = FakeFileReader()) {

@@ -7,17 +7,11 @@
 #include <fstream>
 
 #include "cli/command_line.h"
-#include "cli/fake_file_reader.h"
+#include "cli/test_support.h"
 #include "temp_dir.h"
 
 namespace k3c::cli {
 namespace {
-
-Environment user_env() {
-  Environment env;
-  env.variables = {{"HOME", "/home/edge"}};
-  return env;
-}
 
 Status server_error(const std::vector<std::string>& args, const FileReader& files = FakeFileReader(),
                     const Environment& env = user_env()) {

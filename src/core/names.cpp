@@ -52,6 +52,22 @@ Status validate_dns1123_subdomain(std::string_view value) {
   }
 }
 
+namespace {
+
+// The shape shared by a qualified name's name part and a label value: at most 63
+// alphanumerics, '-', '_' or '.', alphanumeric at both ends. `part` prefixes the complaint.
+Status check_label_shape(std::string_view whole, std::string_view value, std::string part) {
+  if (value.size() > 63) return invalid(whole, part + "must be no more than 63 characters");
+  if (!well_bracketed(value, is_alnum, [](char c) { return c == '-' || c == '_' || c == '.'; })) {
+    return invalid(whole, part +
+                              "must consist of alphanumeric characters, '-', '_' or '.', and "
+                              "must start and end with an alphanumeric character");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Status validate_qualified_name(std::string_view value) {
   std::string_view name = value;
   if (size_t slash = value.find('/'); slash != std::string_view::npos) {
@@ -63,24 +79,12 @@ Status validate_qualified_name(std::string_view value) {
     }
   }
   if (name.empty()) return invalid(value, "name part must be non-empty");
-  if (name.size() > 63) return invalid(value, "name part must be no more than 63 characters");
-  if (!well_bracketed(name, is_alnum, [](char c) { return c == '-' || c == '_' || c == '.'; })) {
-    return invalid(value,
-                   "name part must consist of alphanumeric characters, '-', '_' or '.', and "
-                   "must start and end with an alphanumeric character");
-  }
-  return Status::ok();
+  return check_label_shape(value, name, "name part ");
 }
 
 Status validate_label_value(std::string_view value) {
   if (value.empty()) return Status::ok();
-  if (value.size() > 63) return invalid(value, "must be no more than 63 characters");
-  if (!well_bracketed(value, is_alnum, [](char c) { return c == '-' || c == '_' || c == '.'; })) {
-    return invalid(value,
-                   "must consist of alphanumeric characters, '-', '_' or '.', and must start "
-                   "and end with an alphanumeric character");
-  }
-  return Status::ok();
+  return check_label_shape(value, value, "");
 }
 
 }  // namespace k3c::names

@@ -1,5 +1,6 @@
-// A FileReader over an in-memory map, for the cli unit tests. Paths not in the map do not
-// exist; paths in `unreadable` fail as a permission problem would.
+// Shared by the cli unit tests: a FileReader over an in-memory map (paths not in the map do
+// not exist; paths in `unreadable` fail as a permission problem would) and the environment
+// of an ordinary user.
 #pragma once
 
 #include <map>
@@ -24,5 +25,12 @@ class FakeFileReader final : public FileReader {
     return it->second;
   }
 };
+
+// A non-root user whose HOME is /home/edge, with no K3C_* variables.
+inline Environment user_env() {
+  Environment env;
+  env.variables = {{"HOME", "/home/edge"}};
+  return env;
+}
 
 }  // namespace k3c::cli
