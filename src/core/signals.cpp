@@ -58,12 +58,14 @@ ShutdownSignals::~ShutdownSignals() {
 }
 
 void ShutdownSignals::watch() {
-  auto logger = log::for_role("signals");
+  // The logger is looked up at each event, not once here: the owner sets up logging (log
+  // file, level) after install(), and the lines must go where it says.
   pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
   for (;;) {
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
-      logger->error("poll: {}; signals are no longer watched", std::strerror(errno));
+      log::for_role("signals")->error("poll: {}; signals are no longer watched",
+                                      std::strerror(errno));
       return;
     }
     if (fds[1].revents != 0) return;  // the destructor asks us to end
@@ -71,6 +73,7 @@ void ShutdownSignals::watch() {
     if (read(signal_fd_, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) continue;
     const int signo = static_cast<int>(info.ssi_signo);
     const char* name = signo == SIGTERM ? "SIGTERM" : "SIGINT";  // the only two in the mask
+    auto logger = log::for_role("signals");
     int expected = 0;
     if (first_signal_.compare_exchange_strong(expected, signo)) {
       logger->info("received {}; stopping (a second signal exits at once)", name);

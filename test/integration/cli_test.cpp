@@ -142,15 +142,22 @@ TEST_CASE("k3c server starts the datastore, says READY=1 and stops on SIGTERM") 
   CHECK_THAT(log, Catch::Contains("[store] stopped"));
 }
 
-TEST_CASE("k3c server stops gracefully on SIGINT too, and reopens its data") {
+TEST_CASE("k3c server stops gracefully on SIGINT too, logs to --log, and reopens its data") {
   Sandbox box;
   {
-    RunningServer first(box, {"--datastore-sync", "normal", "--disable-agent"});
+    RunningServer first(box, {"--datastore-sync", "normal", "--disable-agent", "--debug",
+                              "--log", box.path("k3c.log")});
     REQUIRE(first.ready == "READY=1");
     first.process.signal(SIGINT);
     CHECK(first.process.wait(5s) == 0);
     CHECK_THAT(first.process.err(), Catch::Contains("sync normal"));
     CHECK_THAT(first.process.err(), !Catch::Contains("kubelet"));
+    // --log gets the same lines, the signal watcher's included.
+    std::ifstream log_file(box.path("k3c.log"));
+    const std::string logged((std::istreambuf_iterator<char>(log_file)),
+                             std::istreambuf_iterator<char>());
+    CHECK_THAT(logged, Catch::Contains("[store] opened"));
+    CHECK_THAT(logged, Catch::Contains("[signals] received SIGINT"));
   }
   RunningServer second(box);
   REQUIRE(second.ready == "READY=1");
