@@ -55,8 +55,8 @@ Invocation parse_command_line(const std::vector<std::string>& args, const Enviro
   auto fail = [&](const Status& status) {
     invocation.exit_code = 1;
     invocation.status = status;
-    invocation.err = "k3c " + std::string(command_name(parsed.command)) + ": " +
-                     status.message() + "\n";
+    invocation.err =
+        "k3c " + std::string(command_name(parsed.command)) + ": " + status.message() + "\n";
     return invocation;
   };
   Result<LayeredSettings> layered = layer_settings(parsed.command, parsed.settings, env, files);

@@ -99,13 +99,13 @@ TEST_CASE("Precedence: defaults < config file < environment < flags") {
   };
   ServerConfig plain = server({});
   CHECK(plain.node.config_file == "/etc/k3c/config.yaml");
-  CHECK(plain.https_port == 7443);                  // config over default
-  CHECK(plain.node.token == "from-env");            // environment over config
-  CHECK(plain.node.node_name == "config-node");     // config, no env or flag
-  ServerConfig flagged = server({"--token", "from-flag", "--https-listen-port=8443",
-                                 "--node-label", "from=flag"});
-  CHECK(flagged.node.token == "from-flag");         // flag over environment
-  CHECK(flagged.https_port == 8443);                // flag over config
+  CHECK(plain.https_port == 7443);               // config over default
+  CHECK(plain.node.token == "from-env");         // environment over config
+  CHECK(plain.node.node_name == "config-node");  // config, no env or flag
+  ServerConfig flagged =
+      server({"--token", "from-flag", "--https-listen-port=8443", "--node-label", "from=flag"});
+  CHECK(flagged.node.token == "from-flag");  // flag over environment
+  CHECK(flagged.https_port == 8443);         // flag over config
   // Lists from the command line add to the config file's, as in k3s.
   REQUIRE(flagged.node.node_labels.size() == 2);
   CHECK(flagged.node.node_labels[0].value == "config");

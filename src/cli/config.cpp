@@ -153,8 +153,8 @@ Status listener_from(const Lookup& in, ServerConfig& config) {
 Result<Cidr> single_cidr(const Lookup& in, std::string_view name, std::string_view fallback) {
   const SettingValue* value = in.find(name);
   if (value != nullptr && value->text.find(',') != std::string::npos) {
-    return Lookup::reject(*value, error(Code::kNotImplemented,
-                                        "dual-stack (two CIDRs) is not implemented yet"));
+    return Lookup::reject(
+        *value, error(Code::kNotImplemented, "dual-stack (two CIDRs) is not implemented yet"));
   }
   ASSIGN_OR_RETURN(auto cidr, in.typed(name, Cidr::parse));
   return cidr ? *cidr : *Cidr::parse(fallback);
@@ -177,9 +177,9 @@ Status networking_from(const Lookup& in, ServerConfig& config) {
   if (!dns) {
     ASSIGN_OR_RETURN(config.cluster_dns, config.service_cidr.nth(10));
   } else if (!config.service_cidr.contains(*dns)) {
-    return Lookup::reject(*in.find("cluster-dns"),
-                          error(Code::kInvalid, "not inside service-cidr " +
-                                                    config.service_cidr.to_string()));
+    return Lookup::reject(
+        *in.find("cluster-dns"),
+        error(Code::kInvalid, "not inside service-cidr " + config.service_cidr.to_string()));
   } else {
     config.cluster_dns = *dns;
   }

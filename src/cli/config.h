@@ -21,8 +21,8 @@ struct NodeConfig {
   std::string data_dir;
   std::string config_file;  // the config file that was read; "" when none was
   bool debug = false;
-  std::string log_file;  // "" = stderr only
-  std::string node_name;  // "" = the host name
+  std::string log_file;             // "" = stderr only
+  std::string node_name;            // "" = the host name
   std::vector<IpAddress> node_ips;  // at most one per family
   std::vector<NodeLabel> node_labels;
   std::vector<NodeTaint> node_taints;

@@ -3,7 +3,6 @@
 #include "cli/config.h"
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "cli/command_line.h"
@@ -13,7 +12,8 @@
 namespace k3c::cli {
 namespace {
 
-Status server_error(const std::vector<std::string>& args, const FileReader& files = FakeFileReader(),
+Status server_error(const std::vector<std::string>& args,
+                    const FileReader& files = FakeFileReader(),
                     const Environment& env = user_env()) {
   return parse_server(args, env, files).status();
 }
@@ -55,9 +55,10 @@ TEST_CASE("Bad flag values name the flag and the value") {
        "one of NoSchedule, PreferNoSchedule, NoExecute"},
       {{"--datastore-sync", "off"},
        "flag --datastore-sync: invalid value \"off\": expected full or normal"},
-      {{"--node-name", "Edge_1"}, "flag --node-name: invalid value \"Edge_1\": \"Edge_1\": must "
-                                  "consist of lower case alphanumeric characters, '-' or '.', "
-                                  "and must start and end with an alphanumeric character"},
+      {{"--node-name", "Edge_1"},
+       "flag --node-name: invalid value \"Edge_1\": \"Edge_1\": must "
+       "consist of lower case alphanumeric characters, '-' or '.', "
+       "and must start and end with an alphanumeric character"},
       {{"--tls-san", "bad name"},
        "flag --tls-san: invalid value \"bad name\": not an IP address or DNS name"},
       {{"--cluster-dns", "10.42.0.10"},
@@ -108,15 +109,15 @@ TEST_CASE("Cross-field checks and derived values") {
         "cluster-cidr 10.0.0.0/8 and service-cidr 10.43.0.0/16 overlap");
   CHECK(server_error({"--node-ip", "10.0.0.1,10.0.0.2"}).message() ==
         "node-ip: at most one IPv4 and one IPv6 address");
-  auto dual = parse_server({"--node-ip", "10.0.0.1", "--node-ip", "fd00::1"}, user_env(),
-                           FakeFileReader());
+  auto dual =
+      parse_server({"--node-ip", "10.0.0.1", "--node-ip", "fd00::1"}, user_env(), FakeFileReader());
   REQUIRE(dual.is_ok());
   CHECK(dual->node.node_ips.size() == 2);
 
-  auto full = parse_server({"--disable", "traefik", "--disable=servicelb,coredns",
-                            "--disable-agent", "--tls-san", "*.edge.example.com",
-                            "--advertise-address", "192.168.1.5", "--datastore-sync", "normal"},
-                           user_env(), FakeFileReader());
+  auto full = parse_server(
+      {"--disable", "traefik", "--disable=servicelb,coredns", "--disable-agent", "--tls-san",
+       "*.edge.example.com", "--advertise-address", "192.168.1.5", "--datastore-sync", "normal"},
+      user_env(), FakeFileReader());
   REQUIRE(full.is_ok());
   CHECK(full->disabled == std::set<std::string>{"coredns", "servicelb", "traefik"});
   CHECK(full->disable_agent);
@@ -133,8 +134,7 @@ TEST_CASE("Datastore endpoints: SQLite only for now") {
                            FakeFileReader());
   CHECK(bare->datastore_path == "/data/server/db/state.db");
 
-  Status postgres =
-      server_error({"--datastore-endpoint", "postgres://k3c:hunter2@db:5432/k3c"});
+  Status postgres = server_error({"--datastore-endpoint", "postgres://k3c:hunter2@db:5432/k3c"});
   CHECK(postgres.code() == Code::kNotImplemented);
   CHECK_THAT(postgres.message(), Catch::Contains("postgres:// datastores are not implemented"));
   CHECK_THAT(postgres.message(), !Catch::Contains("hunter2"));  // never echo credentials
@@ -175,7 +175,9 @@ TEST_CASE("A real config file on disk") {
   TempDir dir;
   const std::string path = dir.path() + "/config.yaml";
   std::ofstream(path) << "# k3c config\n"
-                         "data-dir: " << dir.path() << "/data\n"
+                         "data-dir: "
+                      << dir.path()
+                      << "/data\n"
                          "cluster-cidr: 10.50.0.0/16\n"
                          "node-taint:\n  - dedicated=edge:NoSchedule\n"
                          "disable: traefik,servicelb\n";

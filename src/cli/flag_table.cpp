@@ -7,16 +7,16 @@
 namespace k3c::cli {
 namespace {
 
-constexpr bool S = true;   // taken by `k3c server`
-constexpr bool A = true;   // taken by `k3c agent`
+constexpr bool S = true;  // taken by `k3c server`
+constexpr bool A = true;  // taken by `k3c agent`
 constexpr bool no = false;
 
 using K = FlagKind;
 
 constexpr std::array kFlags = {
     // name, short, kind, group, value, default, env, server, agent, help
-    FlagSpec{"config", "c", K::kString, "Config", "FILE", "/etc/k3c/config.yaml",
-             "K3C_CONFIG_FILE", S, A, "Read settings from this YAML file (keys are long flag names)"},
+    FlagSpec{"config", "c", K::kString, "Config", "FILE", "/etc/k3c/config.yaml", "K3C_CONFIG_FILE",
+             S, A, "Read settings from this YAML file (keys are long flag names)"},
     FlagSpec{"debug", "", K::kBool, "Logging", "", "", "", S, A, "Log at debug level"},
     FlagSpec{"log", "", K::kString, "Logging", "FILE", "", "", S, A,
              "Also append the log to this file"},
@@ -36,8 +36,8 @@ constexpr std::array kFlags = {
              "Range ClusterIPs of services are taken from"},
     FlagSpec{"service-node-port-range", "", K::kString, "Networking", "FIRST-LAST", "30000-32767",
              "", S, no, "Ports reserved for NodePort services"},
-    FlagSpec{"cluster-dns", "", K::kString, "Networking", "IP", "10th address of service-cidr",
-             "", S, no, "ClusterIP of the cluster DNS service"},
+    FlagSpec{"cluster-dns", "", K::kString, "Networking", "IP", "10th address of service-cidr", "",
+             S, no, "ClusterIP of the cluster DNS service"},
     FlagSpec{"cluster-domain", "", K::kString, "Networking", "DOMAIN", "cluster.local", "", S, no,
              "DNS domain of the cluster"},
     FlagSpec{"write-kubeconfig", "o", K::kString, "Client", "FILE", "/etc/k3c/k3c.yaml",

@@ -23,12 +23,12 @@ struct FlagSpec {
   std::string_view name;        // long name without "--"; also the config file key
   std::string_view short_name;  // one letter without "-", or ""
   FlagKind kind;
-  std::string_view group;       // help section
-  std::string_view value_name;  // shown in help ("CIDR", "PATH"); "" for booleans
+  std::string_view group;         // help section
+  std::string_view value_name;    // shown in help ("CIDR", "PATH"); "" for booleans
   std::string_view default_text;  // shown in help; the real default lives in config.cpp
-  std::string_view env;         // bound environment variable, or ""
-  bool server;                  // `k3c server` takes it
-  bool agent;                   // `k3c agent` takes it
+  std::string_view env;           // bound environment variable, or ""
+  bool server;                    // `k3c server` takes it
+  bool agent;                     // `k3c agent` takes it
   std::string_view help;
 
   bool taken_by(Command command) const { return command == Command::kServer ? server : agent; }

@@ -1,10 +1,9 @@
 // CLI11 definitions of k3c's commands and flags, derived from the flag table (see flags.h).
 #include "cli/flags.h"
 
+#include <CLI/CLI.hpp>
 #include <sstream>
 #include <utility>
-
-#include <CLI/CLI.hpp>
 
 #include "core/version.h"
 
@@ -17,11 +16,11 @@ using Bound = std::vector<std::pair<const FlagSpec*, CLI::Option*>>;
 std::string option_text(const FlagSpec& spec) {
   std::string text(spec.value_name);
   if (!spec.default_text.empty()) {
-    text += (text.empty() ? "" : " ") + std::string("(default: ") +
-            std::string(spec.default_text) + ")";
+    text += (text.empty() ? "" : " ") + std::string("(default: ") + std::string(spec.default_text) +
+            ")";
   }
-  if (!spec.env.empty()) text += (text.empty() ? "" : " ") + std::string("[$") +
-                                  std::string(spec.env) + "]";
+  if (!spec.env.empty())
+    text += (text.empty() ? "" : " ") + std::string("[$") + std::string(spec.env) + "]";
   return text;
 }
 

@@ -71,9 +71,10 @@ int run_server(const ServerConfig& config, const Environment& env) {
     return 1;
   }
   logger->info("running roles: {}", joined(runner.running()));
-  logger->warn("not a working cluster yet: roles not built: {}; no API is served and no "
-               "kubeconfig is written to {}",
-               joined(roles_not_built(config)), config.write_kubeconfig);
+  logger->warn(
+      "not a working cluster yet: roles not built: {}; no API is served and no "
+      "kubeconfig is written to {}",
+      joined(roles_not_built(config)), config.write_kubeconfig);
   notify(env, "READY=1", logger);
 
   (*signals)->stop_requested().wait();

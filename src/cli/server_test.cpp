@@ -2,10 +2,9 @@
 // list of roles not built yet. The whole command runs in test/integration.
 #include "cli/server.h"
 
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "cli/data_dir.h"
@@ -96,15 +95,14 @@ TEST_CASE("store_options carries the path and the sync mode") {
 
 TEST_CASE("roles_not_built lists what the config asks for and is missing") {
   ServerConfig config;
-  CHECK(roles_not_built(config) ==
-        std::vector<std::string>{"apiserver", "scheduler", "controller-manager", "runtime",
-                                 "network", "kubelet", "proxy", "dns"});
+  CHECK(roles_not_built(config) == std::vector<std::string>{"apiserver", "scheduler",
+                                                            "controller-manager", "runtime",
+                                                            "network", "kubelet", "proxy", "dns"});
   config.disable_scheduler = true;
   config.disable_kube_proxy = true;
   config.disabled = {"coredns"};
-  CHECK(roles_not_built(config) ==
-        std::vector<std::string>{"apiserver", "controller-manager", "runtime", "network",
-                                 "kubelet"});
+  CHECK(roles_not_built(config) == std::vector<std::string>{"apiserver", "controller-manager",
+                                                            "runtime", "network", "kubelet"});
   config.disable_agent = true;
   CHECK(roles_not_built(config) == std::vector<std::string>{"apiserver", "controller-manager"});
 }

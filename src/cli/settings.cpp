@@ -1,9 +1,9 @@
 // Layering of settings and the environment and config file sources (see settings.h).
 #include "cli/settings.h"
 
-#include <set>
-
 #include <yaml-cpp/yaml.h>
+
+#include <set>
 
 namespace k3c::cli {
 
@@ -14,7 +14,8 @@ std::vector<std::string> split_commas(std::string_view text) {
     size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
     std::string_view piece = text.substr(start, comma - start);
-    while (!piece.empty() && (piece.front() == ' ' || piece.front() == '\t')) piece.remove_prefix(1);
+    while (!piece.empty() && (piece.front() == ' ' || piece.front() == '\t'))
+      piece.remove_prefix(1);
     while (!piece.empty() && (piece.back() == ' ' || piece.back() == '\t')) piece.remove_suffix(1);
     if (!piece.empty()) pieces.emplace_back(piece);
     start = comma + 1;
@@ -88,8 +89,8 @@ Result<Setting> values_of(const YAML::Node& value, const FlagSpec& spec,
     return error(Code::kInvalid, origin + ": takes a single value, not a list");
   }
   if (value.IsNull()) return error(Code::kInvalid, origin + ": has no value");
-  return error(Code::kInvalid, origin + ": must be a scalar" +
-                                   (spec.kind == FlagKind::kList ? " or a list" : ""));
+  return error(Code::kInvalid,
+               origin + ": must be a scalar" + (spec.kind == FlagKind::kList ? " or a list" : ""));
 }
 
 Result<Settings> settings_from_map(const YAML::Node& root, const std::string& path,

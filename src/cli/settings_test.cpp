@@ -37,8 +37,7 @@ TEST_CASE("Config file: scalars, lists and comma strings") {
   CHECK(texts(settings->at("write-kubeconfig-mode")) == std::vector<std::string>{"0644"});
   CHECK(texts(settings->at("disable-agent")) == std::vector<std::string>{"true"});
   CHECK(texts(settings->at("node-label")) == std::vector<std::string>{"a=1", "b=2"});
-  CHECK(texts(settings->at("tls-san")) ==
-        std::vector<std::string>{"one.example.com", "10.0.0.9"});
+  CHECK(texts(settings->at("tls-san")) == std::vector<std::string>{"one.example.com", "10.0.0.9"});
   CHECK(settings->at("cluster-cidr")[0].origin == "config file /cfg.yaml: key \"cluster-cidr\"");
 }
 

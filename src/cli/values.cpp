@@ -72,9 +72,7 @@ Result<Cidr> Cidr::parse(std::string_view text) {
   return cidr;
 }
 
-std::string Cidr::to_string() const {
-  return network.to_string() + "/" + std::to_string(prefix);
-}
+std::string Cidr::to_string() const { return network.to_string() + "/" + std::to_string(prefix); }
 
 bool Cidr::contains(const IpAddress& address) const {
   if (address.family != network.family) return false;

@@ -122,8 +122,7 @@ StopReport RoleRunner::stop_all(std::chrono::milliseconds budget) {
       logger->info("stopped in {} ms", took.count());
       report.stopped.emplace_back(role->name());
     } else {
-      logger->warn("stop overran the shutdown deadline ({} ms budget); skipped",
-                   budget.count());
+      logger->warn("stop overran the shutdown deadline ({} ms budget); skipped", budget.count());
       report.overran.emplace_back(role->name());
     }
   }

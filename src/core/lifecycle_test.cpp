@@ -2,9 +2,8 @@
 // stop, the stop deadline.
 #include "core/lifecycle.h"
 
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <mutex>
 #include <thread>

@@ -2,7 +2,6 @@
 #include "core/names.h"
 
 #include <catch2/catch.hpp>
-
 #include <string>
 
 namespace k3c::names {

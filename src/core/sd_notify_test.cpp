@@ -1,10 +1,9 @@
 // Tests for sd_notify against real AF_UNIX datagram sockets the test binds.
 #include "core/sd_notify.h"
 
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <random>
 #include <string>
 
@@ -26,8 +25,8 @@ TEST_CASE("sd_notify sends the state to a socket path") {
 
 TEST_CASE("sd_notify reaches an abstract socket named with '@'") {
   std::random_device random;
-  const std::string name = "@k3c-sd-notify-test-" + std::to_string(getpid()) + "-" +
-                           std::to_string(random());
+  const std::string name =
+      "@k3c-sd-notify-test-" + std::to_string(getpid()) + "-" + std::to_string(random());
   NotifyListener listener(name);
   REQUIRE(sd_notify(name, "READY=1").is_ok());
   CHECK(listener.receive() == "READY=1");
@@ -42,9 +41,7 @@ TEST_CASE("sd_notify fails rather than blocks when nobody reads") {
   CHECK(status.code() == Code::kServiceUnavailable);
 }
 
-TEST_CASE("sd_notify without a socket does nothing") {
-  CHECK(sd_notify("", "READY=1").is_ok());
-}
+TEST_CASE("sd_notify without a socket does nothing") { CHECK(sd_notify("", "READY=1").is_ok()); }
 
 TEST_CASE("sd_notify reports bad or unreachable sockets") {
   TempDir dir;

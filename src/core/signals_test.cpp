@@ -3,12 +3,11 @@
 // binary that has the signals unblocked can catch them.
 #include "core/signals.h"
 
-#include <catch2/catch.hpp>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <functional>
 

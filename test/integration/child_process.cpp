@@ -83,8 +83,8 @@ std::string ChildProcess::out() const { return slurp(out_path_); }
 std::string ChildProcess::err() const { return slurp(err_path_); }
 
 Finished run_to_end(const std::vector<std::string>& argv,
-                    const std::map<std::string, std::string>& env,
-                    const std::string& output_prefix, std::chrono::milliseconds timeout) {
+                    const std::map<std::string, std::string>& env, const std::string& output_prefix,
+                    std::chrono::milliseconds timeout) {
   ChildProcess child(argv, env, output_prefix);
   Finished finished;
   finished.exit_code = child.wait(timeout).value_or(-1);

@@ -46,8 +46,7 @@ struct Finished {
 
 // Runs a command to completion (at most `timeout`).
 Finished run_to_end(const std::vector<std::string>& argv,
-                    const std::map<std::string, std::string>& env,
-                    const std::string& output_prefix,
+                    const std::map<std::string, std::string>& env, const std::string& output_prefix,
                     std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 }  // namespace k3c::testing

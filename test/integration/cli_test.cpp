@@ -3,10 +3,9 @@
 // on SIGTERM/SIGINT, the forced exit on a second signal, and the agent's honest refusal.
 // Every run gets its own temporary HOME, data dir and config file; nothing outside them is
 // touched.
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "child_process.h"
@@ -41,8 +40,14 @@ class Sandbox {
     return {{"HOME", dir_.path()}, {"PATH", "/usr/bin:/bin"}};
   }
   std::vector<std::string> server_args(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args = {K3C_BINARY, "server", "-c", config(), "-d", data_dir(),
-                                     "--write-kubeconfig", path("kubeconfig.yaml")};
+    std::vector<std::string> args = {K3C_BINARY,
+                                     "server",
+                                     "-c",
+                                     config(),
+                                     "-d",
+                                     data_dir(),
+                                     "--write-kubeconfig",
+                                     path("kubeconfig.yaml")};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -80,9 +85,11 @@ TEST_CASE("Config file mistakes exit 1 naming the key and value, before anything
   };
   for (const Case& c : {
            Case{"no-such-key: 1\n", "key \"no-such-key\": unknown setting"},
-           Case{"cluster-cidr: 10.42.0.0/99\n", "key \"cluster-cidr\": invalid value \"10.42.0.0/99\""},
+           Case{"cluster-cidr: 10.42.0.0/99\n",
+                "key \"cluster-cidr\": invalid value \"10.42.0.0/99\""},
            Case{"https-listen-port: 99999\n", "key \"https-listen-port\": invalid value \"99999\""},
-           Case{"write-kubeconfig-mode: 999\n", "key \"write-kubeconfig-mode\": invalid value \"999\""},
+           Case{"write-kubeconfig-mode: 999\n",
+                "key \"write-kubeconfig-mode\": invalid value \"999\""},
        }) {
     INFO(c.yaml);
     Sandbox box;
@@ -128,7 +135,7 @@ TEST_CASE("k3c server starts the datastore, says READY=1 and stops on SIGTERM") 
   CHECK(exists(box.data_dir() + "/server/db/state.db"));
   CHECK(exists(box.data_dir() + "/server/tls"));
   CHECK(exists(box.data_dir() + "/agent/images"));
-  CHECK_FALSE(exists(box.path("kubeconfig.yaml")));  // no apiserver, so no kubeconfig
+  CHECK_FALSE(exists(box.path("kubeconfig.yaml")));     // no apiserver, so no kubeconfig
   CHECK_FALSE(server.process.wait(200ms).has_value());  // it keeps running
 
   const auto stop_began = std::chrono::steady_clock::now();
@@ -145,8 +152,8 @@ TEST_CASE("k3c server starts the datastore, says READY=1 and stops on SIGTERM") 
 TEST_CASE("k3c server stops gracefully on SIGINT too, logs to --log, and reopens its data") {
   Sandbox box;
   {
-    RunningServer first(box, {"--datastore-sync", "normal", "--disable-agent", "--debug",
-                              "--log", box.path("k3c.log")});
+    RunningServer first(box, {"--datastore-sync", "normal", "--disable-agent", "--debug", "--log",
+                              box.path("k3c.log")});
     REQUIRE(first.ready == "READY=1");
     first.process.signal(SIGINT);
     CHECK(first.process.wait(5s) == 0);
@@ -189,8 +196,8 @@ TEST_CASE("k3c server fails with exit 1 when its data dir cannot be made") {
 
 TEST_CASE("k3c agent validates its flags, then says it is not built") {
   Sandbox box;
-  const std::vector<std::string> base = {K3C_BINARY, "agent", "-c", box.config(), "-d",
-                                         box.data_dir()};
+  const std::vector<std::string> base = {K3C_BINARY,   "agent", "-c",
+                                         box.config(), "-d",    box.data_dir()};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
