@@ -50,6 +50,16 @@ TEST_CASE("Usage errors exit 1") {
   CHECK(run({"server", "extra"}).exit_code == 1);
 }
 
+TEST_CASE("Boolean flags: bare, with a value, and a bad value") {
+  CHECK(run({"server", "--debug"}).server->node.debug);
+  CHECK(run({"server", "--disable-agent", "--disable-scheduler"}).server->disable_scheduler);
+  CHECK_FALSE(run({"server", "--debug=false"}).server->node.debug);
+  CHECK(run({"server", "--disable-agent=yes"}).server->disable_agent);
+  Invocation bad = run({"agent", "-s", "https://h:6443", "-t", "x", "--debug=maybe"});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err == "k3c agent: flag --debug: invalid value \"maybe\": expected true or false\n");
+}
+
 TEST_CASE("Server defaults") {
   Invocation invocation = run({"server"});
   REQUIRE(invocation.kind == Invocation::Kind::kServer);

@@ -54,9 +54,9 @@ Settings settings_from(const Bound& bound) {
       for (const std::string& raw : option->results()) {
         for (std::string& piece : split_commas(raw)) setting.push_back({std::move(piece), origin});
       }
-    } else if (spec->kind == FlagKind::kBool) {
-      setting.push_back({option->as<bool>() ? "true" : "false", origin});
     } else {
+      // Raw text, booleans included ("--debug=maybe"): config.cpp checks every value the
+      // same way, whichever source it came from.
       setting.push_back({option->results().back(), origin});
     }
     settings[std::string(spec->name)] = std::move(setting);
