@@ -1,13 +1,32 @@
-// Placeholder until the command line lands.
+// `k3c`: hands argv, the process environment and the real filesystem to the command line
+// parser, then runs the chosen command.
 #include "cli/cli.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "cli/server.h"
 
 namespace k3c::cli {
 
-int run(int, char**) {
-  std::fprintf(stderr, "k3c: command line not implemented yet\n");
-  return 2;
+int run(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
+  const Environment env = Environment::current();
+  const LocalFileReader files;
+  Invocation invocation = parse_command_line(args, env, files);
+  switch (invocation.kind) {
+    case Invocation::Kind::kServer:
+      return run_server(*invocation.server, env);
+    case Invocation::Kind::kAgent:
+      return run_agent(*invocation.agent);
+    case Invocation::Kind::kExit:
+      break;
+  }
+  std::fputs(invocation.out.c_str(), stdout);
+  std::fputs(invocation.err.c_str(), stderr);
+  return invocation.exit_code;
 }
 
 }  // namespace k3c::cli

@@ -1,0 +1,99 @@
+// `k3c server` and `k3c agent` (see server.h).
+#include "cli/server.h"
+
+#include <cstdio>
+
+#include "cli/data_dir.h"
+#include "cli/store_role.h"
+#include "core/lifecycle.h"
+#include "core/log.h"
+#include "core/sd_notify.h"
+#include "core/signals.h"
+
+namespace k3c::cli {
+namespace {
+
+// How long the roles get, together, to stop after SIGTERM.
+constexpr std::chrono::seconds kStopBudget{10};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// Tells the service manager, if any; failing to is worth a warning, never a stop.
+void notify(const Environment& env, std::string_view state,
+            const std::shared_ptr<spdlog::logger>& logger) {
+  Status status = sd_notify(env.get("NOTIFY_SOCKET"), state);
+  if (!status.is_ok()) logger->warn("sd_notify {}: {}", state, status.message());
+}
+
+std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
+  return {std::make_shared<StoreRole>(store_options(config))};
+}
+
+}  // namespace
+
+std::vector<std::string> roles_not_built(const ServerConfig& config) {
+  std::vector<std::string> names = {"apiserver"};
+  if (!config.disable_scheduler) names.push_back("scheduler");
+  names.push_back("controller-manager");
+  if (!config.disable_agent) {
+    for (const char* worker : {"runtime", "network", "kubelet"}) names.push_back(worker);
+    if (!config.disable_kube_proxy) names.push_back("proxy");
+    if (!config.disabled.contains("coredns")) names.push_back("dns");
+  }
+  return names;
+}
+
+int run_server(const ServerConfig& config, const Environment& env) {
+  // First, before any thread exists, so that every thread inherits the blocked mask.
+  auto signals = ShutdownSignals::install();
+  if (!signals.is_ok()) {
+    std::fprintf(stderr, "k3c server: %s\n", signals.status().message().c_str());
+    return 1;
+  }
+  if (std::string failed = log::init({config.node.debug, config.node.log_file}); !failed.empty()) {
+    std::fprintf(stderr, "k3c server: %s\n", failed.c_str());
+    return 1;
+  }
+  auto logger = log::for_role("server");
+  if (!config.node.config_file.empty()) logger->info("read {}", config.node.config_file);
+  if (Status status = prepare_data_dir(config.node.data_dir); !status.is_ok()) {
+    logger->error("data dir: {}", status.message());
+    return 1;
+  }
+
+  RoleRunner runner(server_roles(config));
+  if (Status status = runner.start_all(); !status.is_ok()) {
+    logger->error("not starting: {}", status.message());
+    return 1;
+  }
+  logger->info("running roles: {}", joined(runner.running()));
+  logger->warn(
+      "not a working cluster yet: roles not built: {}; no API is served and no "
+      "kubeconfig is written to {}",
+      joined(roles_not_built(config)), config.write_kubeconfig);
+  notify(env, "READY=1", logger);
+
+  (*signals)->stop_requested().wait();
+  notify(env, "STOPPING=1", logger);
+  StopReport report = runner.stop_all(kStopBudget);
+  if (!report.overran.empty()) {
+    logger->warn("stopped, except {} which overran the {} s deadline", joined(report.overran),
+                 kStopBudget.count());
+  } else {
+    logger->info("stopped");
+  }
+  return 0;
+}
+
+int run_agent(const AgentConfig&) {
+  std::fprintf(stderr,
+               "k3c agent: not implemented yet: the worker roles (kubelet, runtime, network) "
+               "are not built\n");
+  return 1;
+}
+
+}  // namespace k3c::cli
