@@ -26,18 +26,21 @@ ConfigChoice choose_config_file(const Settings& command_line, const Environment&
 
 Result<LayeredSettings> layer_settings(Command command, const Settings& command_line,
                                        const Environment& env, const FileReader& files) {
+  // k3s's order: the environment replaces defaults, the config file acts as if its keys were
+  // flags (so it beats the environment), and real flags beat both.
   LayeredSettings layered;
+  layered.settings = settings_from_environment(env, command);
   const ConfigChoice choice = choose_config_file(command_line, env);
   if (!choice.path.empty()) {  // --config "" reads no file
     Result<std::string> text = files.read(choice.path);
     if (text.is_ok()) {
-      ASSIGN_OR_RETURN(layered.settings, settings_from_yaml(*text, choice.path, command));
+      ASSIGN_OR_RETURN(Settings from_file, settings_from_yaml(*text, choice.path, command));
+      layered.settings = overlay(std::move(layered.settings), std::move(from_file));
       layered.config_file = choice.path;
     } else if (text.status().code() != Code::kNotFound || choice.explicit_choice) {
       return error(Code::kInvalid, "config file " + text.status().message());
     }
   }
-  layered.settings = overlay(std::move(layered.settings), settings_from_environment(env, command));
   layered.settings = overlay(std::move(layered.settings), command_line);
   return layered;
 }

@@ -1,6 +1,6 @@
 // The whole command line as one pure function: argv, the environment and the config file in,
 // a typed config (or text to print and an exit code) out. This is where the sources are
-// layered: built-in defaults < config file < environment variables < command-line flags.
+// layered as in k3s: built-in defaults < environment variables < config file < command-line flags.
 #pragma once
 
 #include <optional>

@@ -93,7 +93,7 @@ TEST_CASE("The data dir defaults to /var/lib/k3c as root") {
   CHECK(run({"server", "-d", "/srv/k3c"}, homeless).server->node.data_dir == "/srv/k3c");
 }
 
-TEST_CASE("Precedence: defaults < config file < environment < flags") {
+TEST_CASE("Precedence as in k3s: defaults < environment < config file < flags") {
   FakeFileReader files;
   files.files["/etc/k3c/config.yaml"] =
       "token: from-config\nnode-name: config-node\nhttps-listen-port: 7443\n"
@@ -108,13 +108,20 @@ TEST_CASE("Precedence: defaults < config file < environment < flags") {
     return *invocation.server;
   };
   ServerConfig plain = server({});
+  env.variables["K3C_NODE_NAME"] = "env-node";
+  CHECK(server({}).node.node_name == "config-node");  // the file beats the environment
+  files.files["/etc/k3c/config.yaml"] = "https-listen-port: 7443\n";
+  CHECK(server({}).node.node_name == "env-node");  // the environment beats defaults
+  files.files["/etc/k3c/config.yaml"] =
+      "token: from-config\nnode-name: config-node\nhttps-listen-port: 7443\n"
+      "node-label: [from=config]\n";
   CHECK(plain.node.config_file == "/etc/k3c/config.yaml");
   CHECK(plain.https_port == 7443);               // config over default
-  CHECK(plain.node.token == "from-env");         // environment over config
+  CHECK(plain.node.token == "from-config");      // config over environment, as in k3s
   CHECK(plain.node.node_name == "config-node");  // config, no env or flag
   ServerConfig flagged =
       server({"--token", "from-flag", "--https-listen-port=8443", "--node-label", "from=flag"});
-  CHECK(flagged.node.token == "from-flag");  // flag over environment
+  CHECK(flagged.node.token == "from-flag");  // flag over config and environment
   CHECK(flagged.https_port == 8443);         // flag over config
   // Lists from the command line add to the config file's, as in k3s.
   REQUIRE(flagged.node.node_labels.size() == 2);
