@@ -183,7 +183,8 @@ Result<Rewrites> rewrite_until(store::Store& store, ManualClock& clock, Keys& ke
   return out;
 }
 
-void print_churn(const ChurnFigures& out, const Rewrites& rw, const std::string& db_path) {
+void print_churn(const ChurnFigures& out, const Rewrites& rw, const std::string& db_path,
+                 const std::string& breakdown, int64_t wal_at_end) {
   print_figure("writes / simulated time",
                format("%lld writes = %.2f simulated hours", static_cast<long long>(out.writes),
                       out.simulated_hours));
@@ -195,8 +196,12 @@ void print_churn(const ChurnFigures& out, const Rewrites& rw, const std::string&
                       static_cast<double>(out.final_bytes) / out.live_bytes));
   print_figure("largest file sampled", format("%s = %.2fx live", mib(out.max_bytes).c_str(),
                                               static_cast<double>(out.max_bytes) / out.live_bytes));
-  print_figure("of which state.db-wal at the end", mib(file_bytes(db_path + "-wal")));
-  print_figure("file contents at the end", file_breakdown(db_path));
+  print_figure("of which state.db-wal at the end", mib(wal_at_end));
+  print_figure("file after the run (store closed)",
+               format("%s = %.2fx live", mib(out.closed_bytes).c_str(),
+                      static_cast<double>(out.closed_bytes) / out.live_bytes));
+  print_figure("file contents at the end", breakdown);
+  (void)db_path;
   print_figure("write latency", to_string(out.write_latency));
   print_figure("longest write overlapping a compaction", format("%.1f ms", rw.max_overlapping_ms));
   print_figure("longest write with no compaction running", format("%.1f ms", rw.max_alone_ms));
@@ -228,7 +233,11 @@ Result<ChurnFigures> run_churn(const BenchEnv& env, double wall_seconds) {
   out.write_latency = summarize(rw.latencies_ns);
   out.max_write_during_compaction_ms = rw.max_overlapping_ms;
   out.max_compaction_ms = rw.max_compaction_ms;
-  print_churn(out, rw, dir.db_path());
+  std::string breakdown = file_breakdown(dir.db_path());
+  int64_t wal_at_end = file_bytes(dir.db_path() + "-wal");
+  store->close();
+  out.closed_bytes = db_bytes(dir.db_path());
+  print_churn(out, rw, dir.db_path(), breakdown, wal_at_end);
   return out;
 }
 

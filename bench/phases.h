@@ -61,6 +61,7 @@ struct ChurnFigures {
   int64_t live_bytes = 0;   // 1,000 x (key + value)
   int64_t final_bytes = 0;  // state.db + state.db-wal at the end
   int64_t max_bytes = 0;    // largest sample
+  int64_t closed_bytes = 0; // state.db after the store closed (WAL checkpointed away)
   Latency write_latency;
   double max_write_during_compaction_ms = 0;  // longest write that overlapped a pass
   double max_compaction_ms = 0;               // longest compact_by_policy() call

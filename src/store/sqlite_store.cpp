@@ -83,8 +83,10 @@ Result<std::unique_ptr<Db>> open_writer(const Options& options) {
   wal.reset();
   RETURN_IF_ERROR(w.exec(options.sync == SyncMode::kFull ? "PRAGMA synchronous = FULL"
                                                          : "PRAGMA synchronous = NORMAL"));
-  // Keep the WAL file from staying large after a burst.
-  RETURN_IF_ERROR(w.exec("PRAGMA journal_size_limit = 8388608"));
+  // Checkpoints run on their own thread (Checkpointer), not inside commits; the WAL file is
+  // cut back to kWalKeepBytes whenever it restarts.
+  RETURN_IF_ERROR(w.exec("PRAGMA journal_size_limit = " + std::to_string(kWalKeepBytes)));
+  sqlite3_wal_autocheckpoint(w.handle(), 0);
   ASSIGN_OR_RETURN(Stmt check, w.prepare("PRAGMA quick_check"));
   ASSIGN_OR_RETURN(bool has_row, check.step());
   if (has_row && check.text_at(0) != "ok") {
@@ -131,6 +133,13 @@ Status SqliteStore::start(std::unique_ptr<Db> writer) {
   ASSIGN_OR_RETURN(auto leased, table.leased_rows());
   for (const Row& r : leased) leases_.arm(r.name, r.id, r.lease, clock_.now());
   ASSIGN_OR_RETURN(readers_, ReadPool::open(options_.path, kReaders));
+  ASSIGN_OR_RETURN(auto checkpoint_db, Db::open(options_.path, SQLITE_OPEN_READWRITE));
+  // A read makes the connection open the database (and find it in WAL mode); until then a
+  // checkpoint from it does nothing.
+  RETURN_IF_ERROR(checkpoint_db->exec("PRAGMA busy_timeout = 5000; SELECT count(*) FROM sqlite_master"));
+  checkpointer_ = std::make_unique<Checkpointer>(std::move(checkpoint_db), kWalCheckpointFrames,
+                                                 kWalHardLimitFrames);
+  sqlite3_wal_hook(writer->handle(), &Checkpointer::wal_hook, checkpointer_.get());
   hub_ = std::make_unique<WatchHub>(
       current, options_.watch_queue_limit,
       [this](const std::string& prefix, int64_t after, int64_t upto) {
@@ -154,6 +163,7 @@ void SqliteStore::close() {
   stop_cv_.notify_all();
   if (maintenance_.joinable()) maintenance_.join();
   if (committer_) committer_->stop();
+  if (checkpointer_) checkpointer_->stop();
   if (hub_) hub_->close(error(Code::kServiceUnavailable, "datastore is closed"));
 }
 
@@ -191,7 +201,9 @@ Result<ListResult> SqliteStore::list(const std::string& prefix, const ListOption
       rows.pop_back();
     }
     out.items.reserve(rows.size());
-    for (const Row& r : rows) out.items.push_back(to_kv(r));
+    for (Row& r : rows) {
+      out.items.push_back(KeyValue{std::move(r.name), std::move(r.value), r.create_revision, r.id, r.lease});
+    }
     return out;
   });
 }

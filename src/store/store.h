@@ -72,9 +72,12 @@ struct Options {
   std::string path;  // the SQLite file, e.g. <data-dir>/server/db/state.db
   SyncMode sync = SyncMode::kFull;
   // History kept by automatic compaction: at least this many revisions and at least this
-  // much time, whichever keeps more. 0 revisions and 0 s keep only the live data.
-  int64_t retain_revisions = 1000;
-  std::chrono::seconds retain_time{10};
+  // much time, whichever keeps more. 0 revisions and 0 s keep only the live data. The
+  // store's history only has to cover resuming the apiserver's own watch (clients resume
+  // from the watch cache's history), so it is kept short: kine keeps 1,000 revisions and
+  // compacts every 5 minutes, which is where k3s's growing state.db comes from.
+  int64_t retain_revisions = 100;
+  std::chrono::seconds retain_time{5};
   // How often the compactor and the lease expirer look; 0 disables the background thread
   // (tests then call compact() and expire_leases() themselves).
   std::chrono::milliseconds maintenance_interval{1000};

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "store/internal/checkpointer.h"
 #include "store/internal/committer.h"
 #include "store/internal/compaction_policy.h"
 #include "store/internal/lease_timer.h"
@@ -28,6 +29,11 @@ inline constexpr size_t kMaxKeyBytes = 4096;
 inline constexpr size_t kMaxValueBytes = 8 << 20;
 // Ids swept per compaction transaction: small enough that a write waits only milliseconds.
 inline constexpr int64_t kCompactionChunk = 1000;
+// WAL size (4 KiB pages) at which the checkpointer copies it back, and past which it makes
+// writers wait for a full checkpoint; the WAL file is cut back to kWalKeepBytes after.
+inline constexpr int kWalCheckpointFrames = 128;
+inline constexpr int kWalHardLimitFrames = 512;
+inline constexpr int64_t kWalKeepBytes = 1 << 20;
 
 class SqliteStore final : public Store {
  public:
@@ -69,6 +75,7 @@ class SqliteStore final : public Store {
   std::unique_ptr<ReadPool> readers_;
   std::unique_ptr<WatchHub> hub_;
   std::unique_ptr<Committer> committer_;
+  std::unique_ptr<Checkpointer> checkpointer_;
 
   std::mutex compaction_mu_;  // one compaction at a time; guards policy_
   CompactionPolicy policy_;
