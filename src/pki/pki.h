@@ -1,0 +1,67 @@
+// The cluster PKI, in k3s's shape: the CAs and certificates under <data-dir>/server/tls, the
+// admin kubeconfig, the join token, and the TLS contexts and peer identities the API server
+// and the in-tree HTTPS client use. File names, formats and lifetimes: doc/pki.md.
+//
+// Thread-safety: every function may be called from any thread; none keeps state between
+// calls. ensure_server_pki and ensure_server_token own their files while they run: do not
+// call them concurrently on the same directory (the server calls them once, at start).
+// Ownership: results are plain values (PEM text, paths) or owning smart pointers.
+#pragma once
+
+#include <openssl/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+
+namespace k3c::pki {
+
+struct PkiOptions {
+  std::string tls_dir;            // <data-dir>/server/tls; created with mode 0700
+  std::vector<std::string> sans;  // --tls-san values, node IP, ...: IPs or DNS names
+  std::string cluster_domain = "cluster.local";
+  std::string first_service_ip = "10.43.0.1";  // the `kubernetes` Service's ClusterIP
+  std::string hostname;                        // a SAN too; "" = gethostname()
+  const Clock* clock = nullptr;                // validity periods; nullptr = the system clock
+};
+
+// A certificate and its private key as PEM text, and the files they are kept in ("" for a
+// pair that lives only in memory, such as one from issue_client_cert).
+struct CertKey {
+  std::string cert_pem;
+  std::string key_pem;
+  std::string cert_path;
+  std::string key_path;
+};
+
+struct ServerPki {
+  CertKey server_ca;  // server-ca.crt/.key: signs serving certs; what clients trust
+  CertKey client_ca;  // client-ca.crt/.key: signs client certs; what the server trusts
+  CertKey serving;    // serving-kube-apiserver.crt/.key, signed by server_ca
+  CertKey admin;      // client-admin.crt/.key: system:admin in system:masters
+  // What this call created or re-issued and why, one line each, for the caller's log.
+  std::vector<std::string> actions;
+};
+
+// Creates the PKI on first start and reuses it afterwards. Leaf certificates (serving,
+// admin) are re-issued from the same CA when they expire within 90 days, no longer match
+// their CA or subject, or (serving) do not cover every requested SAN. A CA is never
+// replaced: an unreadable or mismatched file is an error naming it.
+Result<ServerPki> ensure_server_pki(const PkiOptions& options);
+
+struct ClientCertSpec {
+  std::string common_name;                 // the Kubernetes user, e.g. system:node:web-1
+  std::vector<std::string> organizations;  // its groups, e.g. {"system:nodes"}
+};
+
+// A new key (ECDSA P-256) and a one-year client certificate for it, signed by `client_ca`
+// (cert_pem and key_pem are used; paths are ignored). The result has no paths.
+Result<CertKey> issue_client_cert(const CertKey& client_ca, const ClientCertSpec& spec,
+                                  const Clock* clock = nullptr);
+
+}  // namespace k3c::pki
