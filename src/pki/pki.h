@@ -64,4 +64,10 @@ struct ClientCertSpec {
 Result<CertKey> issue_client_cert(const CertKey& client_ca, const ClientCertSpec& spec,
                                   const Clock* clock = nullptr);
 
+// Writes a k3s-shaped kubeconfig (cluster, user and context all named "default") to `path`
+// atomically, creating its parent directory, and leaves the file with `mode`.
+Status write_kubeconfig(const std::string& path, unsigned mode, const std::string& server_url,
+                        const std::string& ca_pem, const std::string& client_cert_pem,
+                        const std::string& client_key_pem);
+
 }  // namespace k3c::pki
