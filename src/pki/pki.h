@@ -70,4 +70,23 @@ Status write_kubeconfig(const std::string& path, unsigned mode, const std::strin
                         const std::string& ca_pem, const std::string& client_cert_pem,
                         const std::string& client_key_pem);
 
+// The join token, k3s format: K10<sha256 hex of the CA PEM>::<username>:<password>.
+struct ParsedToken {
+  std::string ca_hash;   // 64 hex digits; "" for a bare password
+  std::string username;  // "" for a bare password
+  std::string password;
+};
+
+// Parses a full K10 token or a bare password. Bootstrap tokens (abcdef.0123456789abcdef)
+// are answered kNotImplemented; anything else malformed kInvalid.
+Result<ParsedToken> parse_token(std::string_view token);
+// The CA hash of a token: SHA-256 of the CA certificate's PEM bytes as stored, in hex.
+Result<std::string> ca_hash(std::string_view ca_pem);
+Result<std::string> format_token(std::string_view ca_pem, std::string_view username,
+                                 std::string_view password);
+// Returns the token in `path` (<data-dir>/server/token), creating it on first start as
+// K10<hash>::server:<32 random hex digits>, mode 0600. An existing token keeps its
+// credentials; its CA hash is rewritten if it no longer matches `ca_pem`.
+Result<std::string> ensure_server_token(const std::string& path, const std::string& ca_pem);
+
 }  // namespace k3c::pki
