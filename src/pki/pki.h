@@ -89,4 +89,33 @@ Result<std::string> format_token(std::string_view ca_pem, std::string_view usern
 // credentials; its CA hash is rewritten if it no longer matches `ca_pem`.
 Result<std::string> ensure_server_token(const std::string& path, const std::string& ca_pem);
 
+// Who a client certificate says its holder is, as Kubernetes reads it.
+struct Identity {
+  std::string user;                 // subject CN
+  std::vector<std::string> groups;  // subject O entries, in order
+};
+
+// kUnauthorized when the certificate has no CN (Kubernetes ignores such certificates).
+Result<Identity> identity_from_certificate(const X509* cert);
+// The identity of the peer of a finished server-side handshake: nullopt when the client
+// sent no certificate, kUnauthorized when its certificate did not verify or has no CN.
+Result<std::optional<Identity>> peer_identity(const SSL* ssl);
+
+struct SslContextDeleter {
+  void operator()(SSL_CTX* ctx) const;
+};
+using SslContextPtr = std::unique_ptr<SSL_CTX, SslContextDeleter>;
+
+// The API server's context: TLS 1.2 or newer, the serving cert and key, client certificates
+// verified against the client CA when presented (not required: other clients use tokens),
+// ALPN http/1.1 only.
+Result<SslContextPtr> make_server_context(const ServerPki& pki);
+// A client context that trusts only `ca_pem` and presents `cert_pem`/`key_pem` (both ""
+// for none). Name checking is per connection: call expect_server_name on each SSL.
+Result<SslContextPtr> make_client_context(const std::string& ca_pem, const std::string& cert_pem,
+                                          const std::string& key_pem);
+// Makes the handshake on `ssl` (a client) fail unless the server's certificate names `host`
+// (an IP address or DNS name); sends `host` as SNI when it is a DNS name.
+Status expect_server_name(SSL* ssl, const std::string& host);
+
 }  // namespace k3c::pki
