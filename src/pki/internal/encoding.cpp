@@ -1,0 +1,69 @@
+// Hex, base64, SHA-256 and random bytes through OpenSSL's EVP and RAND APIs.
+#include "pki/internal/encoding.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <climits>
+
+#include "pki/internal/ossl.h"
+
+namespace k3c::pki::internal {
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 0xf];
+  }
+  return out;
+}
+
+std::string base64(std::string_view bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');  // + the NUL EVP writes
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(bytes.data()),
+                          static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+Result<std::string> base64_decode(std::string_view text) {
+  if (text.size() % 4 != 0 || text.size() > INT_MAX) {
+    return error(Code::kInvalid, "base64: length is not a multiple of 4");
+  }
+  std::string out(text.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return error(Code::kInvalid, "base64: not valid base64");
+  // EVP_DecodeBlock counts padding as zero bytes; drop them.
+  size_t padding = 0;
+  if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
+  out.resize(static_cast<size_t>(n) - padding);
+  return out;
+}
+
+Result<std::string> sha256(std::string_view bytes) {
+  std::string digest(EVP_MAX_MD_SIZE, '\0');
+  unsigned int len = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), reinterpret_cast<unsigned char*>(digest.data()), &len,
+                 EVP_sha256(), nullptr) != 1) {
+    return openssl_error(Code::kInternal, "SHA-256");
+  }
+  digest.resize(len);
+  return digest;
+}
+
+Result<std::string> random_bytes(size_t n) {
+  std::string out(n, '\0');
+  if (n > INT_MAX ||
+      RAND_bytes(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(n)) != 1) {
+    return openssl_error(Code::kInternal, "RAND_bytes");
+  }
+  return out;
+}
+
+}  // namespace k3c::pki::internal

@@ -1,0 +1,121 @@
+// The cluster PKI, in k3s's shape: the CAs and certificates under <data-dir>/server/tls, the
+// admin kubeconfig, the join token, and the TLS contexts and peer identities the API server
+// and the in-tree HTTPS client use. File names, formats and lifetimes: doc/pki.md.
+//
+// Thread-safety: every function may be called from any thread; none keeps state between
+// calls. ensure_server_pki and ensure_server_token own their files while they run: do not
+// call them concurrently on the same directory (the server calls them once, at start).
+// Ownership: results are plain values (PEM text, paths) or owning smart pointers.
+#pragma once
+
+#include <openssl/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/status.h"
+
+namespace k3c::pki {
+
+struct PkiOptions {
+  std::string tls_dir;            // <data-dir>/server/tls; created with mode 0700
+  std::vector<std::string> sans;  // --tls-san values, node IP, ...: IPs or DNS names
+  std::string cluster_domain = "cluster.local";
+  std::string first_service_ip = "10.43.0.1";  // the `kubernetes` Service's ClusterIP
+  std::string hostname;                        // a SAN too; "" = gethostname()
+  const Clock* clock = nullptr;                // validity periods; nullptr = the system clock
+};
+
+// A certificate and its private key as PEM text, and the files they are kept in ("" for a
+// pair that lives only in memory, such as one from issue_client_cert).
+struct CertKey {
+  std::string cert_pem;
+  std::string key_pem;
+  std::string cert_path;
+  std::string key_path;
+};
+
+struct ServerPki {
+  CertKey server_ca;  // server-ca.crt/.key: signs serving certs; what clients trust
+  CertKey client_ca;  // client-ca.crt/.key: signs client certs; what the server trusts
+  CertKey serving;    // serving-kube-apiserver.crt/.key, signed by server_ca
+  CertKey admin;      // client-admin.crt/.key: system:admin in system:masters
+  // What this call created or re-issued and why, one line each, for the caller's log.
+  std::vector<std::string> actions;
+};
+
+// Creates the PKI on first start and reuses it afterwards. Leaf certificates (serving,
+// admin) are re-issued from the same CA when they expire within 90 days, no longer match
+// their CA or subject, or (serving) do not cover every requested SAN. A CA is never
+// replaced: an unreadable or mismatched file is an error naming it.
+Result<ServerPki> ensure_server_pki(const PkiOptions& options);
+
+struct ClientCertSpec {
+  std::string common_name;                 // the Kubernetes user, e.g. system:node:web-1
+  std::vector<std::string> organizations;  // its groups, e.g. {"system:nodes"}
+};
+
+// A new key (ECDSA P-256) and a one-year client certificate for it, signed by `client_ca`
+// (cert_pem and key_pem are used; paths are ignored). The result has no paths.
+Result<CertKey> issue_client_cert(const CertKey& client_ca, const ClientCertSpec& spec,
+                                  const Clock* clock = nullptr);
+
+// Writes a k3s-shaped kubeconfig (cluster, user and context all named "default") to `path`
+// atomically, creating its parent directory, and leaves the file with `mode`.
+Status write_kubeconfig(const std::string& path, unsigned mode, const std::string& server_url,
+                        const std::string& ca_pem, const std::string& client_cert_pem,
+                        const std::string& client_key_pem);
+
+// The join token, k3s format: K10<sha256 hex of the CA PEM>::<username>:<password>.
+struct ParsedToken {
+  std::string ca_hash;   // 64 hex digits; "" for a bare password
+  std::string username;  // "" for a bare password
+  std::string password;
+};
+
+// Parses a full K10 token or a bare password. Bootstrap tokens (abcdef.0123456789abcdef)
+// are answered kNotImplemented; anything else malformed kInvalid.
+Result<ParsedToken> parse_token(std::string_view token);
+// The CA hash of a token: SHA-256 of the CA certificate's PEM bytes as stored, in hex.
+Result<std::string> ca_hash(std::string_view ca_pem);
+Result<std::string> format_token(std::string_view ca_pem, std::string_view username,
+                                 std::string_view password);
+// Returns the token in `path` (<data-dir>/server/token), creating it on first start as
+// K10<hash>::server:<32 random hex digits>, mode 0600. An existing token keeps its
+// credentials; its CA hash is rewritten if it no longer matches `ca_pem`.
+Result<std::string> ensure_server_token(const std::string& path, const std::string& ca_pem);
+
+// Who a client certificate says its holder is, as Kubernetes reads it.
+struct Identity {
+  std::string user;                 // subject CN
+  std::vector<std::string> groups;  // subject O entries, in order
+};
+
+// kUnauthorized when the certificate has no CN (Kubernetes ignores such certificates).
+Result<Identity> identity_from_certificate(const X509* cert);
+// The identity of the peer of a finished server-side handshake: nullopt when the client
+// sent no certificate, kUnauthorized when its certificate did not verify or has no CN.
+Result<std::optional<Identity>> peer_identity(const SSL* ssl);
+
+struct SslContextDeleter {
+  void operator()(SSL_CTX* ctx) const;
+};
+using SslContextPtr = std::unique_ptr<SSL_CTX, SslContextDeleter>;
+
+// The API server's context: TLS 1.2 or newer, the serving cert and key, client certificates
+// verified against the client CA when presented (not required: other clients use tokens),
+// ALPN http/1.1 only.
+Result<SslContextPtr> make_server_context(const ServerPki& pki);
+// A client context that trusts only `ca_pem` and presents `cert_pem`/`key_pem` (both ""
+// for none). Name checking is per connection: call expect_server_name on each SSL.
+Result<SslContextPtr> make_client_context(const std::string& ca_pem, const std::string& cert_pem,
+                                          const std::string& key_pem);
+// Makes the handshake on `ssl` (a client) fail unless the server's certificate names `host`
+// (an IP address or DNS name); sends `host` as SNI when it is a DNS name.
+Status expect_server_name(SSL* ssl, const std::string& host);
+
+}  // namespace k3c::pki
