@@ -2,7 +2,7 @@
 // (keys in kubectl's order, everything named "default"), with inline base64 credentials.
 #include <yaml-cpp/yaml.h>
 
-#include "pki/internal/encoding.h"
+#include "core/base64.h"
 #include "pki/internal/files.h"
 #include "pki/pki.h"
 
@@ -17,7 +17,7 @@ Result<std::string> kubeconfig_yaml(const std::string& server_url, const std::st
   out << YAML::Key << "apiVersion" << YAML::Value << "v1";
   out << YAML::Key << "clusters" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "cluster" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "certificate-authority-data" << YAML::Value << internal::base64(ca_pem);
+  out << YAML::Key << "certificate-authority-data" << YAML::Value << base64_encode(ca_pem);
   out << YAML::Key << "server" << YAML::Value << server_url;
   out << YAML::EndMap;
   out << YAML::Key << "name" << YAML::Value << "default";
@@ -35,8 +35,8 @@ Result<std::string> kubeconfig_yaml(const std::string& server_url, const std::st
   out << YAML::Key << "users" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << "default";
   out << YAML::Key << "user" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "client-certificate-data" << YAML::Value << internal::base64(cert_pem);
-  out << YAML::Key << "client-key-data" << YAML::Value << internal::base64(key_pem);
+  out << YAML::Key << "client-certificate-data" << YAML::Value << base64_encode(cert_pem);
+  out << YAML::Key << "client-key-data" << YAML::Value << base64_encode(key_pem);
   out << YAML::EndMap;
   out << YAML::EndMap << YAML::EndSeq;
   out << YAML::EndMap;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pki/internal/encoding.h"
+#include "core/base64.h"
 #include "pki/pki.h"
 #include "temp_dir.h"
 
@@ -20,8 +20,8 @@ unsigned mode_of(const std::string& path) {
 }
 
 std::string decoded(const YAML::Node& node) {
-  auto bytes = internal::base64_decode(node.as<std::string>());
-  REQUIRE(bytes.is_ok());
+  std::optional<std::string> bytes = base64_decode(node.as<std::string>());
+  REQUIRE(bytes.has_value());
   return *bytes;
 }
 

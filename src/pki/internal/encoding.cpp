@@ -1,4 +1,4 @@
-// Hex, base64, SHA-256 and random bytes through OpenSSL's EVP and RAND APIs.
+// Hex, SHA-256 and random bytes through OpenSSL's EVP and RAND APIs.
 #include "pki/internal/encoding.h"
 
 #include <openssl/evp.h>
@@ -18,31 +18,6 @@ std::string to_hex(std::string_view bytes) {
     out += kDigits[c >> 4];
     out += kDigits[c & 0xf];
   }
-  return out;
-}
-
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');  // + the NUL EVP writes
-  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(bytes.data()),
-                          static_cast<int>(bytes.size()));
-  out.resize(static_cast<size_t>(n));
-  return out;
-}
-
-Result<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0 || text.size() > INT_MAX) {
-    return error(Code::kInvalid, "base64: length is not a multiple of 4");
-  }
-  std::string out(text.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(text.data()),
-                          static_cast<int>(text.size()));
-  if (n < 0) return error(Code::kInvalid, "base64: not valid base64");
-  // EVP_DecodeBlock counts padding as zero bytes; drop them.
-  size_t padding = 0;
-  if (!text.empty() && text.back() == '=') padding = text[text.size() - 2] == '=' ? 2 : 1;
-  out.resize(static_cast<size_t>(n) - padding);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// Byte encodings and digests the PKI needs: hex, base64, SHA-256 and random bytes.
+// Hex, SHA-256 and random bytes for the PKI (base64 is core/base64.h).
 #pragma once
 
 #include <cstddef>
@@ -9,9 +9,7 @@
 
 namespace k3c::pki::internal {
 
-std::string to_hex(std::string_view bytes);  // lower case
-std::string base64(std::string_view bytes);  // standard alphabet, padded, one line
-Result<std::string> base64_decode(std::string_view text);
+std::string to_hex(std::string_view bytes);          // lower case
 Result<std::string> sha256(std::string_view bytes);  // the 32-byte digest
 Result<std::string> random_bytes(size_t n);          // from OpenSSL's CSPRNG
 
