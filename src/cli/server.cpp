@@ -5,6 +5,7 @@
 
 #include "cli/data_dir.h"
 #include "cli/store_role.h"
+#include "roles/apiserver/api_server.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "core/sd_notify.h"
@@ -29,14 +30,35 @@ void notify(const Environment& env, std::string_view state,
   if (!status.is_ok()) logger->warn("sd_notify {}: {}", state, status.message());
 }
 
+apiserver::ApiServerConfig apiserver_config(const ServerConfig& config) {
+  apiserver::ApiServerConfig a;
+  a.tls_dir = config.node.data_dir + "/server/tls";
+  a.token_path = config.node.data_dir + "/server/token";
+  a.bind_address = config.bind_address.to_string();
+  a.port = config.https_port;
+  if (config.advertise_address) a.advertise_address = config.advertise_address->to_string();
+  a.tls_sans = config.tls_sans;
+  if (config.advertise_address) a.tls_sans.push_back(config.advertise_address->to_string());
+  for (const auto& ip : config.node.node_ips) a.tls_sans.push_back(ip.to_string());
+  a.cluster_domain = config.cluster_domain;
+  // The `kubernetes` Service takes the first address of the service range.
+  a.first_service_ip = config.service_cidr.nth(1).value().to_string();
+  a.kubeconfig_path = config.write_kubeconfig;
+  a.kubeconfig_mode = config.write_kubeconfig_mode;
+  return a;
+}
+
 std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
-  return {std::make_shared<StoreRole>(store_options(config))};
+  auto store = std::make_shared<StoreRole>(store_options(config));
+  auto apiserver = std::make_shared<apiserver::ApiServerRole>(
+      apiserver_config(config), [store] { return store->store(); });
+  return {store, apiserver};
 }
 
 }  // namespace
 
 std::vector<std::string> roles_not_built(const ServerConfig& config) {
-  std::vector<std::string> names = {"apiserver"};
+  std::vector<std::string> names;
   if (!config.disable_scheduler) names.push_back("scheduler");
   names.push_back("controller-manager");
   if (!config.disable_agent) {
@@ -71,10 +93,7 @@ int run_server(const ServerConfig& config, const Environment& env) {
     return 1;
   }
   logger->info("running roles: {}", joined(runner.running()));
-  logger->warn(
-      "not a working cluster yet: roles not built: {}; no API is served and no "
-      "kubeconfig is written to {}",
-      joined(roles_not_built(config)), config.write_kubeconfig);
+  logger->warn("not a complete cluster yet: roles not built: {}", joined(roles_not_built(config)));
   notify(env, "READY=1", logger);
 
   (*signals)->stop_requested().wait();

@@ -1,0 +1,111 @@
+// The apiserver role (see api_server.h).
+#include "roles/apiserver/api_server.h"
+
+#include <unistd.h>
+
+#include "api/discovery.h"
+#include "core/ids.h"
+#include "core/log.h"
+#include "core/version.h"
+#include "http/https_server.h"
+#include "pki/pki.h"
+#include "roles/apiserver/object_codec.h"
+#include "roles/apiserver/rest.h"
+#include "roles/apiserver/router.h"
+#include "roles/apiserver/watch_cache.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+api::VersionInfo version_info() {
+  api::VersionInfo v;
+  v.git_version = std::string(version::kKubernetesVersion) + "+k3c1";
+  v.git_commit = version::kGitCommit;
+  v.build_date = version::kBuildDate;
+  v.compiler = "gcc " __VERSION__;
+  return v;
+}
+
+std::optional<http::PeerIdentity> identify(SSL* ssl) {
+  auto id = pki::peer_identity(ssl);
+  if (!id.is_ok() || !*id) return std::nullopt;
+  return http::PeerIdentity{(*id)->user, (*id)->groups};
+}
+
+}  // namespace
+
+ApiServerRole::ApiServerRole(ApiServerConfig config, std::function<store::Store*()> store,
+                             const Clock& clock)
+    : config_(std::move(config)), store_(std::move(store)), clock_(clock) {}
+
+ApiServerRole::~ApiServerRole() { stop(); }
+
+uint16_t ApiServerRole::port() const { return server_ ? server_->port() : 0; }
+
+Status ApiServerRole::start() {
+  auto log = log::for_role("apiserver");
+  store::Store* store = store_();
+  if (!store) return error(Code::kServiceUnavailable, "the store is not open");
+
+  pki::PkiOptions pki_options;
+  pki_options.tls_dir = config_.tls_dir;
+  pki_options.sans = config_.tls_sans;
+  pki_options.cluster_domain = config_.cluster_domain;
+  pki_options.first_service_ip = config_.first_service_ip;
+  pki_options.clock = &clock_;
+  ASSIGN_OR_RETURN(pki::ServerPki pki, pki::ensure_server_pki(pki_options));
+  for (const auto& action : pki.actions) log->info("tls: {}", action);
+  ASSIGN_OR_RETURN(std::string token, pki::ensure_server_token(config_.token_path, pki.server_ca.cert_pem));
+  (void)token;  // agents join with it (a later issue); it is written for them now
+  ASSIGN_OR_RETURN(pki::SslContextPtr tls, pki::make_server_context(pki));
+
+  ASSIGN_OR_RETURN(api::ResourceRegistry builtin, api::ResourceRegistry::builtin());
+  auto registry = std::make_shared<const api::ResourceRegistry>(std::move(builtin));
+  std::string address = config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
+  if (address == "0.0.0.0" || address == "::") address = "127.0.0.1";
+  ASSIGN_OR_RETURN(api::DiscoveryDocuments discovery,
+                   api::DiscoveryDocuments::build(
+                       *registry, {address + ":" + std::to_string(config_.port), version_info()}));
+
+  cache_ = std::make_unique<WatchCache>(*store, decode_stored);
+  RETURN_IF_ERROR(cache_->start());
+  rest_ = std::make_unique<Rest>(*store, *cache_, clock_);
+  router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_);
+  RETURN_IF_ERROR(bootstrap_objects());
+
+  http::ServerOptions options;
+  options.bind_address = config_.bind_address;
+  options.port = config_.port;
+  options.identify_peer = identify;
+  server_ = std::make_unique<http::HttpsServer>(options, tls.release(),
+                                                [this](http::Request& r) { return router_->handle(r); });
+  RETURN_IF_ERROR(server_->start());
+  if (!config_.kubeconfig_path.empty()) {
+    RETURN_IF_ERROR(pki::write_kubeconfig(config_.kubeconfig_path, config_.kubeconfig_mode,
+                                          "https://127.0.0.1:" + std::to_string(server_->port()),
+                                          pki.server_ca.cert_pem, pki.admin.cert_pem, pki.admin.key_pem));
+    log->info("wrote kubeconfig {}", config_.kubeconfig_path);
+  }
+  log->info("serving the Kubernetes API on https://{}:{}", config_.bind_address, server_->port());
+  ready_ = true;
+  return Status::ok();
+}
+
+Status ApiServerRole::bootstrap_objects() {
+  ASSIGN_OR_RETURN(api::ResourceRegistry registry, api::ResourceRegistry::builtin());
+  const api::Resource* ns = registry.find("", "v1", "namespaces");
+  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    RETURN_IF_ERROR(rest_->ensure(*ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
+  }
+  return Status::ok();
+}
+
+void ApiServerRole::stop() {
+  ready_ = false;
+  if (server_) server_->stop();
+  if (cache_) cache_->stop();
+}
+
+}  // namespace k3c::apiserver

@@ -1,0 +1,69 @@
+// The apiserver role: serves the Kubernetes API over HTTPS on top of the store. On start it
+// makes (or reuses) the cluster PKI and join token, loads the watch cache, creates the
+// built-in namespaces, starts the HTTPS server and writes the admin kubeconfig.
+//
+// Threads: start() and stop() from the RoleRunner; ready() from any thread. The HTTPS server
+// calls into the router from its worker pool.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/lifecycle.h"
+#include "store/store.h"
+
+namespace k3c::http {
+class HttpsServer;
+}
+
+namespace k3c::apiserver {
+
+class WatchCache;
+class Rest;
+class Router;
+
+struct ApiServerConfig {
+  std::string tls_dir;     // <data-dir>/server/tls
+  std::string token_path;  // <data-dir>/server/token
+  std::string bind_address = "0.0.0.0";
+  uint16_t port = 6443;
+  std::string advertise_address;  // what discovery tells clients; "" = the bind address
+  std::vector<std::string> tls_sans;
+  std::string cluster_domain = "cluster.local";
+  std::string first_service_ip = "10.43.0.1";  // the `kubernetes` Service
+  std::string kubeconfig_path;                 // "" = write none
+  unsigned kubeconfig_mode = 0600;
+};
+
+class ApiServerRole final : public Role {
+ public:
+  // `store` returns the open store once the store role is up.
+  ApiServerRole(ApiServerConfig config, std::function<store::Store*()> store,
+                const Clock& clock = SystemClock::instance());
+  ~ApiServerRole() override;
+
+  std::string_view name() const override { return "apiserver"; }
+  Status start() override;
+  void stop() override;
+  bool ready() const override { return ready_; }
+  // The bound port (useful with port 0 in tests).
+  uint16_t port() const;
+
+ private:
+  Status bootstrap_objects();
+
+  const ApiServerConfig config_;
+  std::function<store::Store*()> store_;
+  const Clock& clock_;
+  std::unique_ptr<WatchCache> cache_;
+  std::unique_ptr<Rest> rest_;
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<http::HttpsServer> server_;
+  std::atomic<bool> ready_{false};
+};
+
+}  // namespace k3c::apiserver

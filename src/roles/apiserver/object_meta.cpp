@@ -1,0 +1,261 @@
+// Metadata rules on create and update (see object_meta.h).
+#include "roles/apiserver/object_meta.h"
+
+#include "core/ids.h"
+#include "core/names.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxAnnotationBytes = 256 * 1024;
+
+bool is_builtin_group(std::string_view g) {
+  return g.empty() || g.find('.') == std::string_view::npos || g.ends_with(".k8s.io");
+}
+
+// Names of most resources are DNS-1123 subdomains; a few are DNS labels; RBAC names only
+// need to be a valid path segment.
+std::string name_error(const api::Resource& r, const std::string& name) {
+  if (r.group == "rbac.authorization.k8s.io") {
+    if (name == "." || name == ".." || name.find_first_of("/%") != std::string::npos) {
+      return "may not contain '/' or '%' or be '.' or '..'";
+    }
+    return "";
+  }
+  bool label = r.group.empty() && (r.plural == "namespaces" || r.plural == "services");
+  Status s = label ? names::validate_dns1123_label(name) : names::validate_dns1123_subdomain(name);
+  return s.is_ok() ? "" : s.message();
+}
+
+// The status a new object starts with, for resources whose status the server owns.
+json initial_status(const api::Resource& r) {
+  if (r.group.empty()) {
+    if (r.plural == "pods") return {{"phase", "Pending"}};
+    if (r.plural == "namespaces") return {{"phase", "Active"}};
+    if (r.plural == "persistentvolumes" || r.plural == "persistentvolumeclaims") {
+      return {{"phase", "Pending"}};
+    }
+  }
+  return json::object();
+}
+
+bool server_owns_status(const api::Resource& r) {
+  if (!r.subresource("status")) return false;
+  // Nodes register with their status; CRDs keep what is given.
+  return !(r.group.empty() && r.plural == "nodes") && r.group != "apiextensions.k8s.io";
+}
+
+json& metadata_of(json& object) {
+  json& meta = object["metadata"];
+  if (!meta.is_object()) meta = json::object();
+  return meta;
+}
+
+std::string meta_string(const json& object, const char* field) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  auto it = meta->find(field);
+  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// Everything but metadata and status: what a generation counts changes of.
+json spec_part(const json& object) {
+  json copy = object;
+  copy.erase("metadata");
+  copy.erase("status");
+  return copy;
+}
+
+}  // namespace
+
+bool tracks_generation(const api::Resource& r) {
+  static const std::set<std::string, std::less<>> groups = {
+      "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "apiextensions.k8s.io"};
+  if (!is_builtin_group(r.group)) return true;  // custom resources
+  if (r.group == "networking.k8s.io") return r.plural == "ingresses" || r.plural == "networkpolicies";
+  if (r.group == "apps") return r.plural != "controllerrevisions";
+  return groups.count(r.group) > 0;
+}
+
+std::optional<ApiError> check_type(json& object, const api::Resource& r) {
+  if (!object.is_object()) return bad_request("the body of the request is not a JSON object");
+  const std::string expected = r.group_version();
+  auto api_version = object.find("apiVersion");
+  if (api_version == object.end() || api_version->is_null()) {
+    object["apiVersion"] = expected;
+  } else if (!api_version->is_string() || *api_version != expected) {
+    return bad_request("the API version in the data (" +
+                       (api_version->is_string() ? api_version->get<std::string>() : api_version->dump()) +
+                       ") does not match the expected API version (" + expected + ")");
+  }
+  auto kind = object.find("kind");
+  if (kind == object.end() || kind->is_null()) {
+    object["kind"] = r.kind;
+  } else if (!kind->is_string() || *kind != r.kind) {
+    return bad_request("the kind in the data (" + (kind->is_string() ? kind->get<std::string>() : kind->dump()) +
+                       ") does not match the expected kind (" + r.kind + ")");
+  }
+  auto meta = object.find("metadata");
+  if (meta != object.end() && !meta->is_null() && !meta->is_object()) {
+    return bad_request("metadata must be an object");
+  }
+  return std::nullopt;
+}
+
+std::vector<StatusCause> validate_metadata(const json& object, const api::Resource& r) {
+  std::vector<StatusCause> causes;
+  const json& meta = object.at("metadata");
+  std::string name = meta_string(object, "name");
+  if (std::string why = name_error(r, name); !why.empty()) {
+    causes.push_back({"FieldValueInvalid", "Invalid value: \"" + name + "\": " + why, "metadata.name"});
+  }
+  for (const char* field : {"labels", "annotations"}) {
+    auto it = meta.find(field);
+    if (it == meta.end() || it->is_null()) continue;
+    std::string path = std::string("metadata.") + field;
+    if (!it->is_object()) {
+      causes.push_back({"FieldValueInvalid", "Invalid value: must be a map of strings", path});
+      continue;
+    }
+    size_t total = 0;
+    for (auto& [k, v] : it->items()) {
+      if (Status s = names::validate_qualified_name(k); !s.is_ok()) {
+        causes.push_back({"FieldValueInvalid", "Invalid value: \"" + k + "\": " + s.message(), path});
+      }
+      if (!v.is_string()) {
+        causes.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": must be a string", path + "." + k});
+        continue;
+      }
+      total += k.size() + v.get<std::string>().size();
+      if (std::string_view(field) == "labels") {
+        if (Status s = names::validate_label_value(v.get<std::string>()); !s.is_ok()) {
+          causes.push_back({"FieldValueInvalid", "Invalid value: \"" + v.get<std::string>() + "\": " + s.message(), path});
+        }
+      }
+    }
+    if (std::string_view(field) == "annotations" && total > kMaxAnnotationBytes) {
+      causes.push_back({"FieldValueTooLong", "Too long: must have at most 262144 bytes", path});
+    }
+  }
+  if (auto f = meta.find("finalizers"); f != meta.end() && !f->is_null()) {
+    if (!f->is_array()) {
+      causes.push_back({"FieldValueInvalid", "Invalid value: must be a list of strings", "metadata.finalizers"});
+    } else {
+      for (const auto& v : *f) {
+        if (!v.is_string() || !names::validate_qualified_name(v.get<std::string>()).is_ok()) {
+          causes.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": name part must consist of alphanumeric characters, '-', '_' or '.'", "metadata.finalizers"});
+        }
+      }
+    }
+  }
+  return causes;
+}
+
+std::optional<ApiError> prepare_create(json& object, const api::Resource& r, const RequestInfo& info,
+                                       std::chrono::system_clock::time_point now) {
+  if (auto e = check_type(object, r)) return e;
+  json& meta = metadata_of(object);
+  // Namespace: the URL decides; a different one in the body is an error.
+  std::string ns = meta_string(object, "namespace");
+  if (r.namespaced) {
+    if (!ns.empty() && ns != info.namespace_) {
+      return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    meta["namespace"] = info.namespace_;
+  } else {
+    meta.erase("namespace");
+  }
+  std::string name = meta_string(object, "name");
+  if (name.empty()) {
+    std::string generate = meta_string(object, "generateName");
+    if (generate.empty()) {
+      return invalid(r.group, r.kind, "",
+                     {{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"}});
+    }
+    name = generate + random_name_suffix();
+    meta["name"] = name;
+  }
+  if (!meta_string(object, "resourceVersion").empty()) {
+    return bad_request("resourceVersion should not be set on objects to be created");
+  }
+  meta.erase("resourceVersion");
+  meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
+  meta.erase("selfLink");
+  meta["uid"] = new_uuid();
+  meta["creationTimestamp"] = rfc3339(now);
+  if (tracks_generation(r)) {
+    meta["generation"] = 1;
+  } else {
+    meta.erase("generation");
+  }
+  if (server_owns_status(r)) object["status"] = initial_status(r);
+  auto causes = validate_metadata(object, r);
+  if (!causes.empty()) return invalid(r.group, r.kind, name, std::move(causes));
+  if (r.group.empty() && r.plural == "namespaces") {
+    if (!meta["labels"].is_object()) meta["labels"] = json::object();
+    meta["labels"]["kubernetes.io/metadata.name"] = name;
+    if (!object["spec"].is_object()) object["spec"] = json::object();
+    if (!object["spec"].contains("finalizers")) object["spec"]["finalizers"] = {"kubernetes"};
+  }
+  return std::nullopt;
+}
+
+ApiResult<json> prepare_update(json object, const json& old, const api::Resource& r,
+                               const RequestInfo& info) {
+  if (auto e = check_type(object, r)) return *e;
+  json& meta = metadata_of(object);
+  std::string name = meta_string(object, "name");
+  if (name.empty()) {
+    meta["name"] = info.name;
+  } else if (name != info.name) {
+    return bad_request("the name of the object (" + name + ") does not match the name on the URL (" +
+                       info.name + ")");
+  }
+  std::string ns = meta_string(object, "namespace");
+  if (r.namespaced && !ns.empty() && ns != info.namespace_) {
+    return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+  }
+  const json& old_meta = old.at("metadata");
+  std::string uid = meta_string(object, "uid");
+  if (!uid.empty() && uid != old_meta.value("uid", "")) {
+    return conflict(r.group, r.plural, info.name,
+                    "Precondition failed: UID in precondition: " + uid +
+                        ", UID in object meta: " + old_meta.value("uid", ""));
+  }
+  // Metadata the server owns stays as it was.
+  for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
+                            "deletionGracePeriodSeconds", "generation", "namespace"}) {
+    if (old_meta.contains(field)) {
+      meta[field] = old_meta[field];
+    } else {
+      meta.erase(field);
+    }
+  }
+  meta.erase("resourceVersion");
+  meta.erase("selfLink");
+  if (info.subresource == "status") {
+    // Through /status only the status changes (and metadata a controller may touch).
+    json result = old;
+    result["status"] = object.contains("status") ? object["status"] : json::object();
+    result["metadata"].erase("resourceVersion");
+    return result;
+  }
+  if (server_owns_status(r) || (r.group.empty() && r.plural == "nodes")) {
+    if (old.contains("status")) {
+      object["status"] = old["status"];
+    } else {
+      object.erase("status");
+    }
+  }
+  if (tracks_generation(r) && spec_part(object) != spec_part(old)) {
+    meta["generation"] = old_meta.value("generation", 0) + 1;
+  }
+  auto causes = validate_metadata(object, r);
+  if (!causes.empty()) return invalid(r.group, r.kind, info.name, std::move(causes));
+  return object;
+}
+
+}  // namespace k3c::apiserver

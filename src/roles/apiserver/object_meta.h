@@ -1,0 +1,37 @@
+// The metadata rules the API server applies to every object on create and update, as
+// upstream's BeforeCreate/BeforeUpdate and the built-in strategies do: names and
+// generateName, namespace checks, uid and creationTimestamp, generation bumped on spec
+// changes only, status owned by the status subresource, immutable metadata kept.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/registry.h"
+#include "roles/apiserver/content.h"
+#include "roles/apiserver/request_info.h"
+
+namespace k3c::apiserver {
+
+// Checks apiVersion/kind against the resource (filling them in when absent).
+std::optional<ApiError> check_type(nlohmann::json& object, const api::Resource& resource);
+
+// Prepares a new object: on success `object` is ready to store (no resourceVersion).
+std::optional<ApiError> prepare_create(nlohmann::json& object, const api::Resource& resource,
+                                       const RequestInfo& info,
+                                       std::chrono::system_clock::time_point now);
+
+// Prepares an update of `old` to `object` through the main resource (subresource "") or the
+// status subresource. Returns the object to store.
+ApiResult<nlohmann::json> prepare_update(nlohmann::json object, const nlohmann::json& old,
+                                         const api::Resource& resource, const RequestInfo& info);
+
+// Validates labels, annotations, name and the finalizers list; causes as upstream words them.
+std::vector<StatusCause> validate_metadata(const nlohmann::json& object, const api::Resource& resource);
+
+// Whether objects of the resource carry metadata.generation (workloads, custom resources...).
+bool tracks_generation(const api::Resource& resource);
+
+}  // namespace k3c::apiserver

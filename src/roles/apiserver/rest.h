@@ -1,0 +1,60 @@
+// The REST verbs on stored resources: get, list and watch from the watch cache; create,
+// update, patch and delete through the store with optimistic concurrency. Each returns the
+// complete HTTP response, errors in upstream's Status shape.
+//
+// Thread-safety: every method from any thread (the HTTP worker pool); the class holds no
+// mutable state of its own.
+#pragma once
+
+#include <chrono>
+
+#include "api/registry.h"
+#include "core/clock.h"
+#include "http/http.h"
+#include "roles/apiserver/request_info.h"
+#include "roles/apiserver/watch_cache.h"
+#include "store/store.h"
+
+namespace k3c::apiserver {
+
+// One API call, as the handlers see it.
+struct Call {
+  const RequestInfo& info;
+  const api::Resource& resource;
+  const http::Request& request;
+};
+
+class Rest {
+ public:
+  Rest(store::Store& store, WatchCache& cache, const Clock& clock)
+      : store_(store), cache_(cache), clock_(clock) {}
+
+  http::Response get(const Call& call);
+  http::Response list(const Call& call);
+  http::Response watch(const Call& call);
+  http::Response create(const Call& call);
+  http::Response update(const Call& call);
+  http::Response patch(const Call& call);
+  http::Response remove(const Call& call);
+  http::Response remove_collection(const Call& call);
+
+  // Creates an object if it does not exist (bootstrap: default namespaces, services).
+  Status ensure(const api::Resource& resource, const std::string& ns, nlohmann::json object);
+
+ private:
+  // Reads the current object for a write; nullopt-like error when absent.
+  struct Current {
+    nlohmann::json object;
+    int64_t revision;
+  };
+  std::variant<Current, http::Response> read_current(const Call& call);
+  http::Response write_updated(const Call& call, nlohmann::json updated, int64_t revision,
+                               int status);
+  http::Response finish_delete(const Call& call, const Current& current);
+
+  store::Store& store_;
+  WatchCache& cache_;
+  const Clock& clock_;
+};
+
+}  // namespace k3c::apiserver

@@ -1,0 +1,242 @@
+// GET, LIST and WATCH, served from the watch cache (see rest.h).
+#include <charconv>
+#include <random>
+
+#include "core/base64.h"
+#include "roles/apiserver/api_errors.h"
+#include "roles/apiserver/content.h"
+#include "roles/apiserver/object_codec.h"
+#include "roles/apiserver/rest.h"
+#include "roles/apiserver/table.h"
+#include "roles/apiserver/watch_stream.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+std::optional<int64_t> parse_int(std::string_view s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// resourceVersion for reads: "" = the latest (wait for the store's current revision),
+// "0" = whatever the cache has, N = at least N. nullopt when malformed.
+std::optional<int64_t> min_revision(const http::Request& r) {
+  auto rv = r.param("resourceVersion");
+  if (!rv || rv->empty()) return 0;
+  auto n = parse_int(*rv);
+  if (!n || *n < 0) return std::nullopt;
+  return *n == 0 ? -1 : *n;
+}
+
+ApiError bad_resource_version(const http::Request& r) {
+  ApiError e = bad_request("invalid resource version: \"" +
+                           std::string(r.param("resourceVersion").value_or("")) + "\"");
+  return e;
+}
+
+std::string prefix_of(const Call& c) {
+  std::string p = c.resource.storage_prefix + "/";
+  if (c.resource.namespaced && !c.info.namespace_.empty()) p += c.info.namespace_ + "/";
+  return p;
+}
+
+ApiResult<Filter> make_filter(const Call& c) {
+  Filter f;
+  f.prefix = prefix_of(c);
+  if (auto ls = c.request.param("labelSelector")) {
+    auto parsed = LabelSelector::parse(*ls);
+    if (!parsed.is_ok()) return bad_request(parsed.status().message());
+    f.labels = std::move(parsed).value();
+  }
+  if (auto fs = c.request.param("fieldSelector")) {
+    auto parsed = FieldSelector::parse(*fs);
+    if (!parsed.is_ok()) return bad_request(parsed.status().message());
+    for (const auto& r : parsed->requirements()) {
+      if (!is_selectable(c.resource.group, c.resource.kind, r.field)) {
+        return bad_request("field label not supported: " + r.field);
+      }
+    }
+    f.fields = std::move(parsed).value();
+    // metadata.name=X narrows the scan to one key when it is all we need.
+  }
+  return f;
+}
+
+std::string continue_token(int64_t revision, const std::string& key) {
+  json t = {{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", key}};
+  return base64_encode(t.dump());
+}
+
+struct ContinueToken {
+  int64_t revision;
+  std::string after;
+};
+
+std::optional<ContinueToken> parse_continue(std::string_view token, const std::string& prefix) {
+  auto raw = base64_decode(token);
+  if (!raw) return std::nullopt;
+  json t = json::parse(*raw, nullptr, false);
+  if (!t.is_object() || !t["rv"].is_number_integer() || !t["start"].is_string()) return std::nullopt;
+  std::string after = t["start"].get<std::string>();
+  if (after.rfind(prefix, 0) != 0) return std::nullopt;  // a token for another list
+  return ContinueToken{t["rv"].get<int64_t>(), after};
+}
+
+std::string list_kind(const api::Resource& r) { return r.kind + "List"; }
+
+IncludeObject include_of(const http::Request& r) {
+  auto v = r.param("includeObject").value_or("Metadata");
+  if (v == "None") return IncludeObject::kNone;
+  if (v == "Object") return IncludeObject::kObject;
+  return IncludeObject::kMetadata;
+}
+
+}  // namespace
+
+http::Response Rest::get(const Call& c) {
+  auto fmt = negotiate_output(c.request);
+  if (!fmt.ok()) return error_response(fmt.error());
+  auto min = min_revision(c.request);
+  if (!min) return error_response(bad_resource_version(c.request));
+  auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), *min);
+  if (!o.is_ok()) {
+    if (o.status().code() == Code::kNotFound) {
+      return error_response(not_found(c.resource.group, c.resource.plural, c.info.name));
+    }
+    return error_response(from_status(o.status()));
+  }
+  if (fmt.value() == OutputFormat::kTable) {
+    json t = make_table(c.resource.group, c.resource.kind, {&(*o)->json},
+                        std::to_string((*o)->revision), "", include_of(c.request), clock_.wall_now());
+    return json_response(200, t.dump());
+  }
+  return json_response(200, (*o)->json);
+}
+
+http::Response Rest::list(const Call& c) {
+  auto fmt = negotiate_output(c.request);
+  if (!fmt.ok()) return error_response(fmt.error());
+  auto filter = make_filter(c);
+  if (!filter.ok()) return error_response(filter.error());
+  auto min = min_revision(c.request);
+  if (!min) return error_response(bad_resource_version(c.request));
+  int64_t limit = 0;
+  if (auto l = c.request.param("limit"); l && !l->empty()) {
+    auto n = parse_int(*l);
+    if (!n || *n < 0) return error_response(bad_request("invalid limit: \"" + std::string(*l) + "\""));
+    limit = *n;
+  }
+  std::string after;
+  if (auto token = c.request.param("continue"); token && !token->empty()) {
+    auto t = parse_continue(*token, filter.value().prefix);
+    if (!t) return error_response(bad_request("invalid continue token"));
+    if (t->revision != cache_.revision()) {
+      // The cache has moved on; a consistent continuation would need the store's history.
+      // Upstream answers an expired token the same way.
+      ApiError e;
+      e.code = Code::kGone;
+      e.message = "The provided continue parameter is too old to display a consistent list "
+                  "result. You can start a new list without the continue parameter, or use the "
+                  "continue token in this response to retrieve the remainder of the results.";
+      return error_response(e);
+    }
+    after = t->after;
+    *min = -1;
+  }
+  auto snapshot = cache_.list(filter.value(), *min, after, limit);
+  if (!snapshot.is_ok()) return error_response(from_status(snapshot.status()));
+  const ListSnapshot& s = *snapshot;
+  std::string next = s.next_key.empty() ? "" : continue_token(s.revision, s.next_key);
+  if (fmt.value() == OutputFormat::kTable) {
+    std::vector<const std::string*> objects;
+    objects.reserve(s.items.size());
+    for (const auto& o : s.items) objects.push_back(&o->json);
+    json t = make_table(c.resource.group, c.resource.kind, objects, std::to_string(s.revision),
+                        next, include_of(c.request), clock_.wall_now());
+    return json_response(200, t.dump());
+  }
+  // The items are the cached bytes, written out as they are.
+  json meta = {{"resourceVersion", std::to_string(s.revision)}};
+  if (!next.empty()) {
+    meta["continue"] = next;
+    if (filter.value().labels.empty() && filter.value().fields.empty()) {
+      meta["remainingItemCount"] = s.remaining;
+    }
+  }
+  std::string body = R"({"kind":")" + list_kind(c.resource) + R"(","apiVersion":")" +
+                     c.resource.group_version() + R"(","metadata":)" + meta.dump() + R"(,"items":[)";
+  size_t total = body.size() + 2;
+  for (const auto& o : s.items) total += o->json.size() + 1;
+  body.reserve(total);
+  for (size_t i = 0; i < s.items.size(); ++i) {
+    if (i) body += ',';
+    body += s.items[i]->json;
+  }
+  body += "]}";
+  return json_response(200, std::move(body));
+}
+
+http::Response Rest::watch(const Call& c) {
+  auto fmt = negotiate_output(c.request);
+  if (!fmt.ok()) return error_response(fmt.error());
+  auto filter = make_filter(c);
+  if (!filter.ok()) return error_response(filter.error());
+  auto rv = c.request.param("resourceVersion").value_or("");
+  int64_t from = 0;
+  if (!rv.empty()) {
+    auto n = parse_int(rv);
+    if (!n || *n < 0) return error_response(bad_resource_version(c.request));
+    from = *n;
+  } else {
+    // Unset: start at the latest state (consistent), with the current objects first.
+    Status caught_up = cache_.wait_for(0);
+    if (!caught_up.is_ok()) return error_response(from_status(caught_up));
+  }
+  WatchStreamOptions o;
+  o.api_version = c.resource.group_version();
+  o.kind = c.resource.kind;
+  o.group = c.resource.group;
+  o.table = fmt.value() == OutputFormat::kTable;
+  o.bookmarks = c.request.param("allowWatchBookmarks").value_or("") == "true";
+  o.initial_events_end = c.request.param("sendInitialEvents").value_or("") == "true";
+  int64_t timeout_s = 0;
+  if (auto t = c.request.param("timeoutSeconds"); t && !t->empty()) {
+    auto n = parse_int(*t);
+    if (!n || *n < 0) return error_response(bad_request("invalid timeoutSeconds: \"" + std::string(*t) + "\""));
+    timeout_s = *n;
+  }
+  if (timeout_s == 0) {
+    // Like the apiserver's default: between 30 and 60 minutes, spread so that clients do
+    // not all reconnect at once.
+    thread_local std::mt19937 rng(std::random_device{}());
+    timeout_s = std::uniform_int_distribution<int64_t>(1800, 3600)(rng);
+  }
+  o.deadline = clock_.now() + std::chrono::seconds(timeout_s);
+  http::Response r;
+  r.set_header("Content-Type", "application/json");
+  r.set_header("Cache-Control", "no-cache, private");
+  auto w = cache_.watch(filter.value(), from);
+  if (!w.is_ok()) {
+    if (w.status().code() != Code::kGone) return error_response(from_status(w.status()));
+    // Too old: upstream answers 200 with one ERROR event carrying the 410 Status.
+    ApiError e;
+    e.code = Code::kGone;
+    e.message = w.status().message();
+    r.body = WatchStream::event_line("ERROR", status_body(e).dump());
+    return r;
+  }
+  if (o.initial_events_end && from == 0) {
+    ListSnapshot now = cache_.list(filter.value(), -1, "", 0).value();
+    o.initial_events = now.items.size();
+  } else {
+    o.initial_events_end = false;
+  }
+  r.stream = std::make_shared<WatchStream>(std::move(w).value(), cache_, clock_, std::move(o));
+  return r;
+}
+
+}  // namespace k3c::apiserver

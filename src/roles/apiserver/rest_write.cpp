@@ -1,0 +1,323 @@
+// CREATE, UPDATE, PATCH and DELETE through the store (see rest.h).
+#include "api/patch.h"
+#include "core/ids.h"
+#include "roles/apiserver/api_errors.h"
+#include "roles/apiserver/content.h"
+#include "roles/apiserver/object_codec.h"
+#include "roles/apiserver/object_meta.h"
+#include "roles/apiserver/rest.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+// Unconditional updates retry this often when another writer got in between.
+constexpr int kUpdateAttempts = 8;
+
+bool dry_run(const http::Request& r) {
+  for (auto v : r.params("dryRun")) {
+    if (v == "All") return true;
+  }
+  return false;
+}
+
+std::string meta_rv(const json& o) {
+  auto m = o.find("metadata");
+  if (m == o.end() || !m->is_object()) return "";
+  auto rv = m->find("resourceVersion");
+  return rv != m->end() && rv->is_string() ? rv->get<std::string>() : "";
+}
+
+json without_rv(json o) {
+  if (o.contains("metadata") && o["metadata"].is_object()) o["metadata"].erase("resourceVersion");
+  return o;
+}
+
+// Namespace admission: no creates in a namespace that is missing or being terminated.
+std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const std::string& name) {
+  if (!c.resource.namespaced) return std::nullopt;
+  auto ns = cache.get("/registry/namespaces/" + c.info.namespace_, -1);
+  if (!ns.is_ok()) return not_found("", "namespaces", c.info.namespace_);
+  json o = json::parse((*ns)->json, nullptr, false);
+  if (o.is_object() && o["status"].is_object() && o["status"].value("phase", "") == "Terminating") {
+    ApiError e;
+    e.code = Code::kForbidden;
+    e.message = qualified_resource(c.resource.group, c.resource.plural) + " \"" + name +
+                "\" is forbidden: unable to create new content in namespace " + c.info.namespace_ +
+                " because it is being terminated";
+    e.name = name;
+    e.group = c.resource.group;
+    e.kind = c.resource.plural;
+    return e;
+  }
+  return std::nullopt;
+}
+
+ApiError store_error(const Call& c, const Status& s) {
+  switch (s.code()) {
+    case Code::kNotFound: return not_found(c.resource.group, c.resource.plural, c.info.name);
+    case Code::kConflict: return object_modified(c.resource.group, c.resource.plural, c.info.name);
+    default: return from_status(s);
+  }
+}
+
+// Whether a strategic merge patch uses anything beyond plain merge-patch semantics: lists
+// (merged by key per the schema) or $-directives. Those need the schemas' merge keys.
+bool needs_merge_keys(const json& patch) {
+  if (patch.is_array()) return true;
+  if (!patch.is_object()) return false;
+  for (auto& [k, v] : patch.items()) {
+    if (!k.empty() && k[0] == '$') return true;
+    if (v.is_array() || needs_merge_keys(v)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
+  auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), 0);
+  if (!o.is_ok()) return error_response(store_error(c, o.status()));
+  json object = json::parse((*o)->json, nullptr, false);
+  if (!object.is_object()) return error_response(from_status(error(Code::kInternal, "stored object is not JSON")));
+  return Current{std::move(object), (*o)->revision};
+}
+
+http::Response Rest::create(const Call& c) {
+  auto body = decode_body(c.request);
+  if (!body.ok()) return error_response(body.error());
+  json& object = body.value();
+  if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now())) return error_response(*e);
+  std::string name = object["metadata"]["name"];
+  if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
+  const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
+  if (dry_run(c.request)) return json_response(201, object.dump());
+  std::string key = c.resource.storage_key(ns, name);
+  auto created = store_.create(key, object.dump());
+  if (!created.is_ok()) {
+    if (created.status().code() == Code::kAlreadyExists) {
+      return error_response(already_exists(c.resource.group, c.resource.plural, name));
+    }
+    return error_response(from_status(created.status()));
+  }
+  return json_response(201, make_cached(key, std::move(object), created->mod_revision).json);
+}
+
+http::Response Rest::write_updated(const Call& c, json updated, int64_t revision, int status) {
+  std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
+  const json& meta = updated["metadata"];
+  // An object marked for deletion whose last finalizer is gone is deleted now.
+  bool finalized = meta.contains("deletionTimestamp") &&
+                   (!meta.contains("finalizers") || meta["finalizers"].empty());
+  if (finalized) {
+    auto removed = store_.remove(key, revision);
+    if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
+    return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json);
+  }
+  auto written = store_.update(key, updated.dump(), revision);
+  if (!written.is_ok()) return error_response(store_error(c, written.status()));
+  return json_response(status, make_cached(key, std::move(updated), written->mod_revision).json);
+}
+
+http::Response Rest::update(const Call& c) {
+  auto body = decode_body(c.request);
+  if (!body.ok()) return error_response(body.error());
+  std::string precondition = meta_rv(body.value());
+  for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
+    auto cur = read_current(c);
+    if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
+    Current& current = std::get<Current>(cur);
+    if (!precondition.empty() && precondition != std::to_string(current.revision)) {
+      return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
+    }
+    auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
+    if (!updated.ok()) return error_response(updated.error());
+    if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
+      json out = updated.value();
+      if (!dry_run(c.request)) return json_response(200, make_cached("", std::move(out), current.revision).json);
+      return json_response(200, out.dump());
+    }
+    auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    // Lost a race with another writer: retry unless the client asked for this revision.
+    if (r.status == 409 && precondition.empty()) continue;
+    return r;
+  }
+  return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
+}
+
+http::Response Rest::patch(const Call& c) {
+  std::string type(c.request.header("content-type").value_or(""));
+  type = type.substr(0, type.find(';'));
+  if (type == "application/apply-patch+yaml") {
+    ApiError e;
+    e.code = Code::kUnsupportedMediaType;
+    e.message = "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c";
+    return error_response(e);
+  }
+  if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
+      type != "application/strategic-merge-patch+json") {
+    ApiError e;
+    e.code = Code::kUnsupportedMediaType;
+    e.message = "the body of the request was in an unknown format - accepted media types include: "
+                "application/json-patch+json, application/merge-patch+json, "
+                "application/strategic-merge-patch+json";
+    return error_response(e);
+  }
+  auto patch = decode_body(c.request);
+  if (!patch.ok()) return error_response(patch.error());
+  if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
+    ApiError e;
+    e.code = Code::kUnsupportedMediaType;
+    e.message = "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
+                "use a JSON merge patch (--type merge) or a JSON patch (--type json)";
+    return error_response(e);
+  }
+  for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
+    auto cur = read_current(c);
+    if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
+    Current& current = std::get<Current>(cur);
+    json patched;
+    if (type == "application/json-patch+json") {
+      auto applied = api::apply_json_patch(current.object, patch.value());
+      if (!applied.is_ok()) {
+        ApiError e = from_status(applied.status());
+        return error_response(e);
+      }
+      patched = std::move(applied).value();
+    } else {
+      patched = api::apply_merge_patch(current.object, patch.value());
+    }
+    // A resourceVersion the patch sets (or keeps, as kubectl diff does) is a precondition.
+    std::string precondition = meta_rv(patched);
+    if (precondition != std::to_string(current.revision) && !precondition.empty() &&
+        meta_rv(patch.value()).size() > 0) {
+      return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
+    }
+    auto updated = prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
+    if (!updated.ok()) return error_response(updated.error());
+    if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
+      return json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
+    }
+    auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    if (r.status == 409 && meta_rv(patch.value()).empty()) continue;
+    return r;
+  }
+  return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
+}
+
+http::Response Rest::finish_delete(const Call& c, const Current& current) {
+  std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
+  auto removed = store_.remove(key, current.revision);
+  if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
+  json status = success_status();
+  status["details"] = {{"name", c.info.name},
+                       {"kind", c.resource.plural},
+                       {"uid", current.object["metadata"].value("uid", "")}};
+  if (!c.resource.group.empty()) status["details"]["group"] = c.resource.group;
+  return json_response(200, status.dump());
+}
+
+http::Response Rest::remove(const Call& c) {
+  json options = json::object();
+  if (!c.request.body.empty()) {
+    auto body = decode_body(c.request);
+    if (!body.ok()) return error_response(body.error());
+    if (!body.value().is_object()) return error_response(bad_request("DeleteOptions must be an object"));
+    options = std::move(body.value());
+  }
+  std::string policy = options.value("propagationPolicy", "");
+  if (auto p = c.request.param("propagationPolicy")) policy = std::string(*p);
+  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
+    return error_response(invalid("", "DeleteOptions", "",
+                                  {{"FieldValueNotSupported",
+                                    "Unsupported value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
+                                    "propagationPolicy"}}));
+  }
+  for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
+    auto cur = read_current(c);
+    if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
+    Current& current = std::get<Current>(cur);
+    json& meta = current.object["metadata"];
+    if (auto pre = options.find("preconditions"); pre != options.end() && pre->is_object()) {
+      std::string uid = pre->value("uid", ""), rv = pre->value("resourceVersion", "");
+      if (!uid.empty() && uid != meta.value("uid", "")) {
+        return error_response(conflict(c.resource.group, c.resource.plural, c.info.name,
+                                       "Precondition failed: UID in precondition: " + uid +
+                                           ", UID in object meta: " + meta.value("uid", "")));
+      }
+      if (!rv.empty() && rv != std::to_string(current.revision)) {
+        return error_response(conflict(c.resource.group, c.resource.plural, c.info.name,
+                                       "Precondition failed: ResourceVersion in precondition: " + rv +
+                                           ", ResourceVersion in object meta: " + std::to_string(current.revision)));
+      }
+    }
+    if (dry_run(c.request)) return json_response(200, current.object.dump());
+    json updated = without_rv(current.object);
+    json& m = updated["metadata"];
+    json finalizers = m.contains("finalizers") && m["finalizers"].is_array() ? m["finalizers"] : json::array();
+    auto add_finalizer = [&](const char* f) {
+      if (std::find(finalizers.begin(), finalizers.end(), f) == finalizers.end()) finalizers.push_back(f);
+    };
+    if (policy == "Orphan") add_finalizer("orphan");
+    if (policy == "Foreground") add_finalizer("foregroundDeletion");
+    bool is_namespace = c.resource.group.empty() && c.resource.plural == "namespaces";
+    bool graceful_pod = c.resource.group.empty() && c.resource.plural == "pods" &&
+                        !updated["spec"].value("nodeName", "").empty() &&
+                        updated["status"].value("phase", "") != "Succeeded" &&
+                        updated["status"].value("phase", "") != "Failed";
+    int64_t grace = options.value("gracePeriodSeconds", int64_t{-1});
+    if (graceful_pod && grace < 0) grace = updated["spec"].value("terminationGracePeriodSeconds", int64_t{30});
+    if (graceful_pod && grace == 0) graceful_pod = false;
+    if (finalizers.empty() && !is_namespace && !graceful_pod) return finish_delete(c, current);
+    // Marked, not removed: the finalizers' owners (or the kubelet, or the namespace
+    // controller) finish the deletion.
+    if (!m.contains("deletionTimestamp")) {
+      auto when = clock_.wall_now() + std::chrono::seconds(graceful_pod ? grace : 0);
+      m["deletionTimestamp"] = rfc3339(when);
+      m["deletionGracePeriodSeconds"] = graceful_pod ? grace : 0;
+    }
+    if (!finalizers.empty()) m["finalizers"] = finalizers;
+    if (is_namespace) updated["status"]["phase"] = "Terminating";
+    std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
+    auto written = store_.update(key, updated.dump(), current.revision);
+    if (!written.is_ok()) {
+      if (written.status().code() == Code::kConflict) continue;
+      return error_response(store_error(c, written.status()));
+    }
+    return json_response(200, make_cached(key, std::move(updated), written->mod_revision).json);
+  }
+  return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
+}
+
+http::Response Rest::remove_collection(const Call& c) {
+  http::Request listing = c.request;
+  listing.method = "GET";
+  listing.body.clear();
+  listing.headers.clear();
+  RequestInfo info = c.info;
+  auto listed = list({info, c.resource, listing});
+  if (listed.status != 200) return listed;
+  json items = json::parse(listed.body, nullptr, false)["items"];
+  for (const auto& item : items) {
+    RequestInfo one = c.info;
+    one.name = item["metadata"].value("name", "");
+    one.namespace_ = item["metadata"].value("namespace", "");
+    auto r = remove({one, c.resource, c.request});
+    if (r.status >= 400 && r.status != 404) return r;
+  }
+  return json_response(200, success_status().dump());
+}
+
+Status Rest::ensure(const api::Resource& resource, const std::string& ns, json object) {
+  RequestInfo info;
+  info.namespace_ = ns;
+  info.verb = "create";
+  if (auto e = prepare_create(object, resource, info, clock_.wall_now())) return error(e->code, e->message);
+  std::string key = resource.storage_key(ns, object["metadata"]["name"].get<std::string>());
+  auto created = store_.create(key, object.dump());
+  if (!created.is_ok() && created.status().code() != Code::kAlreadyExists) return created.status();
+  return Status::ok();
+}
+
+}  // namespace k3c::apiserver

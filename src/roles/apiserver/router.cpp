@@ -1,0 +1,128 @@
+// Request dispatch (see router.h).
+#include "roles/apiserver/router.h"
+
+#include "roles/apiserver/api_errors.h"
+#include "roles/apiserver/content.h"
+#include "roles/apiserver/request_info.h"
+
+namespace k3c::apiserver {
+namespace {
+
+http::Response text(int status, std::string body) {
+  http::Response r;
+  r.status = status;
+  r.body = std::move(body);
+  r.set_header("Content-Type", "text/plain; charset=utf-8");
+  return r;
+}
+
+http::Response unauthorized() {
+  ApiError e;
+  e.code = Code::kUnauthorized;
+  e.message = "Unauthorized";
+  return error_response(e);
+}
+
+http::Response not_implemented(std::string what) {
+  ApiError e;
+  e.code = Code::kNotImplemented;
+  e.message = std::move(what);
+  return error_response(e);
+}
+
+// Paths anyone may read, as upstream's system:public-info-viewer allows.
+bool is_public(const std::string& path) {
+  return path == "/version" || path == "/healthz" || path == "/livez" || path == "/readyz" ||
+         path.rfind("/healthz/", 0) == 0 || path.rfind("/livez/", 0) == 0 ||
+         path.rfind("/readyz/", 0) == 0;
+}
+
+}  // namespace
+
+Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
+               api::DiscoveryDocuments discovery, Rest& rest)
+    : registry_(std::move(registry)), discovery_(std::move(discovery)), openapi_(*registry_), rest_(rest) {}
+
+http::Response Router::handle(http::Request& request) {
+  if (!request.peer && !is_public(request.path)) return unauthorized();
+  auto info = parse_request_info(request);
+  if (!info) return non_resource(request);
+  if (!info->is_resource_request) return discovery(request, *info);
+  return resource(request, *info);
+}
+
+http::Response Router::non_resource(const http::Request& request) {
+  const std::string& p = request.path;
+  if (p == "/version") return json_response(200, discovery_.version());
+  if (p == "/healthz" || p == "/livez" || p == "/readyz") {
+    if (request.param("verbose")) {
+      return text(200, "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-apiextensions-controllers ok\n" +
+                           std::string(p == "/readyz" ? "[+]informer-sync ok\n" : "") + p.substr(1) + " check passed\n");
+    }
+    return text(200, "ok");
+  }
+  if (p.rfind("/healthz/", 0) == 0 || p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0) {
+    return text(200, "ok");
+  }
+  if (p == "/openapi/v3" || p == "/openapi/v3/") return json_response(200, openapi_.root());
+  if (p.rfind("/openapi/v3/", 0) == 0) {
+    if (const std::string* doc = openapi_.group_version(p.substr(12))) return json_response(200, *doc);
+    return text(404, "404 page not found\n");
+  }
+  return text(404, "404 page not found\n");
+}
+
+http::Response Router::discovery(const http::Request& request, const RequestInfo& info) {
+  if (request.method != "GET" && request.method != "HEAD") return error_response(method_not_allowed());
+  std::string_view accept = request.header("accept").value_or("");
+  if (info.group.empty() && info.version.empty()) {
+    // /api or /apis: aggregated when asked for, legacy otherwise.
+    auto root = info.api_prefix == "api" ? api::DiscoveryRoot::kApi : api::DiscoveryRoot::kApis;
+    if (auto v = api::negotiate_aggregated_discovery(accept)) {
+      http::Response r = json_response(200, discovery_.aggregated(root, *v));
+      r.set_header("Content-Type", std::string(api::content_type_of(*v)));
+      return r;
+    }
+    return json_response(200, info.api_prefix == "api" ? discovery_.api_versions() : discovery_.group_list());
+  }
+  if (info.version.empty()) {
+    if (const std::string* g = discovery_.group(info.group)) return json_response(200, *g);
+    return error_response(resource_not_found());
+  }
+  if (const std::string* l = discovery_.resource_list(info.group, info.version)) {
+    return json_response(200, *l);
+  }
+  return error_response(resource_not_found());
+}
+
+http::Response Router::resource(const http::Request& request, const RequestInfo& info) {
+  const api::Resource* r = registry_->find(info.group, info.version, info.resource);
+  if (!r) return error_response(resource_not_found());
+  if (!info.subresource.empty() && !r->subresource(info.subresource)) {
+    return error_response(resource_not_found());
+  }
+  if (!r->stored()) {
+    return not_implemented(qualified_resource(r->group, r->plural) + " is not implemented yet in k3c");
+  }
+  if (!info.subresource.empty() && info.subresource != "status") {
+    return not_implemented("the " + info.subresource + " subresource of " +
+                           qualified_resource(r->group, r->plural) + " is not implemented yet in k3c");
+  }
+  if (r->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
+    return error_response(resource_not_found());
+  }
+  Call call{info, *r, request};
+  const std::string& v = info.verb;
+  auto allowed = [&](const char* verb) { return r->has_verb(verb) || !info.subresource.empty(); };
+  if (v == "get" && allowed("get")) return rest_.get(call);
+  if (v == "list" && allowed("list")) return rest_.list(call);
+  if (v == "watch" && allowed("watch")) return rest_.watch(call);
+  if (v == "create" && allowed("create") && info.name.empty()) return rest_.create(call);
+  if (v == "update" && allowed("update")) return rest_.update(call);
+  if (v == "patch" && allowed("patch")) return rest_.patch(call);
+  if (v == "delete" && allowed("delete") && info.subresource.empty()) return rest_.remove(call);
+  if (v == "deletecollection" && allowed("deletecollection")) return rest_.remove_collection(call);
+  return error_response(method_not_allowed());
+}
+
+}  // namespace k3c::apiserver

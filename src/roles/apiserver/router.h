@@ -1,0 +1,36 @@
+// The API server's handler chain: authentication (client certificates), authorization
+// (every authenticated user may do everything until RBAC lands), then dispatch to the
+// non-resource endpoints (/version, health, discovery, OpenAPI) or to the REST verbs.
+//
+// Thread-safety: handle() from any thread; the router's state is immutable after
+// construction.
+#pragma once
+
+#include <memory>
+
+#include "api/discovery.h"
+#include "api/registry.h"
+#include "http/http.h"
+#include "roles/apiserver/openapi.h"
+#include "roles/apiserver/rest.h"
+
+namespace k3c::apiserver {
+
+class Router {
+ public:
+  Router(std::shared_ptr<const api::ResourceRegistry> registry, api::DiscoveryDocuments discovery,
+         Rest& rest);
+  http::Response handle(http::Request& request);
+
+ private:
+  http::Response discovery(const http::Request& request, const RequestInfo& info);
+  http::Response resource(const http::Request& request, const RequestInfo& info);
+  http::Response non_resource(const http::Request& request);
+
+  std::shared_ptr<const api::ResourceRegistry> registry_;
+  api::DiscoveryDocuments discovery_;
+  OpenApiV3 openapi_;
+  Rest& rest_;
+};
+
+}  // namespace k3c::apiserver

@@ -1,0 +1,335 @@
+// The watch cache (see watch_cache.h).
+#include "roles/apiserver/watch_cache.h"
+
+#include "core/log.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kRegistryPrefix = "/registry/";
+constexpr int64_t kLoadPage = 5000;
+
+bool has_prefix(std::string_view key, std::string_view prefix) {
+  return key.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+bool Filter::matches(const CachedObject& o) const {
+  return has_prefix(o.key, prefix) && labels.matches(o.labels) && fields.matches(o.fields);
+}
+
+// One watch: a filter and a bounded queue. Shared by the cache (producer, under the cache's
+// mutex) and the handle the caller holds (consumer). mu_ guards the queue state.
+class WatchCache::Watch final : public CacheWatcher,
+                                public std::enable_shared_from_this<WatchCache::Watch> {
+ public:
+  Watch(Filter filter, size_t limit) : filter_(std::move(filter)), limit_(limit) {}
+
+  // Applies the filter to a change: an object leaving the filter is a DELETED for this
+  // watch, one entering it an ADDED. Returns false once the watch has ended.
+  bool offer(const WatchEvent& e, const ObjectPtr& previous) {
+    bool now = e.type != EventType::kDeleted && filter_.matches(*e.object);
+    bool before = e.type == EventType::kDeleted ? filter_.matches(*e.object)
+                                                : previous && filter_.matches(*previous);
+    if (!now && !before) return !ended();
+    if (now && before) return push({EventType::kModified, e.object});
+    if (now) return push({EventType::kAdded, e.object});
+    return push({EventType::kDeleted, e.type == EventType::kDeleted ? e.object : previous});
+  }
+
+  bool push(WatchEvent e) {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      if (!ended_.is_ok()) return false;
+      if (queue_.size() >= limit_) {
+        queue_.clear();
+        ended_ = error(Code::kGone, "the watcher is too slow; start a new watch");
+      } else {
+        queue_.push_back(std::move(e));
+      }
+      wake = wake_;
+    }
+    if (wake) wake();
+    return true;
+  }
+
+  void push_initial(std::vector<WatchEvent> events) {
+    std::lock_guard lock(mu_);
+    for (auto& e : events) queue_.push_back(std::move(e));
+  }
+
+  void end(Status why) {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      if (ended_.is_ok()) ended_ = std::move(why);
+      wake = wake_;
+    }
+    if (wake) wake();
+  }
+
+  bool ended() const {
+    std::lock_guard lock(mu_);
+    return !ended_.is_ok();
+  }
+
+  void set_wake(std::function<void()> wake) override {
+    std::lock_guard lock(mu_);
+    wake_ = std::move(wake);
+  }
+
+  Batch poll() override {
+    std::lock_guard lock(mu_);
+    Batch b;
+    b.events.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
+    queue_.clear();
+    b.ended = ended_;
+    return b;
+  }
+
+  void cancel() override {
+    std::lock_guard lock(mu_);
+    if (ended_.is_ok()) ended_ = error(Code::kGone, "watch cancelled");
+    wake_ = nullptr;
+  }
+
+  const Filter& filter() const { return filter_; }
+
+ private:
+  const Filter filter_;
+  const size_t limit_;
+  mutable std::mutex mu_;
+  std::deque<WatchEvent> queue_;
+  Status ended_;
+  std::function<void()> wake_;
+};
+
+namespace {
+
+// The handle given to callers: ends the watch when dropped.
+class WatchHandle final : public CacheWatcher {
+ public:
+  explicit WatchHandle(std::shared_ptr<CacheWatcher> w) : w_(std::move(w)) {}
+  ~WatchHandle() override { w_->cancel(); }
+  void set_wake(std::function<void()> wake) override { w_->set_wake(std::move(wake)); }
+  Batch poll() override { return w_->poll(); }
+  void cancel() override { w_->cancel(); }
+
+ private:
+  std::shared_ptr<CacheWatcher> w_;
+};
+
+}  // namespace
+
+WatchCache::WatchCache(store::Store& store, Decoder decoder, WatchCacheOptions options)
+    : store_(store), decode_(std::move(decoder)), options_(options) {}
+
+WatchCache::~WatchCache() { stop(); }
+
+Status WatchCache::start() {
+  RETURN_IF_ERROR(load());
+  applier_ = std::thread([this] { run(); });
+  return Status::ok();
+}
+
+void WatchCache::stop() {
+  std::vector<std::shared_ptr<Watch>> watchers;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    watchers.swap(watchers_);
+  }
+  for (auto& w : watchers) w->end(error(Code::kServiceUnavailable, "apiserver is shutting down"));
+  if (store_watch_) store_watch_->cancel();
+  if (applier_.joinable()) applier_.join();
+}
+
+Status WatchCache::load() {
+  std::map<std::string, ObjectPtr, std::less<>> objects;
+  store::ListOptions page{kLoadPage, "", 0};
+  int64_t revision = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(auto list, store_.list(kRegistryPrefix, page));
+    revision = list.revision;
+    for (const auto& kv : list.items) {
+      auto decoded = decode_(kv);
+      if (!decoded.is_ok()) {
+        // A stored object we cannot read must not take the server down; it is reported and
+        // left in the store untouched.
+        log::for_role("apiserver")->error("watch cache: skipping {}: {}", kv.key,
+                                           decoded.status().to_string());
+        continue;
+      }
+      auto key = decoded->key;
+      objects[key] = std::make_shared<const CachedObject>(std::move(decoded).value());
+    }
+    if (!list.more) break;
+    page.after = list.items.back().key;
+    page.revision = list.revision;
+  }
+  ASSIGN_OR_RETURN(store_watch_, store_.watch("", revision));
+  std::vector<std::shared_ptr<Watch>> ended;
+  {
+    std::lock_guard lock(mu_);
+    objects_ = std::move(objects);
+    revision_ = revision;
+    history_.clear();
+    history_floor_ = revision;
+    ended.swap(watchers_);
+  }
+  advanced_.notify_all();
+  for (auto& w : ended) w->end(error(Code::kGone, "the watch cache was reloaded; start again"));
+  return Status::ok();
+}
+
+void WatchCache::run() {
+  auto log = log::for_role("apiserver");
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+    }
+    auto batch = store_watch_->next(200ms);
+    if (batch.is_ok()) {
+      if (!batch->empty()) apply(*batch);
+      continue;
+    }
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+    }
+    // The store ended our watch (we fell behind, or it compacted past us): start over.
+    log->warn("watch cache: store watch ended ({}); reloading", batch.status().to_string());
+    Status s = load();
+    if (!s.is_ok()) {
+      log->error("watch cache: reload failed: {}", s.to_string());
+      std::this_thread::sleep_for(1s);
+    }
+  }
+}
+
+void WatchCache::apply(const std::vector<store::Event>& events) {
+  // Decode outside the lock: parsing is the expensive part.
+  std::vector<std::pair<store::Event::Type, ObjectPtr>> decoded;
+  decoded.reserve(events.size());
+  int64_t last = 0;
+  for (const auto& e : events) {
+    last = e.kv.mod_revision;
+    if (!has_prefix(e.kv.key, kRegistryPrefix)) continue;
+    auto o = decode_(e.kv);
+    if (!o.is_ok()) {
+      log::for_role("apiserver")->error("watch cache: cannot decode {} at {}: {}", e.kv.key,
+                                         e.kv.mod_revision, o.status().to_string());
+      continue;
+    }
+    decoded.emplace_back(e.type, std::make_shared<const CachedObject>(std::move(o).value()));
+  }
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [type, object] : decoded) {
+      ObjectPtr previous;
+      auto it = objects_.find(object->key);
+      if (it != objects_.end()) previous = it->second;
+      WatchEvent ev;
+      ev.object = object;
+      if (type == store::Event::Type::kDelete) {
+        ev.type = EventType::kDeleted;
+        if (it != objects_.end()) objects_.erase(it);
+      } else {
+        ev.type = previous ? EventType::kModified : EventType::kAdded;
+        objects_[object->key] = object;
+      }
+      deliver(ev, previous);
+      history_.emplace_back(ev, previous);
+      while (history_.size() > options_.history_events) {
+        history_floor_ = history_.front().first.object->revision;
+        history_.pop_front();
+      }
+    }
+    revision_ = std::max(revision_, last);
+  }
+  advanced_.notify_all();
+}
+
+void WatchCache::deliver(const WatchEvent& event, const ObjectPtr& previous) {
+  std::erase_if(watchers_, [&](const std::shared_ptr<Watch>& w) { return !w->offer(event, previous); });
+}
+
+int64_t WatchCache::revision() const {
+  std::lock_guard lock(mu_);
+  return revision_;
+}
+
+Status WatchCache::wait_for(int64_t revision) {
+  if (revision < 0) return Status::ok();  // "any": serve what the cache has
+  if (revision == 0) revision = store_.current_revision();
+  std::unique_lock lock(mu_);
+  if (advanced_.wait_for(lock, options_.catch_up_timeout,
+                         [&] { return revision_ >= revision || stopping_; })) {
+    return Status::ok();
+  }
+  return error(Code::kTimeout, "Too large resource version: " + std::to_string(revision) +
+                                   ", current: " + std::to_string(revision_),
+               revision_);
+}
+
+Result<ObjectPtr> WatchCache::get(const std::string& key, int64_t min_revision) {
+  RETURN_IF_ERROR(wait_for(min_revision));
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return error(Code::kNotFound, key);
+  return it->second;
+}
+
+Result<ListSnapshot> WatchCache::list(const Filter& filter, int64_t min_revision,
+                                      const std::string& after, int64_t limit) {
+  RETURN_IF_ERROR(wait_for(min_revision));
+  ListSnapshot out;
+  std::lock_guard lock(mu_);
+  out.revision = revision_;
+  auto it = after.empty() ? objects_.lower_bound(filter.prefix) : objects_.upper_bound(after);
+  for (; it != objects_.end() && has_prefix(it->first, filter.prefix); ++it) {
+    const CachedObject& o = *it->second;
+    if (!filter.labels.matches(o.labels) || !filter.fields.matches(o.fields)) continue;
+    if (limit > 0 && static_cast<int64_t>(out.items.size()) == limit) {
+      if (out.next_key.empty()) out.next_key = out.items.back()->key;
+      ++out.remaining;
+      continue;
+    }
+    out.items.push_back(it->second);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter, int64_t from_revision) {
+  if (from_revision > 0) RETURN_IF_ERROR(wait_for(from_revision));
+  auto w = std::make_shared<Watch>(filter, options_.watcher_queue);
+  std::lock_guard lock(mu_);
+  if (stopping_) return error(Code::kServiceUnavailable, "apiserver is shutting down");
+  if (from_revision == 0) {
+    std::vector<WatchEvent> initial;
+    for (auto it = objects_.lower_bound(filter.prefix);
+         it != objects_.end() && has_prefix(it->first, filter.prefix); ++it) {
+      if (filter.matches(*it->second)) initial.push_back({EventType::kAdded, it->second});
+    }
+    w->push_initial(std::move(initial));
+  } else {
+    if (from_revision < history_floor_) {
+      return error(Code::kGone, "too old resource version: " + std::to_string(from_revision) +
+                                    " (" + std::to_string(history_floor_) + ")",
+                   history_floor_);
+    }
+    for (const auto& [event, previous] : history_) {
+      if (event.object->revision > from_revision) w->offer(event, previous);
+    }
+  }
+  watchers_.push_back(w);
+  return std::unique_ptr<CacheWatcher>(std::make_unique<WatchHandle>(w));
+}
+
+}  // namespace k3c::apiserver

@@ -1,0 +1,132 @@
+// The watch cache: every object under /registry/ held in memory as its serialized JSON
+// bytes (shared and immutable, resourceVersion already set) plus the few fields lists and
+// watches filter on, kept current by one store watch. GET, LIST and WATCH are served from
+// here by writing the stored bytes out (DESIGN.md decision 1); a ring of recent events lets
+// watches resume from a resourceVersion.
+//
+// Thread-safety: every public method from any thread. mu_ guards objects_, history_,
+// watchers_ and revision_; the applier thread is the only writer.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/selector.h"
+#include "core/status.h"
+#include "store/store.h"
+
+namespace k3c::apiserver {
+
+struct CachedObject {
+  std::string key;        // the store key
+  std::string json;       // the object, serialized, with metadata.resourceVersion set
+  int64_t revision = 0;   // its mod revision (for a deleted object: the delete's revision)
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  Labels labels;
+  Labels fields;          // selectable fields: metadata.name, metadata.namespace, spec.nodeName, ...
+};
+using ObjectPtr = std::shared_ptr<const CachedObject>;
+
+enum class EventType { kAdded, kModified, kDeleted };
+
+struct WatchEvent {
+  EventType type;
+  ObjectPtr object;
+};
+
+// Turns a stored key-value into a CachedObject (parse, set resourceVersion, extract fields).
+// Supplied by the apiserver, which knows which resource a key belongs to.
+using Decoder = std::function<Result<CachedObject>(const store::KeyValue&)>;
+
+// What a list or watch wants: keys under `prefix` matching both selectors.
+struct Filter {
+  std::string prefix;
+  LabelSelector labels;
+  FieldSelector fields;
+  bool matches(const CachedObject& o) const;
+};
+
+struct ListSnapshot {
+  std::vector<ObjectPtr> items;
+  int64_t revision = 0;
+  std::string next_key;  // non-empty when `limit` cut the list: continue after this key
+  int64_t remaining = 0; // matching items after the page (when cut)
+};
+
+// One watch on the cache. poll() hands over what has arrived; `ended` is set once the
+// watch is over (cancelled, too slow, the cache restarted).
+class CacheWatcher {
+ public:
+  struct Batch {
+    std::vector<WatchEvent> events;
+    Status ended;  // ok while the watch goes on
+  };
+  virtual ~CacheWatcher() = default;
+  virtual void set_wake(std::function<void()> wake) = 0;
+  virtual Batch poll() = 0;
+  virtual void cancel() = 0;
+};
+
+struct WatchCacheOptions {
+  size_t history_events = 2000;   // ring of recent events for resuming watches
+  size_t watcher_queue = 5000;    // events one watcher may have waiting before it is ended
+  std::chrono::milliseconds catch_up_timeout{3000};  // waiting for a revision to arrive
+};
+
+class WatchCache {
+ public:
+  WatchCache(store::Store& store, Decoder decoder, WatchCacheOptions options = {});
+  ~WatchCache();
+
+  // Loads everything under /registry/ and starts following the store.
+  Status start();
+  void stop();
+
+  int64_t revision() const;
+  // Waits until the cache has applied `revision` (0 = the store's current revision, so a
+  // read after an acknowledged write sees it; negative = no wait). kTimeout when it does not
+  // arrive in time.
+  Status wait_for(int64_t revision);
+
+  Result<ObjectPtr> get(const std::string& key, int64_t min_revision);
+  // Items under filter.prefix in key order after `after`, at most `limit` (0 = all).
+  Result<ListSnapshot> list(const Filter& filter, int64_t min_revision, const std::string& after,
+                            int64_t limit);
+  // Watch from `from_revision` (> 0: events after it; kGone when it is older than the
+  // history kept), or with synthetic ADDED events for every current match first
+  // (from_revision == 0).
+  Result<std::unique_ptr<CacheWatcher>> watch(const Filter& filter, int64_t from_revision);
+
+ private:
+  class Watch;
+  void run();
+  Status load();
+  void apply(const std::vector<store::Event>& events);
+  void deliver(const WatchEvent& event, const ObjectPtr& previous);
+
+  store::Store& store_;
+  Decoder decode_;
+  const WatchCacheOptions options_;
+  std::unique_ptr<store::Watcher> store_watch_;
+
+  mutable std::mutex mu_;
+  std::condition_variable advanced_;  // revision_ moved
+  int64_t revision_ = 0;
+  std::map<std::string, ObjectPtr, std::less<>> objects_;
+  std::deque<std::pair<WatchEvent, ObjectPtr>> history_;  // event and the object before it
+  int64_t history_floor_ = 0;  // watches from below this revision get kGone
+  std::vector<std::shared_ptr<Watch>> watchers_;
+  bool stopping_ = false;
+  std::thread applier_;
+};
+
+}  // namespace k3c::apiserver
