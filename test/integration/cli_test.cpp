@@ -8,9 +8,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "child_process.h"
-#include "notify_listener.h"
-#include "temp_dir.h"
+#include "server_sandbox.h"
 
 namespace k3c {
 namespace {
@@ -19,45 +17,6 @@ using namespace std::chrono_literals;
 using testing::ChildProcess;
 using testing::Finished;
 using testing::run_to_end;
-
-bool exists(const std::string& path) {
-  struct stat info;
-  return stat(path.c_str(), &info) == 0;
-}
-
-// A scratch area for one k3c run: HOME, an (empty) config file, a data dir path.
-class Sandbox {
- public:
-  Sandbox() { write_config(""); }
-
-  std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
-  std::string config() const { return path("config.yaml"); }
-  std::string data_dir() const { return path("data"); }
-  void write_config(const std::string& yaml) const { std::ofstream(config()) << yaml; }
-
-  // The only variables k3c sees: no K3C_* or NOTIFY_SOCKET leaks in from the test runner.
-  std::map<std::string, std::string> env() const {
-    return {{"HOME", dir_.path()}, {"PATH", "/usr/bin:/bin"}};
-  }
-  std::vector<std::string> server_args(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args = {K3C_BINARY,
-                                     "server",
-                                     "-c",
-                                     config(),
-                                     "-d",
-                                     data_dir(),
-                                     "--write-kubeconfig",
-                                     path("kubeconfig.yaml")};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return args;
-  }
-  Finished run(const std::vector<std::string>& args) const {
-    return run_to_end(args, env(), path("run"));
-  }
-
- private:
-  TempDir dir_;
-};
 
 TEST_CASE("k3c --version") {
   Sandbox box;
@@ -111,31 +70,14 @@ TEST_CASE("A bad flag exits 1 naming the flag and value") {
   CHECK_THAT(endpoint.err, Catch::Contains("not implemented yet"));
 }
 
-// Starts the server with $NOTIFY_SOCKET and waits for READY=1.
-struct RunningServer {
-  explicit RunningServer(const Sandbox& box, std::vector<std::string> extra = {})
-      : listener(box.path("notify.sock")),
-        process(box.server_args(std::move(extra)), env_with_notify(box), box.path("server")) {
-    ready = listener.receive(20s);
-  }
-  static std::map<std::string, std::string> env_with_notify(const Sandbox& box) {
-    auto env = box.env();
-    env["NOTIFY_SOCKET"] = box.path("notify.sock");
-    return env;
-  }
-  NotifyListener listener;
-  ChildProcess process;
-  std::string ready;
-};
-
-TEST_CASE("k3c server starts the datastore, says READY=1 and stops on SIGTERM") {
+TEST_CASE("k3c server starts the datastore and the API, says READY=1 and stops on SIGTERM") {
   Sandbox box;
   RunningServer server(box);
   REQUIRE(server.ready == "READY=1");
   CHECK(exists(box.data_dir() + "/server/db/state.db"));
   CHECK(exists(box.data_dir() + "/server/tls"));
   CHECK(exists(box.data_dir() + "/agent/images"));
-  CHECK_FALSE(exists(box.path("kubeconfig.yaml")));     // no apiserver, so no kubeconfig
+  CHECK(exists(box.path("kubeconfig.yaml")));           // the apiserver wrote it
   CHECK_FALSE(server.process.wait(200ms).has_value());  // it keeps running
 
   const auto stop_began = std::chrono::steady_clock::now();
@@ -144,8 +86,8 @@ TEST_CASE("k3c server starts the datastore, says READY=1 and stops on SIGTERM") 
   CHECK(std::chrono::steady_clock::now() - stop_began < 5s);
   CHECK(server.listener.receive() == "STOPPING=1");
   const std::string log = server.process.err();
-  CHECK_THAT(log, Catch::Contains("[server] running roles: store"));
-  CHECK_THAT(log, Catch::Contains("roles not built: apiserver, scheduler, controller-manager"));
+  CHECK_THAT(log, Catch::Contains("[server] running roles: store, apiserver"));
+  CHECK_THAT(log, Catch::Contains("roles not built: scheduler, controller-manager"));
   CHECK_THAT(log, Catch::Contains("[store] stopped"));
 }
 

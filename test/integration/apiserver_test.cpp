@@ -1,0 +1,179 @@
+// The API server driven by the real kubectl (1.27 and 1.33, the oldest and newest here)
+// against a real `k3c server` on a loopback port: discovery, tables, create/get/list/watch,
+// label/annotate/patch/replace/delete, and upstream's exact error messages.
+#include <limits.h>
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "server_sandbox.h"
+
+namespace k3c {
+namespace {
+
+// The folder the kubectl on PATH resolves into holds kubectl.1.27 ... kubectl.1.33.
+std::string kubectl_dir() {
+  const char* path = getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::string candidate = dir + "/kubectl";
+    char resolved[PATH_MAX];
+    if (access(candidate.c_str(), X_OK) == 0 && realpath(candidate.c_str(), resolved)) {
+      std::string r(resolved);
+      return r.substr(0, r.rfind('/'));
+    }
+  }
+  return "";
+}
+
+struct Kubectl {
+  const Sandbox& box;
+  std::string binary;
+  Finished operator()(std::vector<std::string> args, const std::string& stdin_file = "") const {
+    args.insert(args.begin(), binary);
+    std::map<std::string, std::string> env = box.env();
+    env["KUBECONFIG"] = box.kubeconfig();
+    if (!stdin_file.empty()) {
+      args.push_back("-f");
+      args.push_back(stdin_file);
+    }
+    return run_to_end(args, env, box.path("kubectl"), 30s);
+  }
+};
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+TEST_CASE("kubectl drives the API server") {
+  const std::string dir = kubectl_dir();
+  REQUIRE_FALSE(dir.empty());
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Sandbox box;
+  RunningServer server(box, {"--disable-agent"});
+  REQUIRE(server.ready == "READY=1");
+  Kubectl kubectl{box, dir + "/kubectl." + version};
+
+  SECTION("version, health and discovery") {
+    auto v = kubectl({"version"});
+    CHECK(v.exit_code == 0);
+    CHECK_THAT(v.out, Catch::Contains("v1.32.0+k3c1"));
+    auto health = kubectl({"get", "--raw", "/readyz?verbose"});
+    CHECK_THAT(health.out, Catch::Contains("readyz check passed"));
+    auto resources = kubectl({"api-resources"});
+    CHECK(resources.exit_code == 0);
+    CHECK_THAT(resources.out, Catch::Contains("deployments                         deploy       apps/v1"));
+    auto versions = kubectl({"api-versions"});
+    CHECK_THAT(versions.out, Catch::Contains("apps/v1\n"));
+    CHECK_THAT(versions.out, Catch::Contains("rbac.authorization.k8s.io/v1\n"));
+  }
+
+  SECTION("the built-in namespaces, as a table") {
+    auto ns = kubectl({"get", "namespaces"});
+    CHECK(ns.exit_code == 0);
+    CHECK_THAT(ns.out, Catch::StartsWith("NAME              STATUS   AGE\ndefault           Active"));
+    CHECK_THAT(ns.out, Catch::Contains("kube-node-lease   Active"));
+    CHECK_THAT(ns.out, Catch::Contains("kube-system       Active"));
+  }
+
+  SECTION("create -f, get, label, annotate, patch, replace, delete") {
+    const std::string file = box.path("cm.yaml");
+    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  labels: {app: web}\n"
+                "data:\n  color: blue\n");
+    auto created = kubectl({"create"}, file);
+    CHECK(created.exit_code == 0);
+    CHECK(created.out == "configmap/web-config created\n");
+    auto again = kubectl({"create"}, file);
+    CHECK(again.exit_code == 1);
+    CHECK_THAT(again.err, Catch::Contains("Error from server (AlreadyExists): error when creating \"" +
+                                          file + "\": configmaps \"web-config\" already exists"));
+    auto table = kubectl({"get", "configmaps", "-l", "app=web"});
+    CHECK_THAT(table.out, Catch::StartsWith("NAME         DATA   AGE\nweb-config   1"));
+    CHECK(kubectl({"label", "configmap", "web-config", "tier=frontend"}).exit_code == 0);
+    CHECK(kubectl({"annotate", "configmap", "web-config", "note=hello"}).exit_code == 0);
+    auto labels = kubectl({"get", "cm", "web-config", "-o", "jsonpath={.metadata.labels.tier}/{.metadata.annotations.note}"});
+    CHECK(labels.out == "frontend/hello");
+    CHECK(kubectl({"patch", "cm", "web-config", "--type", "merge", "-p", R"({"data":{"color":"green"}})"}).exit_code == 0);
+    CHECK(kubectl({"patch", "cm", "web-config", "--type", "json", "-p",
+                   R"([{"op":"add","path":"/data/size","value":"L"}])"}).exit_code == 0);
+    auto data = kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data.color},{.data.size}"});
+    CHECK(data.out == "green,L");
+    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  color: red\n");
+    CHECK(kubectl({"replace"}, file).exit_code == 0);
+    CHECK(kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data}"}).out == R"({"color":"red"})");
+    auto deleted = kubectl({"delete", "configmap", "web-config"});
+    CHECK(deleted.out == "configmap \"web-config\" deleted\n");
+    auto gone = kubectl({"get", "configmap", "web-config"});
+    CHECK(gone.exit_code == 1);
+    CHECK(gone.err == "Error from server (NotFound): configmaps \"web-config\" not found\n");
+  }
+
+  SECTION("a stale resourceVersion is a Conflict with upstream's message") {
+    const std::string file = box.path("cm.yaml");
+    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+    REQUIRE(kubectl({"create"}, file).exit_code == 0);
+    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  resourceVersion: \"1\"\n");
+    auto stale = kubectl({"replace"}, file);
+    CHECK(stale.exit_code == 1);
+    CHECK_THAT(stale.err, Catch::Contains("Error from server (Conflict): error when replacing \"" + file +
+                                          "\": Operation cannot be fulfilled on configmaps \"c\": the object "
+                                          "has been modified; please apply your changes to the latest version "
+                                          "and try again"));
+  }
+
+  SECTION("invalid names are 422 with the field and upstream's wording") {
+    const std::string file = box.path("bad.yaml");
+    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n");
+    auto bad = kubectl({"create"}, file);
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("The ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\""));
+  }
+
+  SECTION("creating in a missing namespace is NotFound") {
+    const std::string file = box.path("cm.yaml");
+    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: nowhere\n");
+    auto r = kubectl({"create"}, file);
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.err, Catch::Contains("namespaces \"nowhere\" not found"));
+  }
+
+  SECTION("-A, -o name, --chunk-size and field selectors") {
+    auto all = kubectl({"get", "ns", "-o", "name", "--chunk-size", "1"});
+    CHECK(all.out == "namespace/default\nnamespace/kube-node-lease\nnamespace/kube-public\nnamespace/kube-system\n");
+    auto one = kubectl({"get", "ns", "--field-selector", "metadata.name=kube-system", "-o", "name"});
+    CHECK(one.out == "namespace/kube-system\n");
+    auto bad = kubectl({"get", "ns", "--field-selector", "spec.nope=x"});
+    CHECK(bad.exit_code == 1);
+    CHECK_THAT(bad.err, Catch::Contains("field label not supported: spec.nope"));
+    auto unknown = kubectl({"get", "flurbs"});
+    CHECK(unknown.exit_code == 1);
+    CHECK_THAT(unknown.err, Catch::Contains("the server doesn't have a resource type \"flurbs\""));
+  }
+}
+
+TEST_CASE("kubectl get -w streams changes until it is stopped") {
+  const std::string dir = kubectl_dir();
+  Sandbox box;
+  RunningServer server(box, {"--disable-agent"});
+  REQUIRE(server.ready == "READY=1");
+  std::map<std::string, std::string> env = box.env();
+  env["KUBECONFIG"] = box.kubeconfig();
+  ChildProcess watch({dir + "/kubectl.1.33", "get", "configmaps", "-w", "-o", "name"}, env, box.path("watch"));
+  std::this_thread::sleep_for(1s);
+  Kubectl kubectl{box, dir + "/kubectl.1.33"};
+  const std::string file = box.path("cm.yaml");
+  write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\n");
+  REQUIRE(kubectl({"create"}, file).exit_code == 0);
+  REQUIRE(kubectl({"delete", "cm", "watched"}).exit_code == 0);
+  std::this_thread::sleep_for(1s);
+  CHECK_FALSE(watch.wait(10ms).has_value());  // still watching
+  watch.signal(SIGTERM);
+  watch.wait(5s);
+  CHECK(watch.out() == "configmap/watched\nconfigmap/watched\n");
+}
+
+}  // namespace
+}  // namespace k3c
