@@ -45,7 +45,11 @@ inline uint16_t free_port() {
 // A scratch area for one k3c run: HOME, an (empty) config file, a data dir path.
 class Sandbox {
  public:
-  Sandbox() : port_(free_port()) { write_config(""); }
+  // The API listens on loopback only, on a free port, set in the config file (so that a test
+  // can still give any flag; tests of config mistakes overwrite the file).
+  Sandbox() : port_(free_port()) {
+    write_config("bind-address: 127.0.0.1\nhttps-listen-port: " + std::to_string(port_) + "\n");
+  }
 
   std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
   std::string config() const { return path("config.yaml"); }
@@ -66,11 +70,7 @@ class Sandbox {
                                      "-d",
                                      data_dir(),
                                      "--write-kubeconfig",
-                                     path("kubeconfig.yaml"),
-                                     "--bind-address",
-                                     "127.0.0.1",
-                                     "--https-listen-port",
-                                     std::to_string(port_)};
+                                     path("kubeconfig.yaml")};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
