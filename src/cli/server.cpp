@@ -43,6 +43,9 @@ apiserver::ApiServerConfig apiserver_config(const ServerConfig& config) {
   a.cluster_domain = config.cluster_domain;
   // The `kubernetes` Service takes the first address of the service range.
   a.first_service_ip = config.service_cidr.nth(1).value().to_string();
+  a.service_cidr = config.service_cidr.to_string();
+  a.node_port_first = config.service_node_port_range.first;
+  a.node_port_last = config.service_node_port_range.last;
   a.kubeconfig_path = config.write_kubeconfig;
   a.kubeconfig_mode = config.write_kubeconfig_mode;
   return a;

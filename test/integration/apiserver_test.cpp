@@ -140,6 +140,24 @@ TEST_CASE("kubectl drives the API server") {
     CHECK_THAT(r.err, Catch::Contains("namespaces \"nowhere\" not found"));
   }
 
+  SECTION("services get cluster IPs and node ports; the clusterIP is immutable") {
+    const std::string file = box.path("svc.yaml");
+    write(file, "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n"
+                "  ports: [{port: 80, targetPort: 8080}]\n---\napiVersion: v1\nkind: Service\n"
+                "metadata: {name: np}\nspec:\n  type: NodePort\n  ports: [{port: 81}]\n");
+    REQUIRE(kubectl({"create"}, file).exit_code == 0);
+    auto svc = kubectl({"get", "svc"});
+    CHECK_THAT(svc.out, Catch::Contains("kubernetes   ClusterIP   10.43.0.1    <none>        443/TCP"));
+    CHECK_THAT(svc.out, Catch::Contains("np           NodePort    10.43."));
+    CHECK_THAT(svc.out, Catch::Contains("81:30000/TCP"));
+    auto ips = kubectl({"get", "svc", "-o", "jsonpath={.items[*].spec.clusterIP}"});
+    CHECK(ips.out.find("10.43.0.1 ") == 0);
+    auto change = kubectl({"patch", "svc", "web", "--type", "merge", "-p", R"({"spec":{"clusterIP":"10.43.9.9"}})"});
+    CHECK(change.exit_code == 1);
+    CHECK_THAT(change.err, Catch::Contains("The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: "
+                                           "[]string{\"10.43.9.9\"}: may not change once set"));
+  }
+
   SECTION("-A, -o name, --chunk-size and field selectors") {
     auto all = kubectl({"get", "ns", "-o", "name", "--chunk-size", "1"});
     CHECK(all.out == "namespace/default\nnamespace/kube-node-lease\nnamespace/kube-public\nnamespace/kube-system\n");

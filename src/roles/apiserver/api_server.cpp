@@ -71,7 +71,9 @@ Status ApiServerRole::start() {
 
   cache_ = std::make_unique<WatchCache>(*store, decode_stored);
   RETURN_IF_ERROR(cache_->start());
-  rest_ = std::make_unique<Rest>(*store, *cache_, clock_);
+  strategies_ = std::make_unique<Strategies>(
+      *cache_, ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
+  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_);
   router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_);
   RETURN_IF_ERROR(bootstrap_objects());
 
@@ -99,7 +101,14 @@ Status ApiServerRole::bootstrap_objects() {
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     RETURN_IF_ERROR(rest_->ensure(*ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
   }
-  return Status::ok();
+  // The `kubernetes` Service: the API at the first address of the service range.
+  json service = {{"apiVersion", "v1"},
+                  {"kind", "Service"},
+                  {"metadata", {{"name", "kubernetes"}, {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
+                  {"spec", {{"type", "ClusterIP"},
+                            {"clusterIP", config_.first_service_ip},
+                            {"ports", {{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}, {"targetPort", config_.port}}}}}}};
+  return rest_->ensure(*registry.find("", "v1", "services"), "default", std::move(service));
 }
 
 void ApiServerRole::stop() {

@@ -25,6 +25,7 @@ namespace k3c::apiserver {
 class WatchCache;
 class Rest;
 class Router;
+class Strategies;
 
 struct ApiServerConfig {
   std::string tls_dir;     // <data-dir>/server/tls
@@ -35,6 +36,9 @@ struct ApiServerConfig {
   std::vector<std::string> tls_sans;
   std::string cluster_domain = "cluster.local";
   std::string first_service_ip = "10.43.0.1";  // the `kubernetes` Service
+  std::string service_cidr = "10.43.0.0/16";
+  uint16_t node_port_first = 30000;
+  uint16_t node_port_last = 32767;
   std::string kubeconfig_path;                 // "" = write none
   unsigned kubeconfig_mode = 0600;
 };
@@ -60,6 +64,7 @@ class ApiServerRole final : public Role {
   std::function<store::Store*()> store_;
   const Clock& clock_;
   std::unique_ptr<WatchCache> cache_;
+  std::unique_ptr<Strategies> strategies_;
   std::unique_ptr<Rest> rest_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<http::HttpsServer> server_;

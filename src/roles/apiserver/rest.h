@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "http/http.h"
 #include "roles/apiserver/request_info.h"
+#include "roles/apiserver/strategies.h"
 #include "roles/apiserver/watch_cache.h"
 #include "store/store.h"
 
@@ -26,8 +27,8 @@ struct Call {
 
 class Rest {
  public:
-  Rest(store::Store& store, WatchCache& cache, const Clock& clock)
-      : store_(store), cache_(cache), clock_(clock) {}
+  Rest(store::Store& store, WatchCache& cache, Strategies& strategies, const Clock& clock)
+      : store_(store), cache_(cache), strategies_(strategies), clock_(clock) {}
 
   http::Response get(const Call& call);
   http::Response list(const Call& call);
@@ -54,6 +55,7 @@ class Rest {
 
   store::Store& store_;
   WatchCache& cache_;
+  Strategies& strategies_;
   const Clock& clock_;
 };
 

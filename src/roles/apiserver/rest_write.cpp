@@ -91,10 +91,11 @@ http::Response Rest::create(const Call& c) {
   if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now())) return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
+  if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
   const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
   if (dry_run(c.request)) return json_response(201, object.dump());
   std::string key = c.resource.storage_key(ns, name);
-  auto created = store_.create(key, object.dump());
+  auto created = store_.create(key, object.dump(), strategies_.lease_seconds(c.resource));
   if (!created.is_ok()) {
     if (created.status().code() == Code::kAlreadyExists) {
       return error_response(already_exists(c.resource.group, c.resource.plural, name));
@@ -115,7 +116,7 @@ http::Response Rest::write_updated(const Call& c, json updated, int64_t revision
     if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
     return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json);
   }
-  auto written = store_.update(key, updated.dump(), revision);
+  auto written = store_.update(key, updated.dump(), revision, strategies_.lease_seconds(c.resource));
   if (!written.is_ok()) return error_response(store_error(c, written.status()));
   return json_response(status, make_cached(key, std::move(updated), written->mod_revision).json);
 }
@@ -133,6 +134,7 @@ http::Response Rest::update(const Call& c) {
     }
     auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object)) return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       json out = updated.value();
       if (!dry_run(c.request)) return json_response(200, make_cached("", std::move(out), current.revision).json);
@@ -196,6 +198,7 @@ http::Response Rest::patch(const Call& c) {
     }
     auto updated = prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object)) return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       return json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
     }
@@ -314,6 +317,7 @@ Status Rest::ensure(const api::Resource& resource, const std::string& ns, json o
   info.namespace_ = ns;
   info.verb = "create";
   if (auto e = prepare_create(object, resource, info, clock_.wall_now())) return error(e->code, e->message);
+  if (auto e = strategies_.before_create(resource, object)) return error(e->code, e->message);
   std::string key = resource.storage_key(ns, object["metadata"]["name"].get<std::string>());
   auto created = store_.create(key, object.dump());
   if (!created.is_ok() && created.status().code() != Code::kAlreadyExists) return created.status();

@@ -1,0 +1,61 @@
+// Per-resource rules the REST layer applies on top of the generic metadata rules: Service
+// defaults with ClusterIP and NodePort allocation and the immutable clusterIP, the TTL of
+// Events, the `default` ServiceAccount of pods. (Field defaults of every type will come from
+// the schemas; these are the rules that need cluster state.)
+//
+// Thread-safety: every method from any thread; mu_ guards the reservations.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/registry.h"
+#include "roles/apiserver/api_errors.h"
+#include "roles/apiserver/watch_cache.h"
+
+namespace k3c::apiserver {
+
+struct ClusterNetworks {
+  std::string service_cidr = "10.43.0.0/16";  // IPv4 only for now
+  uint16_t node_port_first = 30000;
+  uint16_t node_port_last = 32767;
+};
+
+class Strategies {
+ public:
+  Strategies(WatchCache& cache, ClusterNetworks networks);
+
+  std::optional<ApiError> before_create(const api::Resource& r, nlohmann::json& object);
+  std::optional<ApiError> before_update(const api::Resource& r, nlohmann::json& object,
+                                        const nlohmann::json& old);
+  // The store lease (TTL seconds) objects of the resource are written with; 0 = none.
+  int64_t lease_seconds(const api::Resource& r) const;
+
+ private:
+  std::optional<ApiError> prepare_service(nlohmann::json& service, const nlohmann::json* old);
+  struct Used {
+    std::set<uint32_t> ips;
+    std::set<int> ports;
+  };
+  std::optional<std::string> allocate_ip(const std::string& name);
+  std::optional<int> allocate_node_port(const std::string& name);
+  void drop_stale_reservations();
+  Used used_by_services() const;
+
+  WatchCache& cache_;
+  uint32_t network_ = 0;  // the service range, host order
+  int prefix_ = 16;
+  ClusterNetworks networks_;
+  std::mutex mu_;
+  // Addresses and ports handed out but perhaps not yet visible in the cache, with when.
+  std::map<uint32_t, std::chrono::steady_clock::time_point> reserved_ips_;
+  std::map<int, std::chrono::steady_clock::time_point> reserved_ports_;
+};
+
+}  // namespace k3c::apiserver
