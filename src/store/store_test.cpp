@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "run_command.h"
 #include "temp_dir.h"
 
 namespace k3c::store {
@@ -430,7 +431,7 @@ TEST_CASE("a file that is not a datastore is refused with a clear error") {
     REQUIRE_THAT(s.status().message(), Catch::Contains("not a database"));
   }
   SECTION("another SQLite database") {
-    REQUIRE(system(("sqlite3 " + o.path + " 'CREATE TABLE t(x)'").c_str()) == 0);
+    REQUIRE(run_command({"sqlite3", o.path, "CREATE TABLE t(x)"}).exit_code == 0);
     auto s = open(o);
     REQUIRE(s.status().code() == Code::kCorrupt);
     REQUIRE_THAT(s.status().message(), Catch::Contains("not a k3c datastore"));

@@ -3,6 +3,13 @@
 
 namespace k3c::apiserver {
 
+ApiError api_error(Code code, std::string message) {
+  ApiError e;
+  e.code = code;
+  e.message = std::move(message);
+  return e;
+}
+
 std::string qualified_resource(std::string_view group, std::string_view resource) {
   std::string s(resource);
   if (!group.empty()) {
@@ -12,36 +19,39 @@ std::string qualified_resource(std::string_view group, std::string_view resource
   return s;
 }
 
-ApiError not_found(std::string_view group, std::string_view resource, std::string_view name) {
-  ApiError e;
-  e.code = Code::kNotFound;
-  e.message = qualified_resource(group, resource) + " \"" + std::string(name) + "\" not found";
+namespace {
+
+// An error about one object: its name, group and resource (or kind) in the details.
+ApiError about(Code code, std::string message, std::string_view group, std::string_view kind,
+               std::string_view name) {
+  ApiError e = api_error(code, std::move(message));
   e.name = name;
   e.group = group;
-  e.kind = resource;
+  e.kind = kind;
   return e;
 }
 
+std::string quoted(std::string_view name) { return " \"" + std::string(name) + "\""; }
+
+}  // namespace
+
+ApiError not_found(std::string_view group, std::string_view resource, std::string_view name) {
+  return about(Code::kNotFound, qualified_resource(group, resource) + quoted(name) + " not found",
+               group, resource, name);
+}
+
 ApiError already_exists(std::string_view group, std::string_view resource, std::string_view name) {
-  ApiError e;
-  e.code = Code::kAlreadyExists;
-  e.message = qualified_resource(group, resource) + " \"" + std::string(name) + "\" already exists";
-  e.name = name;
-  e.group = group;
-  e.kind = resource;
-  return e;
+  return about(Code::kAlreadyExists,
+               qualified_resource(group, resource) + quoted(name) + " already exists", group,
+               resource, name);
 }
 
 ApiError conflict(std::string_view group, std::string_view resource, std::string_view name,
                   std::string_view why) {
-  ApiError e;
-  e.code = Code::kConflict;
-  e.message = "Operation cannot be fulfilled on " + qualified_resource(group, resource) + " \"" +
-              std::string(name) + "\": " + std::string(why);
-  e.name = name;
-  e.group = group;
-  e.kind = resource;
-  return e;
+  return about(Code::kConflict,
+               "Operation cannot be fulfilled on " + qualified_resource(group, resource) +
+                   quoted(name) + ": " + std::string(why),
+               group, resource, name);
 }
 
 ApiError object_modified(std::string_view group, std::string_view resource, std::string_view name) {
@@ -52,49 +62,31 @@ ApiError object_modified(std::string_view group, std::string_view resource, std:
 
 ApiError invalid(std::string_view group, std::string_view kind, std::string_view name,
                  std::vector<StatusCause> causes) {
-  ApiError e;
-  e.code = Code::kInvalid;
   std::string list;
   for (const auto& c : causes) {
     if (!list.empty()) list += ", ";
     list += c.field.empty() ? c.message : c.field + ": " + c.message;
   }
   if (causes.size() > 1) list = "[" + list + "]";
-  e.message = qualified_resource(group, kind) + " \"" + std::string(name) + "\" is invalid: " + list;
-  e.name = name;
-  e.group = group;
-  e.kind = kind;
+  ApiError e = about(Code::kInvalid,
+                     qualified_resource(group, kind) + quoted(name) + " is invalid: " + list, group,
+                     kind, name);
   e.causes = std::move(causes);
   return e;
 }
 
-ApiError bad_request(std::string message) {
-  ApiError e;
-  e.code = Code::kBadRequest;
-  e.message = std::move(message);
-  return e;
-}
+ApiError bad_request(std::string message) { return api_error(Code::kBadRequest, std::move(message)); }
 
 ApiError method_not_allowed() {
-  ApiError e;
-  e.code = Code::kMethodNotAllowed;
-  e.message = "the server does not allow this method on the requested resource";
-  return e;
+  return api_error(Code::kMethodNotAllowed,
+                   "the server does not allow this method on the requested resource");
 }
 
 ApiError resource_not_found() {
-  ApiError e;
-  e.code = Code::kNotFound;
-  e.message = "the server could not find the requested resource";
-  return e;
+  return api_error(Code::kNotFound, "the server could not find the requested resource");
 }
 
-ApiError from_status(const Status& status) {
-  ApiError e;
-  e.code = status.code();
-  e.message = status.message();
-  return e;
-}
+ApiError from_status(const Status& status) { return api_error(status.code(), status.message()); }
 
 nlohmann::json status_body(const ApiError& e) {
   nlohmann::json body = {{"kind", "Status"},

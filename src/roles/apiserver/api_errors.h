@@ -31,6 +31,9 @@ struct ApiError {
   int retry_after_seconds = 0;
 };
 
+// An error with a code and message and no details.
+ApiError api_error(Code code, std::string message);
+
 // "pods" or "deployments.apps".
 std::string qualified_resource(std::string_view group, std::string_view resource);
 

@@ -15,10 +15,8 @@ std::string_view media_type(std::string_view content_type) {
 }
 
 ApiError unsupported(std::string_view type) {
-  ApiError e;
-  e.code = Code::kUnsupportedMediaType;
-  e.message = "the body of the request was in an unknown format - accepted media types include: "
-              "application/json, application/yaml";
+  ApiError e = api_error(Code::kUnsupportedMediaType, "the body of the request was in an unknown format - accepted media types include: "
+              "application/json, application/yaml");
   if (type == "application/vnd.kubernetes.protobuf") {
     e.message += " (protobuf request bodies are not implemented yet in k3c)";
   }
@@ -80,10 +78,8 @@ ApiResult<OutputFormat> negotiate_output(const http::Request& request) {
     start = comma + 1;
   }
   if (json_ok) return OutputFormat::kJson;
-  ApiError e;
-  e.code = Code::kNotAcceptable;
-  e.message = "only the following media types are accepted: application/json, application/yaml, "
-              "application/json;as=Table;v=v1;g=meta.k8s.io";
+  ApiError e = api_error(Code::kNotAcceptable, "only the following media types are accepted: application/json, application/yaml, "
+              "application/json;as=Table;v=v1;g=meta.k8s.io");
   return e;
 }
 

@@ -137,12 +137,9 @@ http::Response Rest::list(const Call& c) {
     if (t->revision != cache_.revision()) {
       // The cache has moved on; a consistent continuation would need the store's history.
       // Upstream answers an expired token the same way.
-      ApiError e;
-      e.code = Code::kGone;
-      e.message = "The provided continue parameter is too old to display a consistent list "
+      return error_response(api_error(Code::kGone, "The provided continue parameter is too old to display a consistent list "
                   "result. You can start a new list without the continue parameter, or use the "
-                  "continue token in this response to retrieve the remainder of the results.";
-      return error_response(e);
+                  "continue token in this response to retrieve the remainder of the results."));
     }
     after = t->after;
     *min = -1;
@@ -223,9 +220,7 @@ http::Response Rest::watch(const Call& c) {
   if (!w.is_ok()) {
     if (w.status().code() != Code::kGone) return error_response(from_status(w.status()));
     // Too old: upstream answers 200 with one ERROR event carrying the 410 Status.
-    ApiError e;
-    e.code = Code::kGone;
-    e.message = w.status().message();
+    ApiError e = api_error(Code::kGone, w.status().message());
     r.body = WatchStream::event_line("ERROR", status_body(e).dump());
     return r;
   }

@@ -41,11 +41,9 @@ std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const 
   if (!ns.is_ok()) return not_found("", "namespaces", c.info.namespace_);
   json o = json::parse((*ns)->json, nullptr, false);
   if (o.is_object() && o["status"].is_object() && o["status"].value("phase", "") == "Terminating") {
-    ApiError e;
-    e.code = Code::kForbidden;
-    e.message = qualified_resource(c.resource.group, c.resource.plural) + " \"" + name +
+    ApiError e = api_error(Code::kForbidden, qualified_resource(c.resource.group, c.resource.plural) + " \"" + name +
                 "\" is forbidden: unable to create new content in namespace " + c.info.namespace_ +
-                " because it is being terminated";
+                " because it is being terminated");
     e.name = name;
     e.group = c.resource.group;
     e.kind = c.resource.plural;
@@ -152,27 +150,19 @@ http::Response Rest::patch(const Call& c) {
   std::string type(c.request.header("content-type").value_or(""));
   type = type.substr(0, type.find(';'));
   if (type == "application/apply-patch+yaml") {
-    ApiError e;
-    e.code = Code::kUnsupportedMediaType;
-    e.message = "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c";
-    return error_response(e);
+    return error_response(api_error(Code::kUnsupportedMediaType, "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c"));
   }
   if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
       type != "application/strategic-merge-patch+json") {
-    ApiError e;
-    e.code = Code::kUnsupportedMediaType;
-    e.message = "the body of the request was in an unknown format - accepted media types include: "
+    return error_response(api_error(Code::kUnsupportedMediaType, "the body of the request was in an unknown format - accepted media types include: "
                 "application/json-patch+json, application/merge-patch+json, "
-                "application/strategic-merge-patch+json";
-    return error_response(e);
+                "application/strategic-merge-patch+json"));
   }
   auto patch = decode_body(c.request);
   if (!patch.ok()) return error_response(patch.error());
   if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
-    ApiError e;
-    e.code = Code::kUnsupportedMediaType;
-    e.message = "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
-                "use a JSON merge patch (--type merge) or a JSON patch (--type json)";
+    ApiError e = api_error(Code::kUnsupportedMediaType, "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
+                "use a JSON merge patch (--type merge) or a JSON patch (--type json)");
     return error_response(e);
   }
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {

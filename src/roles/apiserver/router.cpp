@@ -17,17 +17,11 @@ http::Response text(int status, std::string body) {
 }
 
 http::Response unauthorized() {
-  ApiError e;
-  e.code = Code::kUnauthorized;
-  e.message = "Unauthorized";
-  return error_response(e);
+  return error_response(api_error(Code::kUnauthorized, "Unauthorized"));
 }
 
 http::Response not_implemented(std::string what) {
-  ApiError e;
-  e.code = Code::kNotImplemented;
-  e.message = std::move(what);
-  return error_response(e);
+  return error_response(api_error(Code::kNotImplemented, std::move(what)));
 }
 
 // Paths anyone may read, as upstream's system:public-info-viewer allows.

@@ -101,10 +101,7 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
   if (!old && ip.empty()) {
     auto allocated = allocate_ip(name);
     if (!allocated) {
-      ApiError e;
-      e.code = Code::kInternal;
-      e.message = "failed to allocate a serviceIP: range is full";
-      return e;
+      return api_error(Code::kInternal, "failed to allocate a serviceIP: range is full");
     }
     ip = *allocated;
   } else if (!old && ip != "None") {
@@ -136,10 +133,7 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
       }
       auto port = allocate_node_port(name);
       if (!port) {
-        ApiError e;
-        e.code = Code::kInternal;
-        e.message = "failed to allocate a nodePort: range is full";
-        return e;
+        return api_error(Code::kInternal, "failed to allocate a nodePort: range is full");
       }
       p["nodePort"] = *port;
     }

@@ -85,9 +85,7 @@ http::BodyStream::Chunk WatchStream::poll() {
     // A watch ended by the cache (too slow, reloaded) tells the client why, as upstream does
     // with an ERROR event; a cancelled one just ends.
     if (batch.ended.code() == Code::kGone && batch.ended.message() != "watch cancelled") {
-      ApiError e;
-      e.code = Code::kGone;
-      e.message = batch.ended.message();
+      ApiError e = api_error(Code::kGone, batch.ended.message());
       out.data += event_line("ERROR", status_body(e).dump());
     }
     finished_ = true;

@@ -58,6 +58,22 @@ std::string end_or_max(const KeyRange& range) {
   return range.end.empty() ? kEndOfKeys : range.end;
 }
 
+// Steps `s` to the end, handing each row to `read`, and resets it (also on error).
+template <typename RowReader>
+Status for_each_row(Stmt& s, RowReader&& read) {
+  while (true) {
+    auto more = s.step();
+    if (!more.is_ok()) {
+      s.reset();
+      return more.status();
+    }
+    if (!*more) break;
+    read(s);
+  }
+  s.reset();
+  return Status::ok();
+}
+
 }  // namespace
 
 KeyRange prefix_range(const std::string& prefix) {
@@ -190,16 +206,7 @@ Result<std::vector<Row>> LogTable::live_range(const KeyRange& range, const std::
   s.bind(1, range.begin).bind(2, end_or_max(range)).bind(3, revision).bind(4, after);
   s.bind(5, limit > 0 ? limit : kNoLimit);
   std::vector<Row> rows;
-  while (true) {
-    auto more = s.step();
-    if (!more.is_ok()) {
-      s.reset();
-      return more.status();
-    }
-    if (!*more) break;
-    rows.push_back(read_row(s, 0));
-  }
-  s.reset();
+  RETURN_IF_ERROR(for_each_row(s, [&](const Stmt& row) { rows.push_back(read_row(row, 0)); }));
   return rows;
 }
 
@@ -219,34 +226,18 @@ Result<std::vector<HistoryRow>> LogTable::history(const KeyRange& range, int64_t
   s.bind(1, range.begin).bind(2, end_or_max(range)).bind(3, after).bind(4, upto);
   s.bind(5, limit > 0 ? limit : kNoLimit);
   std::vector<HistoryRow> rows;
-  while (true) {
-    auto more = s.step();
-    if (!more.is_ok()) {
-      s.reset();
-      return more.status();
-    }
-    if (!*more) break;
-    HistoryRow h{read_row(s, 0), std::nullopt};
-    if (!s.is_null(kRowColumnCount)) h.prev = read_row(s, kRowColumnCount);
+  RETURN_IF_ERROR(for_each_row(s, [&](const Stmt& row) {
+    HistoryRow h{read_row(row, 0), std::nullopt};
+    if (!row.is_null(kRowColumnCount)) h.prev = read_row(row, kRowColumnCount);
     rows.push_back(std::move(h));
-  }
-  s.reset();
+  }));
   return rows;
 }
 
 Result<std::vector<Row>> LogTable::leased_rows() {
   Stmt& s = *leased_;
   std::vector<Row> rows;
-  while (true) {
-    auto more = s.step();
-    if (!more.is_ok()) {
-      s.reset();
-      return more.status();
-    }
-    if (!*more) break;
-    rows.push_back(read_row(s, 0));
-  }
-  s.reset();
+  RETURN_IF_ERROR(for_each_row(s, [&](const Stmt& row) { rows.push_back(read_row(row, 0)); }));
   return rows;
 }
 
