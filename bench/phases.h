@@ -47,6 +47,11 @@ Result<ReadFigures> run_store_reads(const BenchEnv& env);
 struct WatchFigures {
   Latency from_call;  // from just before the write call to the watcher's next() returning
   Latency from_ack;   // from the write call returning to the watcher's next() returning
+  // From the commit to the watcher's next() returning. The commit's moment is estimated per
+  // event as the earliest of the write's acknowledgement and its first delivery (the store
+  // publishes right after COMMIT, before it answers the writer): this is the fan-out's own
+  // latency, without the fsync that from_call includes.
+  Latency from_commit;
   Latency write;      // the create() calls themselves (durable: they include the fsync)
   double events_per_s = 0;
   int64_t missed = 0;  // (watcher, event) deliveries that never arrived, over all reps

@@ -116,11 +116,16 @@ Result<WatchFigures> watch_rep(const BenchEnv& env) {
   if (!times.is_ok()) return times.status();
   RETURN_IF_ERROR(watch_failure.get());
 
-  std::vector<int64_t> from_call, from_ack, write;
+  std::vector<int64_t> from_call, from_ack, from_commit, write;
+  std::vector<int64_t> committed(times->ack_ns.begin(), times->ack_ns.end());
+  for (const auto& deliveries : seen) {
+    for (const Delivery& d : deliveries) committed[d.seq] = std::min(committed[d.seq], d.recv_ns);
+  }
   for (const auto& deliveries : seen) {
     for (const Delivery& d : deliveries) {
       from_call.push_back(d.recv_ns - d.sent_ns);
       from_ack.push_back(d.recv_ns - times->ack_ns[d.seq]);
+      from_commit.push_back(d.recv_ns - committed[d.seq]);
     }
   }
   for (int64_t seq = 0; seq < events; ++seq)
@@ -129,6 +134,7 @@ Result<WatchFigures> watch_rep(const BenchEnv& env) {
   out.missed = events * kWatchers - static_cast<int64_t>(from_call.size());
   out.from_call = summarize(std::move(from_call));
   out.from_ack = summarize(std::move(from_ack));
+  out.from_commit = summarize(std::move(from_commit));
   out.write = summarize(std::move(write));
   double span_s = static_cast<double>(times->ack_ns.back() - times->sent_ns.front()) / 1e9;
   out.events_per_s = span_s > 0 ? static_cast<double>(events) / span_s : 0;
@@ -140,25 +146,28 @@ Result<WatchFigures> watch_rep(const BenchEnv& env) {
 Result<WatchFigures> run_watch_latency(const BenchEnv& env) {
   print_heading(format("5. Watch delivery: %d watchers of one prefix, writer at %.0f creates/s",
                        kWatchers, kEventsPerSecond));
-  std::vector<Latency> call, ack, write;
+  std::vector<Latency> call, ack, commit, write;
   std::vector<double> rates;
   WatchFigures out;
   for (int rep = 0; rep < env.reps; ++rep) {
     ASSIGN_OR_RETURN(WatchFigures r, watch_rep(env));
     call.push_back(r.from_call);
     ack.push_back(r.from_ack);
+    commit.push_back(r.from_commit);
     write.push_back(r.write);
     rates.push_back(r.events_per_s);
     out.missed += r.missed;
   }
   out.from_call = combine(call);
   out.from_ack = combine(ack);
+  out.from_commit = combine(commit);
   out.write = combine(write);
   out.events_per_s = median(rates);
   print_figure("writer rate achieved", format("%.0f creates/s", out.events_per_s));
   print_figure("create() call itself", to_string(out.write));
   print_figure("latency from before create()", to_string(out.from_call));
   print_figure("latency from create() returning", to_string(out.from_ack));
+  print_figure("latency from the commit", to_string(out.from_commit));
   print_figure("deliveries (all reps) / missed",
                format("%zu / %lld", out.from_call.count, static_cast<long long>(out.missed)));
   return out;
