@@ -3,12 +3,12 @@
 // the second reads the fields and resolves their types.
 #include "api/schema.h"
 
-#include <algorithm>
 #include <initializer_list>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
 
+#include "api/internal/yaml_keys.h"
 #include "core/yaml_json.h"
 
 // The embedded schema files (see CMakeLists.txt).
@@ -43,14 +43,7 @@ std::string kind_key(std::string_view group, std::string_view version, std::stri
 
 Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
                   const std::string& where) {
-  if (!node.IsMap()) return invalid(where, "expected a mapping");
-  for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      return invalid(where, "unknown key \"" + key + "\"");
-    }
-  }
-  return Status::ok();
+  return internal::check_yaml_keys(node, allowed, "schema ", where);
 }
 
 const std::map<std::string_view, FieldType::Kind> kLeafTypes = {

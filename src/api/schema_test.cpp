@@ -70,7 +70,7 @@ TEST_CASE("schemas: loading errors name the file, type and field") {
   CHECK(load_error("package: t.v1\ntypes:\n  A:\n    fields:\n    - {name: b, number: 1, type: string, "
                    "listType: map}\n").message().find("listType is for lists") != std::string::npos);
   CHECK(load_error("package: t.v1\ntypes:\n  A:\n    fields:\n    - {name: b, number: 1, type: string, "
-                   "colour: red}\n").message().find("unknown key \"colour\"") != std::string::npos);
+                   "colour: red}\n").message().find("unknown field \"colour\"") != std::string::npos);
   CHECK(load_error("package: t.v1\ntypes:\n  A:\n    fields:\n    - {name: b, number: x, type: string}\n")
             .code() == Code::kInvalid);
   CHECK(load_error("package: [").code() == Code::kInvalid);
