@@ -11,6 +11,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "api/internal/yaml_keys.h"
+
 namespace k3c::api::internal {
 namespace {
 
@@ -22,17 +24,9 @@ Status invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, "resources.yaml: " + where + ": " + what);
 }
 
-// Every key of the map `node` must be one of `allowed`.
 Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
                   const std::string& where) {
-  if (!node.IsMap()) return invalid(where, "expected a mapping");
-  for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      return invalid(where, "unknown field \"" + key + "\"");
-    }
-  }
-  return Status::ok();
+  return check_yaml_keys(node, allowed, "resources.yaml: ", where);
 }
 
 Result<std::string> required_string(const YAML::Node& node, const char* key,

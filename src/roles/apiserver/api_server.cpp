@@ -63,6 +63,8 @@ Status ApiServerRole::start() {
 
   ASSIGN_OR_RETURN(api::ResourceRegistry builtin, api::ResourceRegistry::builtin());
   auto registry = std::make_shared<const api::ResourceRegistry>(std::move(builtin));
+  ASSIGN_OR_RETURN(api::SchemaSet builtin_schemas, api::SchemaSet::builtin());
+  auto schemas = std::make_shared<const api::SchemaSet>(std::move(builtin_schemas));
   std::string address = config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
   if (address == "0.0.0.0" || address == "::") address = "127.0.0.1";
   ASSIGN_OR_RETURN(api::DiscoveryDocuments discovery,
@@ -73,7 +75,7 @@ Status ApiServerRole::start() {
   RETURN_IF_ERROR(cache_->start());
   strategies_ = std::make_unique<Strategies>(
       *cache_, ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
-  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_);
+  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, std::move(schemas), registry);
   router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_);
   RETURN_IF_ERROR(bootstrap_objects());
 

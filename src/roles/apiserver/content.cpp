@@ -2,6 +2,8 @@
 #include "roles/apiserver/content.h"
 
 #include "api/patch.h"
+#include "api/protobuf.h"
+#include "core/log.h"
 #include "core/yaml_json.h"
 
 namespace k3c::apiserver {
@@ -14,21 +16,36 @@ std::string_view media_type(std::string_view content_type) {
   return t;
 }
 
-ApiError unsupported(std::string_view type) {
-  ApiError e = api_error(Code::kUnsupportedMediaType, "the body of the request was in an unknown format - accepted media types include: "
-              "application/json, application/yaml");
-  if (type == "application/vnd.kubernetes.protobuf") {
-    e.message += " (protobuf request bodies are not implemented yet in k3c)";
+ApiError unsupported() {
+  return api_error(Code::kUnsupportedMediaType,
+                   "the body of the request was in an unknown format - accepted media types "
+                   "include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
+}
+
+constexpr std::string_view kProtobufType = "application/vnd.kubernetes.protobuf";
+
+ApiResult<nlohmann::json> decode_protobuf_body(const http::Request& request, const BodyCodecs& codecs) {
+  auto decoded = api::decode_protobuf(request.body, codecs.schemas, codecs.registry);
+  if (!decoded.is_ok()) return from_status(decoded.status());
+  if (decoded->unknown_fields > 0) {
+    // Unknown field numbers are newer fields than our schemas know; kept out, not fatal.
+    log::for_role("apiserver")->debug("protobuf {} {}: skipped {} unknown field(s), e.g. {}",
+                                      request.method, request.target, decoded->unknown_fields,
+                                      decoded->unknown_examples.front());
   }
-  return e;
+  return std::move(decoded->object);
 }
 
 }  // namespace
 
-ApiResult<nlohmann::json> decode_body(const http::Request& request) {
+ApiResult<nlohmann::json> decode_body(const http::Request& request, const BodyCodecs& codecs) {
   std::string_view type = media_type(request.header("content-type").value_or("application/json"));
   nlohmann::json doc;
-  if (type == "application/json" || type == "application/merge-patch+json" ||
+  if (type == kProtobufType) {
+    auto decoded = decode_protobuf_body(request, codecs);
+    if (!decoded.ok()) return decoded;
+    doc = std::move(decoded.value());
+  } else if (type == "application/json" || type == "application/merge-patch+json" ||
       type == "application/json-patch+json" || type == "application/strategic-merge-patch+json" ||
       type == "application/apply-patch+yaml" || type == "application/yaml" || type == "*/*" ||
       type.empty()) {
@@ -49,7 +66,7 @@ ApiResult<nlohmann::json> decode_body(const http::Request& request) {
       }
     }
   } else {
-    return unsupported(type);
+    return unsupported();
   }
   if (api::json_depth(doc) > api::kMaxJsonDepth) {
     return bad_request("json: exceeded max depth of " + std::to_string(api::kMaxJsonDepth));

@@ -1,5 +1,5 @@
-// Content negotiation for API requests: decoding request bodies (JSON, YAML; protobuf is
-// recognised and refused clearly until its decoder exists) and reading the Accept header
+// Content negotiation for API requests: decoding request bodies (JSON, YAML, and
+// Kubernetes protobuf through the schemas, doc/schemas.md) and reading the Accept header
 // (JSON, or the meta.k8s.io Table form kubectl asks for).
 #pragma once
 
@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/registry.h"
+#include "api/schema.h"
 #include "http/http.h"
 #include "roles/apiserver/api_errors.h"
 
@@ -28,8 +30,17 @@ class ApiResult {
   std::variant<T, ApiError> v_;
 };
 
-// The request body as a JSON document, by its Content-Type.
-ApiResult<nlohmann::json> decode_body(const http::Request& request);
+// What decode_body needs besides the request: protobuf bodies are transcoded to JSON with
+// the schemas, and the registry tells a served kind without a schema (415) from an unknown
+// one (400). Both must outlive the call.
+struct BodyCodecs {
+  const api::SchemaSet& schemas;
+  const api::ResourceRegistry& registry;
+};
+
+// The request body as a JSON document, by its Content-Type. A protobuf body becomes the
+// same document as the equivalent JSON body (apiVersion and kind included).
+ApiResult<nlohmann::json> decode_body(const http::Request& request, const BodyCodecs& codecs);
 
 enum class OutputFormat { kJson, kTable };
 // kTable when the Accept header asks for as=Table (v1 or v1beta1) before plain JSON; an

@@ -7,10 +7,13 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 
 #include "api/registry.h"
+#include "api/schema.h"
 #include "core/clock.h"
 #include "http/http.h"
+#include "roles/apiserver/content.h"
 #include "roles/apiserver/request_info.h"
 #include "roles/apiserver/strategies.h"
 #include "roles/apiserver/watch_cache.h"
@@ -27,8 +30,12 @@ struct Call {
 
 class Rest {
  public:
-  Rest(store::Store& store, WatchCache& cache, Strategies& strategies, const Clock& clock)
-      : store_(store), cache_(cache), strategies_(strategies), clock_(clock) {}
+  // `schemas` and `registry` decode protobuf request bodies (content.h, BodyCodecs).
+  Rest(store::Store& store, WatchCache& cache, Strategies& strategies, const Clock& clock,
+       std::shared_ptr<const api::SchemaSet> schemas,
+       std::shared_ptr<const api::ResourceRegistry> registry)
+      : store_(store), cache_(cache), strategies_(strategies), clock_(clock),
+        schemas_(std::move(schemas)), registry_(std::move(registry)) {}
 
   http::Response get(const Call& call);
   http::Response list(const Call& call);
@@ -53,10 +60,14 @@ class Rest {
                                int status);
   http::Response finish_delete(const Call& call, const Current& current);
 
+  BodyCodecs codecs() const { return {*schemas_, *registry_}; }
+
   store::Store& store_;
   WatchCache& cache_;
   Strategies& strategies_;
   const Clock& clock_;
+  std::shared_ptr<const api::SchemaSet> schemas_;
+  std::shared_ptr<const api::ResourceRegistry> registry_;
 };
 
 }  // namespace k3c::apiserver

@@ -83,7 +83,7 @@ std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
 }
 
 http::Response Rest::create(const Call& c) {
-  auto body = decode_body(c.request);
+  auto body = decode_body(c.request, codecs());
   if (!body.ok()) return error_response(body.error());
   json& object = body.value();
   if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now())) return error_response(*e);
@@ -120,7 +120,7 @@ http::Response Rest::write_updated(const Call& c, json updated, int64_t revision
 }
 
 http::Response Rest::update(const Call& c) {
-  auto body = decode_body(c.request);
+  auto body = decode_body(c.request, codecs());
   if (!body.ok()) return error_response(body.error());
   std::string precondition = meta_rv(body.value());
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
@@ -158,7 +158,7 @@ http::Response Rest::patch(const Call& c) {
                 "application/json-patch+json, application/merge-patch+json, "
                 "application/strategic-merge-patch+json"));
   }
-  auto patch = decode_body(c.request);
+  auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
   if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
     ApiError e = api_error(Code::kUnsupportedMediaType, "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
@@ -214,7 +214,7 @@ http::Response Rest::finish_delete(const Call& c, const Current& current) {
 http::Response Rest::remove(const Call& c) {
   json options = json::object();
   if (!c.request.body.empty()) {
-    auto body = decode_body(c.request);
+    auto body = decode_body(c.request, codecs());
     if (!body.ok()) return error_response(body.error());
     if (!body.value().is_object()) return error_response(bad_request("DeleteOptions must be an object"));
     options = std::move(body.value());
