@@ -111,6 +111,22 @@ TEST_CASE("kubectl drives the API server") {
     CHECK(gone.err == "Error from server (NotFound): configmaps \"web-config\" not found\n");
   }
 
+  SECTION("create generators (protobuf bodies from kubectl 1.32+)") {
+    CHECK(kubectl({"create", "namespace", "demo"}).out == "namespace/demo created\n");
+    CHECK(kubectl({"create", "configmap", "settings", "-n", "demo", "--from-literal=mode=fast"}).exit_code == 0);
+    CHECK(kubectl({"create", "secret", "generic", "creds", "-n", "demo", "--from-literal=password=s3cret"}).exit_code == 0);
+    CHECK(kubectl({"create", "serviceaccount", "bot", "-n", "demo"}).exit_code == 0);
+    CHECK(kubectl({"create", "deployment", "web", "-n", "demo", "--image=busybox", "--replicas=2"}).exit_code == 0);
+    CHECK(kubectl({"get", "cm", "settings", "-n", "demo", "-o", "jsonpath={.data.mode}"}).out == "fast");
+    CHECK(kubectl({"get", "secret", "creds", "-n", "demo", "-o", "jsonpath={.data.password}"}).out == "czNjcmV0");
+    CHECK(kubectl({"get", "deploy", "web", "-n", "demo", "-o", "jsonpath={.spec.replicas}/{.metadata.generation}"}).out == "2/1");
+    auto table = kubectl({"get", "deploy", "-n", "demo"});
+    CHECK_THAT(table.out, Catch::StartsWith("NAME   READY   UP-TO-DATE   AVAILABLE   AGE\nweb    0/2     0            0"));
+    auto dup = kubectl({"create", "namespace", "demo"});
+    CHECK(dup.exit_code == 1);
+    CHECK(dup.err == "Error from server (AlreadyExists): namespaces \"demo\" already exists\n");
+  }
+
   SECTION("a stale resourceVersion is a Conflict with upstream's message") {
     const std::string file = box.path("cm.yaml");
     write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
