@@ -1,4 +1,4 @@
-// /openapi/v3 documents (see openapi.h).
+// The registry walk both OpenAPI versions share, and the /openapi/v3 documents (see openapi.h).
 #include "roles/apiserver/openapi.h"
 
 #include <functional>
@@ -11,26 +11,36 @@ namespace k3c::apiserver {
 
 using nlohmann::json;
 
-OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
-  std::map<std::string, json> docs;
+std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& registry) {
+  std::vector<PatchOperation> operations;
   for (const auto& r : registry.resources()) {
     if (!r.has_verb("patch")) continue;
     std::string gv_path = r.group.empty() ? "api/" + r.version : "apis/" + r.group + "/" + r.version;
-    json& doc = docs[gv_path];
+    std::string path = "/" + gv_path + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
+    operations.push_back({std::move(gv_path), std::move(path), {r.group, r.version, r.kind}});
+  }
+  return operations;
+}
+
+OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
+  json parameters = json::array();
+  for (const auto& p : kPatchQueryParameters) {
+    parameters.push_back({{"name", p.name}, {"in", "query"}, {"schema", {{"type", "string"}}},
+                          {"description", p.description}});
+  }
+  std::map<std::string, json> docs;
+  for (const auto& op : patch_operations(registry)) {
+    json& doc = docs[op.group_version_path];
     if (doc.is_null()) {
       doc = {{"openapi", "3.0.0"},
              {"info", {{"title", "Kubernetes"}, {"version", version::kKubernetesVersion}}},
              {"paths", json::object()},
              {"components", {{"schemas", json::object()}}}};
     }
-    std::string path = "/" + gv_path + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
-    doc["paths"][path]["patch"] = {
-        {"x-kubernetes-group-version-kind", {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
-        {"parameters",
-         {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}}},
-           {"description", "Strict, Warn or Ignore: what to do with unknown or duplicate fields"}},
-          {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
-          {{"name", "fieldManager"}, {"in", "query"}, {"schema", {{"type", "string"}}}}}}};
+    doc["paths"][op.path]["patch"] = {
+        {"x-kubernetes-group-version-kind",
+         {{"group", op.gvk.group}, {"version", op.gvk.version}, {"kind", op.gvk.kind}}},
+        {"parameters", parameters}};
   }
   json root = {{"paths", json::object()}};
   for (auto& [path, doc] : docs) {

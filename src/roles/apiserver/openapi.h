@@ -1,16 +1,46 @@
-// /openapi/v3: the root index and one document per group-version. Today each GV document
-// declares, for every kind, the PATCH operation with its fieldValidation parameter, which is
-// what kubectl's apply/create/replace/edit need to leave validation to the server
-// (kubectl-wire.md §5). Full component schemas (for `kubectl explain`) come with the
-// project's schema descriptions (DESIGN.md decision 2); until then explain fails clearly.
+// The OpenAPI documents kubectl reads before create/apply/replace/edit. Both declare, for
+// every kind with the patch verb, the PATCH operation with its fieldValidation query
+// parameter; that is what makes kubectl leave validation to the server and send
+// ?fieldValidation=Strict (kubectl-wire.md §5):
+//  - /openapi/v3: the root index and one JSON document per group-version (kubectl 1.29+).
+//  - /openapi/v2: one Swagger 2.0 document, as gnostic's protobuf `openapi.v2.Document`
+//    (kubectl 1.27/1.28) or as JSON; openapi_v2.cpp lists the protobuf fields it writes.
+// Full schemas (for `kubectl explain`) come with the project's schema descriptions
+// (DESIGN.md decision 2); until then explain fails clearly.
+//
+// Thread-safety: both classes are immutable after construction.
 #pragma once
 
+#include <array>
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "api/registry.h"
 
 namespace k3c::apiserver {
+
+// One PATCH operation, as both OpenAPI versions declare it.
+struct PatchOperation {
+  std::string group_version_path;  // "api/v1" or "apis/apps/v1"
+  std::string path;                // "/api/v1/namespaces/{namespace}/configmaps/{name}"
+  api::GroupVersionKind gvk;
+};
+
+// The PATCH operations of every resource with the patch verb, in registry order.
+std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& registry);
+
+// The query parameters every PATCH operation declares (all strings).
+struct QueryParameter {
+  std::string_view name;
+  std::string_view description;
+};
+inline constexpr std::array<QueryParameter, 3> kPatchQueryParameters{{
+    {"fieldValidation", "Strict, Warn or Ignore: what to do with unknown or duplicate fields"},
+    {"dryRun", "All: run the request without persisting it"},
+    {"fieldManager", "the name of the actor making the change"},
+}};
 
 class OpenApiV3 {
  public:
@@ -22,6 +52,27 @@ class OpenApiV3 {
  private:
   std::string root_;
   std::map<std::string, std::string> documents_;
+};
+
+// Clients ask for "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" (kubectl
+// 1.27/1.28) or the newer ".v1.0+protobuf" spelling; both start with this prefix.
+inline constexpr std::string_view kOpenApiV2ProtobufPrefix = "application/com.github.proto-openapi.spec.v2";
+// What upstream answers to either: Go's mime parser (which client-go runs on every response)
+// rejects the '@' spelling, so it must not be sent back.
+inline constexpr std::string_view kOpenApiV2ProtobufType =
+    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
+class OpenApiV2 {
+ public:
+  explicit OpenApiV2(const api::ResourceRegistry& registry);
+  // The gnostic openapi.v2.Document message.
+  const std::string& protobuf() const { return protobuf_; }
+  // The same document as Swagger 2.0 JSON.
+  const std::string& json() const { return json_; }
+
+ private:
+  std::string protobuf_;
+  std::string json_;
 };
 
 }  // namespace k3c::apiserver

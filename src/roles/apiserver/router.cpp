@@ -35,7 +35,11 @@ bool is_public(const std::string& path) {
 
 Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
                api::DiscoveryDocuments discovery, Rest& rest)
-    : registry_(std::move(registry)), discovery_(std::move(discovery)), openapi_(*registry_), rest_(rest) {}
+    : registry_(std::move(registry)),
+      discovery_(std::move(discovery)),
+      openapi_(*registry_),
+      openapi_v2_(*registry_),
+      rest_(rest) {}
 
 http::Response Router::handle(http::Request& request) {
   if (!request.peer && !is_public(request.path)) return unauthorized();
@@ -57,6 +61,18 @@ http::Response Router::non_resource(const http::Request& request) {
   }
   if (p.rfind("/healthz/", 0) == 0 || p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0) {
     return text(200, "ok");
+  }
+  if (p == "/openapi/v2") {
+    // kubectl 1.27/1.28 ask for protobuf; anything else gets the same document as JSON.
+    std::string_view accept = request.header("accept").value_or("");
+    if (accept.find(kOpenApiV2ProtobufPrefix) == std::string_view::npos) {
+      return json_response(200, openapi_v2_.json());
+    }
+    http::Response r;
+    r.status = 200;
+    r.body = openapi_v2_.protobuf();
+    r.set_header("Content-Type", std::string(kOpenApiV2ProtobufType));
+    return r;
   }
   if (p == "/openapi/v3" || p == "/openapi/v3/") return json_response(200, openapi_.root());
   if (p.rfind("/openapi/v3/", 0) == 0) {

@@ -30,6 +30,7 @@ class Router {
   std::shared_ptr<const api::ResourceRegistry> registry_;
   api::DiscoveryDocuments discovery_;
   OpenApiV3 openapi_;
+  OpenApiV2 openapi_v2_;
   Rest& rest_;
 };
 
