@@ -1,4 +1,4 @@
-// Statistics and printing for the store benchmark (see bench_report.h).
+// Statistics and printing shared by the benchmarks (see bench_report.h).
 #include "bench_report.h"
 
 #include <algorithm>
@@ -77,7 +77,7 @@ void print_figure(const std::string& name, const std::string& value) {
 
 void print_summary(const std::vector<SummaryRow>& rows) {
   print_heading("Summary");
-  const char* line = "  %-38s %-22s %-14s %-16s %s\n";
+  const char* line = "  %-38s %-22s %-18s %-26s %s\n";
   std::printf(line, "figure", "value", "target", "ratio", "result");
   for (const SummaryRow& r : rows) {
     const char* result = !r.met ? "-" : *r.met ? "met" : "NOT MET";
@@ -85,6 +85,18 @@ void print_summary(const std::vector<SummaryRow>& rows) {
                 r.ratio.empty() ? "-" : r.ratio.c_str(), result);
   }
   std::fflush(stdout);
+}
+
+SummaryRow limit_row(const std::string& figure, double value, double limit, const char* unit,
+                     bool inclusive) {
+  return {figure, format("%.2f %s", value, unit),
+          format("%s %g %s", inclusive ? "<=" : "<", limit, unit),
+          format("%.2f of limit", value / limit), inclusive ? value <= limit : value < limit};
+}
+
+SummaryRow floor_row(const std::string& figure, double value, double floor, const char* unit) {
+  return {figure, format("%.0f %s", value, unit), format(">= %g %s", floor, unit),
+          format("%.2fx target", value / floor), value >= floor};
 }
 
 }  // namespace k3c::bench

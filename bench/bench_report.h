@@ -1,5 +1,5 @@
-// Statistics and printing for the store benchmark: medians over repetitions, latency
-// percentiles, and the figure lines and summary table it prints.
+// Statistics and printing shared by the benchmarks: medians over repetitions, latency
+// percentiles, and the figure lines and summary table they print.
 #pragma once
 
 #include <chrono>
@@ -56,5 +56,11 @@ struct SummaryRow {
   std::optional<bool> met;
 };
 void print_summary(const std::vector<SummaryRow>& rows);
+// A row for a figure that must stay below `limit` ("< 5 ms"), or at most `limit` ("<= 20 MB")
+// when `inclusive`; the ratio is value / limit.
+SummaryRow limit_row(const std::string& figure, double value, double limit, const char* unit,
+                     bool inclusive = false);
+// A row for a rate that must reach `floor` (">= 2000 creates/s"); the ratio is value / floor.
+SummaryRow floor_row(const std::string& figure, double value, double floor, const char* unit);
 
 }  // namespace k3c::bench

@@ -101,11 +101,6 @@ std::vector<SummaryRow> read_rows(const Figures& f) {
   };
 }
 
-SummaryRow limit_row(const std::string& figure, double value, double limit, const char* unit) {
-  return {figure, format("%.2f %s", value, unit), format("< %g %s", limit, unit),
-          format("%.2f of limit", value / limit), value < limit};
-}
-
 std::vector<SummaryRow> watch_churn_rows(const Figures& f) {
   std::vector<SummaryRow> rows;
   if (f.watch) {
