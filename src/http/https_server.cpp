@@ -92,6 +92,7 @@ struct HttpsServer::Impl {
                                     const std::vector<std::pair<std::string, std::string>>& headers);
   net::awaitable<void> write_stream(std::shared_ptr<Conn> conn, Response& resp, unsigned version);
   Response call_handler(Request& req);
+  std::optional<Response> call_fast_handler(Request& req);
   std::string too_large_body() const {
     return status_json(413, "RequestEntityTooLarge",
                        "Request entity too large: limit is " + std::to_string(options.body_limit));
@@ -282,11 +283,18 @@ net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
   req.path = std::move(target->path);
   req.query = std::move(target->query);
 
-  // Handlers may block: run them on the worker pool and come back to this strand.
-  Response resp = co_await net::co_spawn(
-      workers.get_executor(),
-      [this, &req]() -> net::awaitable<Response> { co_return call_handler(req); },
-      net::use_awaitable);
+  // Other handlers may block: run them on the worker pool and come back to this strand.
+  // (An if, not a conditional expression: GCC 12 miscompiles co_await inside ?:.)
+  std::optional<Response> fast = call_fast_handler(req);
+  Response resp;
+  if (fast) {
+    resp = std::move(*fast);
+  } else {
+    resp = co_await net::co_spawn(
+        workers.get_executor(),
+        [this, &req]() -> net::awaitable<Response> { co_return call_handler(req); },
+        net::use_awaitable);
+  }
 
   if (resp.stream) {
     co_await write_stream(owner, resp, version);
@@ -307,6 +315,16 @@ Response HttpsServer::Impl::call_handler(Request& req) {
     r.body = status_json(500, "InternalError", "internal error");
     r.set_header("Content-Type", "application/json");
     return r;
+  }
+}
+
+std::optional<Response> HttpsServer::Impl::call_fast_handler(Request& req) {
+  if (!options.fast_handler) return std::nullopt;
+  try {
+    return options.fast_handler(req);
+  } catch (const std::exception& e) {
+    log->error("fast handler threw on {} {}: {}", req.method, req.target, e.what());
+    return std::nullopt;  // the pool's handler answers it (with its own error handling)
   }
 }
 

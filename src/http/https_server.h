@@ -36,6 +36,10 @@ struct ServerOptions {
   std::chrono::seconds write_timeout{60};      // writing one response or chunk
   // Turns the verified peer certificate of a connection into an identity (nullopt: none).
   std::function<std::optional<PeerIdentity>(SSL*)> identify_peer;
+  // Tried first, on the network thread, for every request: it must not block. It answers
+  // the cheap requests (a GET served from memory) without the hand-over to the worker pool
+  // and back; nullopt sends the request to the handler on the pool.
+  std::function<std::optional<Response>(Request&)> fast_handler;
 };
 
 class HttpsServer {

@@ -83,6 +83,7 @@ Status ApiServerRole::start() {
   options.bind_address = config_.bind_address;
   options.port = config_.port;
   options.identify_peer = identify;
+  options.fast_handler = [this](http::Request& r) { return router_->handle_fast(r); };
   server_ = std::make_unique<http::HttpsServer>(options, tls.release(),
                                                 [this](http::Request& r) { return router_->handle(r); });
   RETURN_IF_ERROR(server_->start());

@@ -38,6 +38,9 @@ class Rest {
         schemas_(std::move(schemas)), registry_(std::move(registry)) {}
 
   http::Response get(const Call& call);
+  // get() when the cache already holds what the call may read (never waits): for the
+  // server's network threads. nullopt otherwise.
+  std::optional<http::Response> get_if_ready(const Call& call);
   http::Response list(const Call& call);
   http::Response watch(const Call& call);
   http::Response create(const Call& call);

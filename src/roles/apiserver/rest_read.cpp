@@ -117,6 +117,12 @@ http::Response Rest::get(const Call& c) {
   return json_response(200, (*o)->json);
 }
 
+std::optional<http::Response> Rest::get_if_ready(const Call& c) {
+  auto min = min_revision(c.request);
+  if (!min || !cache_.has(*min)) return std::nullopt;
+  return get(c);
+}
+
 http::Response Rest::list(const Call& c) {
   auto fmt = negotiate_output(c.request);
   if (!fmt.ok()) return error_response(fmt.error());

@@ -49,6 +49,19 @@ http::Response Router::handle(http::Request& request) {
   return resource(request, *info);
 }
 
+std::optional<http::Response> Router::handle_fast(http::Request& request) {
+  if (request.method != "GET") return std::nullopt;
+  // Everything but resources (version, health, discovery, OpenAPI) is served from memory.
+  auto info = parse_request_info(request);
+  if (!info || !info->is_resource_request) return handle(request);
+  if (!request.peer || info->verb != "get" || !info->subresource.empty()) return std::nullopt;
+  const api::Resource* r = registry_->find(info->group, info->version, info->resource);
+  if (!r || !r->stored() || !r->has_verb("get") || (r->namespaced && info->namespace_.empty())) {
+    return std::nullopt;
+  }
+  return rest_.get_if_ready({*info, *r, request});
+}
+
 http::Response Router::non_resource(const http::Request& request) {
   const std::string& p = request.path;
   if (p == "/version") return json_response(200, discovery_.version());

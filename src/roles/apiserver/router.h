@@ -21,6 +21,9 @@ class Router {
   Router(std::shared_ptr<const api::ResourceRegistry> registry, api::DiscoveryDocuments discovery,
          Rest& rest);
   http::Response handle(http::Request& request);
+  // The non-blocking part: a GET of one object the watch cache can answer now. Called on
+  // the HTTPS server's network threads; nullopt hands the request to handle().
+  std::optional<http::Response> handle_fast(http::Request& request);
 
  private:
   http::Response discovery(const http::Request& request, const RequestInfo& info);

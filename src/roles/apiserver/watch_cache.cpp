@@ -278,6 +278,13 @@ Status WatchCache::wait_for(int64_t revision) {
                revision_);
 }
 
+bool WatchCache::has(int64_t revision) const {
+  if (revision < 0) return true;
+  if (revision == 0) revision = store_.current_revision();
+  std::lock_guard lock(mu_);
+  return revision_ >= revision;
+}
+
 Result<ObjectPtr> WatchCache::get(const std::string& key, int64_t min_revision) {
   RETURN_IF_ERROR(wait_for(min_revision));
   std::lock_guard lock(mu_);

@@ -96,6 +96,8 @@ class WatchCache {
   // read after an acknowledged write sees it; negative = no wait). kTimeout when it does not
   // arrive in time.
   Status wait_for(int64_t revision);
+  // Whether wait_for(revision) would return at once.
+  bool has(int64_t revision) const;
 
   Result<ObjectPtr> get(const std::string& key, int64_t min_revision);
   // Items under filter.prefix in key order after `after`, at most `limit` (0 = all).
