@@ -52,7 +52,7 @@ struct WatchFigures {
   // publishes right after COMMIT, before it answers the writer): this is the fan-out's own
   // latency, without the fsync that from_call includes.
   Latency from_commit;
-  Latency write;      // the create() calls themselves (durable: they include the fsync)
+  Latency write;  // the create() calls themselves (durable: they include the fsync)
   double events_per_s = 0;
   int64_t missed = 0;  // (watcher, event) deliveries that never arrived, over all reps
 };
@@ -63,10 +63,10 @@ Result<WatchFigures> run_watch_latency(const BenchEnv& env);
 struct ChurnFigures {
   int64_t writes = 0;
   double simulated_hours = 0;
-  int64_t live_bytes = 0;   // 1,000 x (key + value)
-  int64_t final_bytes = 0;  // state.db + state.db-wal at the end
-  int64_t max_bytes = 0;    // largest sample
-  int64_t closed_bytes = 0; // state.db after the store closed (WAL checkpointed away)
+  int64_t live_bytes = 0;    // 1,000 x (key + value)
+  int64_t final_bytes = 0;   // state.db + state.db-wal at the end
+  int64_t max_bytes = 0;     // largest sample
+  int64_t closed_bytes = 0;  // state.db after the store closed (WAL checkpointed away)
   Latency write_latency;
   double max_write_during_compaction_ms = 0;  // longest write that overlapped a pass
   double max_compaction_ms = 0;               // longest compact_by_policy() call

@@ -107,8 +107,11 @@ std::vector<SummaryRow> watch_churn_rows(const Figures& f) {
     rows.push_back(limit_row("watch p99, from the commit", f.watch->from_commit.p99_ms, 5, "ms"));
     // From before the write includes the write's fsync: a property of the disk, shown for
     // context without a target.
-    rows.push_back({"watch p99, from before create()", format("%.2f ms", f.watch->from_call.p99_ms),
-                    "-", "", {}});
+    rows.push_back({"watch p99, from before create()",
+                    format("%.2f ms", f.watch->from_call.p99_ms),
+                    "-",
+                    "",
+                    {}});
     rows.push_back({"watch deliveries missed", std::to_string(f.watch->missed), "0", "",
                     f.watch->missed == 0});
   }
@@ -123,7 +126,9 @@ std::vector<SummaryRow> watch_churn_rows(const Figures& f) {
                     "< 3x", times(closed), closed < 3});
     rows.push_back({"churn: largest file during it (with WAL)",
                     format("%.2f / %.2f MiB", c.max_bytes / 1048576.0, c.live_bytes / 1048576.0),
-                    "-", times(ratio), {}});
+                    "-",
+                    times(ratio),
+                    {}});
     rows.push_back(limit_row("churn: max write latency", c.write_latency.max_ms, 50, "ms"));
     rows.push_back(limit_row("  of writes overlapping a compaction",
                              c.max_write_during_compaction_ms, 50, "ms"));

@@ -1,7 +1,6 @@
 // Legacy discovery (meta/v1 APIVersions, APIGroupList, APIGroup, APIResourceList): what
 // kubectl falls back to, and what `kubectl auth can-i` still asks for (/apis/<g>/<v>).
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "api/discovery.h"

@@ -1,13 +1,12 @@
 // Tests for the discovery documents: shapes per kubectl-wire.md §4 and upstream's v1.32
 // documents, Accept negotiation with the headers kubectl sends, /version, and the
 // serialized DiscoveryDocuments.
-#include <string>
-#include <vector>
+#include "api/discovery.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-
-#include "api/discovery.h"
+#include <string>
+#include <vector>
 
 namespace k3c::api {
 namespace {

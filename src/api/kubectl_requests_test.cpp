@@ -1,11 +1,10 @@
 // Replays the requests real kubectl sent (testdata/kubectl_requests.txt, embedded at build
 // time) against the registry: every resource path must name a resource or subresource the
 // registry serves, with a matching scope, and the HTTP method must map to one of its verbs.
+#include <catch2/catch.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "api/discovery.h"
 #include "api/registry.h"

@@ -11,7 +11,8 @@ using nlohmann::json;
 // nlohmann's json::patch throws on every failure; its messages are precise enough to pass
 // on. RFC 6902 "test" failures and missing paths become the apiserver's wording.
 Status patch_error(const std::string& what) {
-  return error(Code::kInvalid, "the server rejected our request due to an error in our request: " + what);
+  return error(Code::kInvalid,
+               "the server rejected our request due to an error in our request: " + what);
 }
 
 }  // namespace
@@ -25,7 +26,8 @@ int json_depth(const json& value) {
 
 Result<json> apply_json_patch(const json& document, const json& patch) {
   if (!patch.is_array()) {
-    return error(Code::kBadRequest, "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+    return error(Code::kBadRequest,
+                 "json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
   if (patch.size() > kMaxJsonPatchOperations) {
     return error(Code::kRequestEntityTooLarge,

@@ -3,9 +3,8 @@
 // build on these with the merge keys from the schemas.
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/status.h"
 
@@ -13,7 +12,8 @@ namespace k3c::api {
 
 // Applies an RFC 6902 patch (an array of operations). kInvalid/kBadRequest on a malformed
 // patch or an operation that does not apply (missing path, failed test).
-Result<nlohmann::json> apply_json_patch(const nlohmann::json& document, const nlohmann::json& patch);
+Result<nlohmann::json> apply_json_patch(const nlohmann::json& document,
+                                        const nlohmann::json& patch);
 
 // Applies an RFC 7386 merge patch: objects merge recursively, null deletes, everything else
 // (arrays included) replaces.

@@ -1,17 +1,22 @@
 // Tests for the protobuf wire primitives and the special types' spellings, including
 // malformed input.
+#include "api/internal/proto_wire.h"
+
 #include <catch2/catch.hpp>
 
 #include "api/internal/proto_special.h"
-#include "api/internal/proto_wire.h"
 
 using namespace k3c;
 using namespace k3c::api::internal;
 
 TEST_CASE("wire: varints, fixed and length-delimited fields round-trip") {
   WireWriter w;
-  w.add_varint(1, 150).add_varint(2, ~uint64_t{0}).add_bytes(3, "hi").add_fixed64(4, 0x0102030405060708)
-      .add_fixed32(5, 0xdeadbeef).add_varint(536870911, 1);
+  w.add_varint(1, 150)
+      .add_varint(2, ~uint64_t{0})
+      .add_bytes(3, "hi")
+      .add_fixed64(4, 0x0102030405060708)
+      .add_fixed32(5, 0xdeadbeef)
+      .add_varint(536870911, 1);
   CHECK(w.data().substr(0, 3) == std::string("\x08\x96\x01", 3));  // the protobuf docs' 150
   WireReader r(w.data());
   auto f = r.next();
@@ -39,19 +44,24 @@ TEST_CASE("wire: malformed input is a BadRequest, never a crash") {
     }
     return Status::ok();
   };
-  CHECK(first_error(std::string("\x08", 1)).code() == Code::kBadRequest);          // key, no value
-  CHECK(first_error(std::string("\x08\x96", 2)).message().find("truncated varint") != std::string::npos);
-  CHECK(first_error(std::string(11, '\xff')).code() == Code::kBadRequest);         // varint > 10 bytes
+  CHECK(first_error(std::string("\x08", 1)).code() == Code::kBadRequest);  // key, no value
+  CHECK(first_error(std::string("\x08\x96", 2)).message().find("truncated varint") !=
+        std::string::npos);
+  CHECK(first_error(std::string(11, '\xff')).code() == Code::kBadRequest);  // varint > 10 bytes
   CHECK(first_error(std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11)).code() ==
-        Code::kBadRequest);                                                        // > 64 bits
-  auto past_end = first_error(std::string("\x0a\x05" "abc", 5));
+        Code::kBadRequest);  // > 64 bits
+  auto past_end =
+      first_error(std::string("\x0a\x05"
+                              "abc",
+                              5));
   CHECK(past_end.message().find("runs past the end") != std::string::npos);
   CHECK(first_error(std::string("\x0a\xff\xff\xff\xff\x0f", 6)).code() == Code::kBadRequest);
   CHECK(first_error(std::string("\x09\x01\x02", 3)).code() == Code::kBadRequest);  // fixed64 short
   CHECK(first_error(std::string("\x0d\x01", 2)).code() == Code::kBadRequest);      // fixed32 short
   CHECK(first_error(std::string("\x0b", 1)).message().find("wire type 3") != std::string::npos);
   CHECK(first_error(std::string("\x0f\x00", 2)).message().find("wire type 7") != std::string::npos);
-  CHECK(first_error(std::string("\x00\x00", 2)).message().find("field number") != std::string::npos);
+  CHECK(first_error(std::string("\x00\x00", 2)).message().find("field number") !=
+        std::string::npos);
   CHECK(first_error("").is_ok());
 }
 

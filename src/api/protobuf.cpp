@@ -56,9 +56,12 @@ WireType expected_wire_type(Kind kind) {
   switch (kind) {
     case Kind::kInt32:
     case Kind::kInt64:
-    case Kind::kBool: return WireType::kVarint;
-    case Kind::kDouble: return WireType::kFixed64;
-    default: return WireType::kLen;
+    case Kind::kBool:
+      return WireType::kVarint;
+    case Kind::kDouble:
+      return WireType::kFixed64;
+    default:
+      return WireType::kLen;
   }
 }
 
@@ -66,19 +69,30 @@ WireType expected_wire_type(Kind kind) {
 json zero_of(Kind kind) {
   switch (kind) {
     case Kind::kInt32:
-    case Kind::kInt64: return 0;
-    case Kind::kBool: return false;
-    case Kind::kDouble: return 0.0;
-    case Kind::kMessage: return json::object();
-    case Kind::kList: return json::array();
-    case Kind::kMap: return json::object();
+    case Kind::kInt64:
+      return 0;
+    case Kind::kBool:
+      return false;
+    case Kind::kDouble:
+      return 0.0;
+    case Kind::kMessage:
+      return json::object();
+    case Kind::kList:
+      return json::array();
+    case Kind::kMap:
+      return json::object();
     case Kind::kTime:
     case Kind::kMicroTime:
-    case Kind::kRawExtension: return nullptr;
-    case Kind::kDuration: return "0s";
-    case Kind::kQuantity: return "0";
-    case Kind::kIntOrString: return 0;
-    default: return "";
+    case Kind::kRawExtension:
+      return nullptr;
+    case Kind::kDuration:
+      return "0s";
+    case Kind::kQuantity:
+      return "0";
+    case Kind::kIntOrString:
+      return 0;
+    default:
+      return "";
   }
 }
 
@@ -101,7 +115,8 @@ class Transcoder {
 
  private:
   Status field(json& out, const Field& f, const WireField& w, const std::string& where, int depth);
-  Result<json> value(const FieldType& type, const WireField& w, const std::string& where, int depth);
+  Result<json> value(const FieldType& type, const WireField& w, const std::string& where,
+                     int depth);
   Result<json> special(Kind kind, std::string_view bytes, const std::string& where);
   void note_unknown(const std::string& where, uint64_t number) {
     ++unknown;
@@ -142,7 +157,8 @@ Status Transcoder::field(json& out, const Field& f, const WireField& w, const st
       if (w.bytes.size() % 8 != 0) return bad(where + ": packed doubles of odd length");
       for (size_t i = 0; i < w.bytes.size(); i += 8) {
         uint64_t bits = 0;
-        for (size_t k = 0; k < 8; ++k) bits |= uint64_t{static_cast<uint8_t>(w.bytes[i + k])} << (8 * k);
+        for (size_t k = 0; k < 8; ++k)
+          bits |= uint64_t{static_cast<uint8_t>(w.bytes[i + k])} << (8 * k);
         list.push_back(std::bit_cast<double>(bits));
       }
       return Status::ok();
@@ -196,12 +212,18 @@ Result<json> Transcoder::value(const FieldType& type, const WireField& w, const 
     case Kind::kString:
       if (!valid_utf8(w.bytes)) return bad(where + ": string is not valid UTF-8");
       return json(std::string(w.bytes));
-    case Kind::kBytes: return json(base64_encode(w.bytes));
-    case Kind::kInt32: return json(static_cast<int32_t>(static_cast<uint32_t>(w.value)));
-    case Kind::kInt64: return json(static_cast<int64_t>(w.value));
-    case Kind::kBool: return json(w.value != 0);
-    case Kind::kDouble: return json(std::bit_cast<double>(w.value));
-    case Kind::kMessage: return message(w.bytes, *type.message, depth + 1);
+    case Kind::kBytes:
+      return json(base64_encode(w.bytes));
+    case Kind::kInt32:
+      return json(static_cast<int32_t>(static_cast<uint32_t>(w.value)));
+    case Kind::kInt64:
+      return json(static_cast<int64_t>(w.value));
+    case Kind::kBool:
+      return json(w.value != 0);
+    case Kind::kDouble:
+      return json(std::bit_cast<double>(w.value));
+    case Kind::kMessage:
+      return message(w.bytes, *type.message, depth + 1);
     case Kind::kMap: {
       // One entry message {1 key, 2 value} per occurrence.
       WireReader entry(w.bytes);
@@ -224,7 +246,8 @@ Result<json> Transcoder::value(const FieldType& type, const WireField& w, const 
     }
     case Kind::kList: {
       // A list inside a map or list travels as a wrapper message {1 repeated items}.
-      if (depth + 1 > kMaxProtobufDepth) return bad("nesting deeper than " + std::to_string(kMaxProtobufDepth));
+      if (depth + 1 > kMaxProtobufDepth)
+        return bad("nesting deeper than " + std::to_string(kMaxProtobufDepth));
       json out = json::array();
       WireReader items(w.bytes);
       while (!items.done()) {
@@ -238,14 +261,15 @@ Result<json> Transcoder::value(const FieldType& type, const WireField& w, const 
       }
       return out;
     }
-    default: return special(type.kind, w.bytes, where);
+    default:
+      return special(type.kind, w.bytes, where);
   }
 }
 
 // The special types: small messages with their own JSON spelling.
 Result<json> Transcoder::special(Kind kind, std::string_view bytes, const std::string& where) {
   int64_t number1 = 0, number2 = 0;  // Time seconds/nanos, Duration, IntOrString type/intVal
-  std::string_view text;              // Quantity string, IntOrString strVal, RawExtension raw
+  std::string_view text;             // Quantity string, IntOrString strVal, RawExtension raw
   WireReader reader(bytes);
   while (!reader.done()) {
     ASSIGN_OR_RETURN(WireField w, reader.next());
@@ -258,7 +282,8 @@ Result<json> Transcoder::special(Kind kind, std::string_view bytes, const std::s
       if (!is_len) return bad(where + ": strVal must be length-delimited");
       text = w.bytes;
     } else if (w.number == 1 || w.number == 2) {
-      if (w.type != WireType::kVarint) return bad(where + ": expected a varint in field " + std::to_string(w.number));
+      if (w.type != WireType::kVarint)
+        return bad(where + ": expected a varint in field " + std::to_string(w.number));
       (w.number == 1 ? number1 : number2) = static_cast<int64_t>(w.value);
     }
   }
@@ -266,11 +291,13 @@ Result<json> Transcoder::special(Kind kind, std::string_view bytes, const std::s
     case Kind::kTime:
     case Kind::kMicroTime: {
       if (number1 == 0 && number2 == 0) return json(nullptr);  // Go's zero time: "no time"
-      auto s = internal::format_rfc3339(number1, static_cast<int32_t>(number2), kind == Kind::kMicroTime);
+      auto s = internal::format_rfc3339(number1, static_cast<int32_t>(number2),
+                                        kind == Kind::kMicroTime);
       if (!s.is_ok()) return bad(where + ": " + s.status().message());
       return json(std::move(s).value());
     }
-    case Kind::kDuration: return json(internal::format_go_duration(number1));
+    case Kind::kDuration:
+      return json(internal::format_go_duration(number1));
     case Kind::kQuantity:
       if (!valid_utf8(text)) return bad(where + ": quantity is not valid UTF-8");
       return json(std::string(text));
@@ -284,11 +311,13 @@ Result<json> Transcoder::special(Kind kind, std::string_view bytes, const std::s
       if (text.empty()) return json(nullptr);
       json embedded = json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (embedded.is_discarded()) {
-        return bad(where + ": embedded object is not JSON (nested protobuf objects are not supported)");
+        return bad(where +
+                   ": embedded object is not JSON (nested protobuf objects are not supported)");
       }
       return embedded;
     }
-    default: return bad(where + ": unexpected type");
+    default:
+      return bad(where + ": unexpected type");
   }
 }
 
@@ -304,7 +333,8 @@ Result<GroupVersionKind> read_type_meta(std::string_view bytes) {
   auto slash = api_version.find('/');
   gvk.group = slash == std::string::npos ? "" : api_version.substr(0, slash);
   gvk.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-  if (gvk.version.empty() || gvk.kind.empty()) return bad("the envelope names no apiVersion and kind");
+  if (gvk.version.empty() || gvk.kind.empty())
+    return bad("the envelope names no apiVersion and kind");
   return gvk;
 }
 
@@ -322,14 +352,16 @@ Result<ProtobufObject> decode_protobuf_message(std::string_view message, const M
 
 Result<ProtobufObject> decode_protobuf(std::string_view body, const SchemaSet& schemas,
                                        const ResourceRegistry& registry) {
-  if (!body.starts_with(kProtobufMagic)) return bad("the body does not start with the k8s\\0 magic");
+  if (!body.starts_with(kProtobufMagic))
+    return bad("the body does not start with the k8s\\0 magic");
   WireReader envelope(body.substr(kProtobufMagic.size()));
   std::string_view type_meta, raw, content_encoding;
   bool have_type_meta = false;
   while (!envelope.done()) {
     ASSIGN_OR_RETURN(WireField w, envelope.next());
     if (w.number > 4) continue;
-    if (w.type != WireType::kLen) return bad("envelope field " + std::to_string(w.number) + " is not length-delimited");
+    if (w.type != WireType::kLen)
+      return bad("envelope field " + std::to_string(w.number) + " is not length-delimited");
     if (w.number == 1) {
       type_meta = w.bytes;
       have_type_meta = true;

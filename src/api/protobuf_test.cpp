@@ -1,13 +1,13 @@
 // Tests for protobuf decoding: real kubectl bodies (testdata/kubectl_protobuf.txt) against the
 // JSON kubectl itself prints for the same object, each special type, zero-value handling,
 // and malformed or hostile input.
+#include "api/protobuf.h"
+
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
 #include "api/internal/proto_wire.h"
-#include "api/protobuf.h"
 
 extern const std::string_view k3c_embedded_kubectl_protobuf;
 
@@ -177,9 +177,14 @@ TEST_CASE("protobuf: special types") {
   port_str.add_varint(1, 1).add_bytes(3, "http");
   ext.add_bytes(1, R"({"a":[1,2]})");
   WireWriter all;
-  all.add_bytes(7, time.data()).add_bytes(8, micro.data()).add_bytes(9, duration.data())
-      .add_bytes(10, quantity.data()).add_bytes(11, port_int.data()).add_bytes(12, ext.data())
-      .add_bytes(6, std::string("\x00\xff", 2)).add_fixed64(5, 0x3ff8000000000000);  // 1.5
+  all.add_bytes(7, time.data())
+      .add_bytes(8, micro.data())
+      .add_bytes(9, duration.data())
+      .add_bytes(10, quantity.data())
+      .add_bytes(11, port_int.data())
+      .add_bytes(12, ext.data())
+      .add_bytes(6, std::string("\x00\xff", 2))
+      .add_fixed64(5, 0x3ff8000000000000);  // 1.5
   auto decoded = decode_all(all.data());
   REQUIRE(decoded.is_ok());
   CHECK(decoded->object == json::parse(R"({"time":"2026-11-30T12:00:00Z",
@@ -202,12 +207,19 @@ TEST_CASE("protobuf: zero values, keepZero, lists, maps, inline fields") {
   entry.add_bytes(1, "k").add_bytes(2, extra_value.data());
   child.add_bytes(1, "nested").add_varint(13, 0);
   WireWriter all;
-  all.add_bytes(1, "").add_varint(2, 0).add_varint(3, 0).add_varint(4, 0).add_bytes(7, zero_time.data())
-      .add_varint(13, 0).add_varint(14, 0)                      // kept: pointer-like fields
-      .add_varint(15, 1).add_bytes(15, std::string("\x02\x03", 2))  // unpacked then packed
-      .add_bytes(16, entry.data()).add_bytes(17, child.data())
+  all.add_bytes(1, "")
+      .add_varint(2, 0)
+      .add_varint(3, 0)
+      .add_varint(4, 0)
+      .add_bytes(7, zero_time.data())
+      .add_varint(13, 0)
+      .add_varint(14, 0)  // kept: pointer-like fields
+      .add_varint(15, 1)
+      .add_bytes(15, std::string("\x02\x03", 2))  // unpacked then packed
+      .add_bytes(16, entry.data())
+      .add_bytes(17, child.data())
       .add_bytes(18, WireWriter().add_bytes(1, "in").data())
-      .add_varint(2, static_cast<uint64_t>(int64_t{-5}));       // negative int32: 10 bytes
+      .add_varint(2, static_cast<uint64_t>(int64_t{-5}));  // negative int32: 10 bytes
   auto decoded = decode_all(all.data());
   REQUIRE(decoded.is_ok());
   CHECK(decoded->object == json::parse(R"({"i32":-5,"keptInt":0,"keptBool":false,"nums":[1,2,3],
@@ -234,13 +246,20 @@ TEST_CASE("protobuf: malformed and hostile bodies are BadRequest") {
   // Wrong wire type for a string field.
   auto wrong = decode_all(WireWriter().add_varint(1, 5).data());
   CHECK(wrong.status().code() == Code::kBadRequest);
-  CHECK(message_of(wrong) == "protobuf: t.v1.All.s (field 1): wire type varint, expected length-delimited");
+  CHECK(message_of(wrong) ==
+        "protobuf: t.v1.All.s (field 1): wire type varint, expected length-delimited");
   // A length that runs past the end, inside a nested message.
-  auto past = decode_all(WireWriter().add_bytes(17, std::string("\x0a\x09" "ab", 4)).data());
+  auto past = decode_all(WireWriter()
+                             .add_bytes(17, std::string("\x0a\x09"
+                                                        "ab",
+                                                        4))
+                             .data());
   CHECK(message_of(past).find("runs past the end") != std::string::npos);
   // Invalid UTF-8 in a string.
-  CHECK(decode_all(WireWriter().add_bytes(1, "\xc3\x28").data()).status().code() == Code::kBadRequest);
-  CHECK(decode_all(WireWriter().add_bytes(1, "\xed\xa0\x80").data()).status().code() == Code::kBadRequest);
+  CHECK(decode_all(WireWriter().add_bytes(1, "\xc3\x28").data()).status().code() ==
+        Code::kBadRequest);
+  CHECK(decode_all(WireWriter().add_bytes(1, "\xed\xa0\x80").data()).status().code() ==
+        Code::kBadRequest);
   CHECK(decode_all(WireWriter().add_bytes(1, "h\xc3\xa9\xf0\x9f\x99\x82").data()).is_ok());
   // Nesting: 100 levels decode, 101 are refused without deep recursion.
   auto nest = [](int levels) {
@@ -253,7 +272,8 @@ TEST_CASE("protobuf: malformed and hostile bodies are BadRequest") {
 
   const std::string ns = WireWriter().add_bytes(1, WireWriter().add_bytes(1, "x").data()).data();
   CHECK(decode_protobuf(envelope("v1", "Namespace", ns), schemas(), registry()).is_ok());
-  CHECK(decode_protobuf("{\"kind\":1}", schemas(), registry()).status().code() == Code::kBadRequest);
+  CHECK(decode_protobuf("{\"kind\":1}", schemas(), registry()).status().code() ==
+        Code::kBadRequest);
   std::string body = envelope("v1", "Namespace", ns);
   for (size_t cut = 4; cut < body.size(); ++cut) {  // every truncation fails cleanly
     auto r = decode_protobuf(body.substr(0, cut), schemas(), registry());

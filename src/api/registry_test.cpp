@@ -1,13 +1,12 @@
 // Tests for ResourceRegistry: the built-in data against the facts a default v1.32
 // kube-apiserver serves (its discovery documents and etcd key layout), lookups, and new
 // snapshots for CRDs.
+#include "api/registry.h"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
-
-#include "api/registry.h"
 
 namespace k3c::api {
 namespace {

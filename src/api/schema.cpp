@@ -3,10 +3,10 @@
 // the second reads the fields and resolves their types.
 #include "api/schema.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <initializer_list>
 #include <set>
-
-#include <yaml-cpp/yaml.h>
 
 #include "api/internal/yaml_keys.h"
 #include "core/yaml_json.h"
@@ -47,11 +47,16 @@ Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view
 }
 
 const std::map<std::string_view, FieldType::Kind> kLeafTypes = {
-    {"string", FieldType::Kind::kString},       {"int32", FieldType::Kind::kInt32},
-    {"int64", FieldType::Kind::kInt64},         {"bool", FieldType::Kind::kBool},
-    {"double", FieldType::Kind::kDouble},       {"bytes", FieldType::Kind::kBytes},
-    {"Time", FieldType::Kind::kTime},           {"MicroTime", FieldType::Kind::kMicroTime},
-    {"Duration", FieldType::Kind::kDuration},   {"Quantity", FieldType::Kind::kQuantity},
+    {"string", FieldType::Kind::kString},
+    {"int32", FieldType::Kind::kInt32},
+    {"int64", FieldType::Kind::kInt64},
+    {"bool", FieldType::Kind::kBool},
+    {"double", FieldType::Kind::kDouble},
+    {"bytes", FieldType::Kind::kBytes},
+    {"Time", FieldType::Kind::kTime},
+    {"MicroTime", FieldType::Kind::kMicroTime},
+    {"Duration", FieldType::Kind::kDuration},
+    {"Quantity", FieldType::Kind::kQuantity},
     {"IntOrString", FieldType::Kind::kIntOrString},
     {"RawExtension", FieldType::Kind::kRawExtension},
 };
@@ -93,15 +98,18 @@ std::vector<std::string> strings(const YAML::Node& node) {
 
 Result<Field> parse_field(const YAML::Node& node, const std::string& package, const Tables& tables,
                           const std::string& where) {
-  RETURN_IF_ERROR(check_keys(node, {"name", "inline", "number", "type", "keepZero", "default",
-                                    "required", "enum", "immutable", "listType", "listMapKeys",
-                                    "patchMergeKey", "patchStrategy", "description"},
-                             where));
+  RETURN_IF_ERROR(check_keys(
+      node,
+      {"name", "inline", "number", "type", "keepZero", "default", "required", "enum", "immutable",
+       "listType", "listMapKeys", "patchMergeKey", "patchStrategy", "description"},
+      where));
   Field f;
   f.name = node["name"] ? node["name"].as<std::string>() : "";
   f.inline_fields = node["inline"] && node["inline"].as<bool>();
-  if (f.name.empty() != f.inline_fields) return invalid(where, "a field has either a name or inline: true");
-  if (!node["number"] || !node["type"]) return invalid(where, "\"number\" and \"type\" are required");
+  if (f.name.empty() != f.inline_fields)
+    return invalid(where, "a field has either a name or inline: true");
+  if (!node["number"] || !node["type"])
+    return invalid(where, "\"number\" and \"type\" are required");
   f.number = node["number"].as<int>();
   if (f.number < 1 || f.number > kMaxFieldNumber) {
     return invalid(where, "field number " + std::to_string(f.number) + " is out of range");
@@ -144,14 +152,18 @@ Status parse_fields(const YAML::Node& node, const std::string& package, const Ta
   if (!fields || !fields.IsSequence()) return invalid(where, "\"fields\" must be a list");
   std::set<std::string, std::less<>> names;
   for (const auto& fnode : fields) {
-    std::string fwhere = where + "." + (fnode["name"] ? fnode["name"].as<std::string>()
-                                                      : "#" + (fnode["number"] ? fnode["number"].as<std::string>() : "?"));
+    std::string fwhere =
+        where + "." +
+        (fnode["name"] ? fnode["name"].as<std::string>()
+                       : "#" + (fnode["number"] ? fnode["number"].as<std::string>() : "?"));
     ASSIGN_OR_RETURN(Field f, parse_field(fnode, package, tables, fwhere));
-    if (!f.name.empty() && !names.insert(f.name).second) return invalid(fwhere, "duplicate field name");
+    if (!f.name.empty() && !names.insert(f.name).second)
+      return invalid(fwhere, "duplicate field name");
     if (type.field_by_number(static_cast<uint64_t>(f.number))) {
       return invalid(fwhere, "duplicate field number " + std::to_string(f.number));
     }
-    if (type.by_number.size() <= static_cast<size_t>(f.number)) type.by_number.resize(f.number + 1, -1);
+    if (type.by_number.size() <= static_cast<size_t>(f.number))
+      type.by_number.resize(f.number + 1, -1);
     type.by_number[f.number] = static_cast<int>(type.fields.size());
     type.fields.push_back(std::move(f));
   }
@@ -197,7 +209,8 @@ Status define(const File& file, Tables& tables) {
   for (const auto& entry : file.root["types"]) {
     const std::string name = file.package + "." + entry.first.as<std::string>();
     MessageType& type = *tables.types.find(name)->second;
-    RETURN_IF_ERROR(parse_fields(entry.second, file.package, tables, type, file.name + ": " + name));
+    RETURN_IF_ERROR(
+        parse_fields(entry.second, file.package, tables, type, file.name + ": " + name));
   }
   const YAML::Node kinds = file.root["kinds"];
   if (!kinds) return Status::ok();
@@ -220,7 +233,8 @@ Status define(const File& file, Tables& tables) {
   return Status::ok();
 }
 
-Result<SchemaSet::Tables> load(const std::vector<std::pair<std::string, std::string_view>>& inputs) {
+Result<SchemaSet::Tables> load(
+    const std::vector<std::pair<std::string, std::string_view>>& inputs) {
   Tables tables;
   std::vector<File> files;
   for (const auto& [name, text] : inputs) {

@@ -12,12 +12,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/registry.h"
 #include "core/status.h"
@@ -30,14 +29,26 @@ struct MessageType;
 // element type (map keys are always strings); kMessage points at a named type.
 struct FieldType {
   enum class Kind : uint8_t {
-    kString, kInt32, kInt64, kBool, kDouble, kBytes,                      // plain values
-    kTime, kMicroTime, kDuration, kQuantity, kIntOrString, kRawExtension,  // special types
-    kMessage, kList, kMap,
+    kString,
+    kInt32,
+    kInt64,
+    kBool,
+    kDouble,
+    kBytes,  // plain values
+    kTime,
+    kMicroTime,
+    kDuration,
+    kQuantity,
+    kIntOrString,
+    kRawExtension,  // special types
+    kMessage,
+    kList,
+    kMap,
   };
   Kind kind = Kind::kString;
-  const MessageType* message = nullptr;        // kMessage
-  std::shared_ptr<const FieldType> element;    // kList, kMap: element / value type
-  std::string spelling;                        // as written in the schema ("[]Container")
+  const MessageType* message = nullptr;      // kMessage
+  std::shared_ptr<const FieldType> element;  // kList, kMap: element / value type
+  std::string spelling;                      // as written in the schema ("[]Container")
 
   bool is_scalar() const { return kind < Kind::kMessage; }
 };
@@ -65,8 +76,8 @@ struct Field {
 };
 
 struct MessageType {
-  std::string name;  // qualified: "core.v1.Container"
-  std::vector<Field> fields;  // in field-number order
+  std::string name;            // qualified: "core.v1.Container"
+  std::vector<Field> fields;   // in field-number order
   std::vector<int> by_number;  // field number -> index in fields, -1 when unused
 
   const Field* field_by_number(uint64_t number) const {
@@ -83,7 +94,8 @@ class SchemaSet {
   // Parses schema files (name for messages, YAML text). kInvalid with the file, type and
   // field on a syntax error or inconsistent data: unknown type, duplicate number or name,
   // a kind without its type, a rule on a field it does not fit.
-  static Result<SchemaSet> from_yaml(const std::vector<std::pair<std::string, std::string_view>>& files);
+  static Result<SchemaSet> from_yaml(
+      const std::vector<std::pair<std::string, std::string_view>>& files);
 
   // A type by qualified name ("meta.v1.ObjectMeta"), or nullptr.
   const MessageType* type(std::string_view qualified_name) const;

@@ -5,11 +5,11 @@
 
 #include "cli/data_dir.h"
 #include "cli/store_role.h"
-#include "roles/apiserver/api_server.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "core/sd_notify.h"
 #include "core/signals.h"
+#include "roles/apiserver/api_server.h"
 
 namespace k3c::cli {
 namespace {
@@ -53,8 +53,8 @@ apiserver::ApiServerConfig apiserver_config(const ServerConfig& config) {
 
 std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
   auto store = std::make_shared<StoreRole>(store_options(config));
-  auto apiserver = std::make_shared<apiserver::ApiServerRole>(
-      apiserver_config(config), [store] { return store->store(); });
+  auto apiserver = std::make_shared<apiserver::ApiServerRole>(apiserver_config(config),
+                                                              [store] { return store->store(); });
   return {store, apiserver};
 }
 

@@ -1,7 +1,6 @@
 #include "core/ids.h"
 
 #include <catch2/catch.hpp>
-
 #include <set>
 
 namespace k3c {

@@ -1,11 +1,11 @@
 // Shared sinks for the role loggers (see log.h).
 #include "core/log.h"
 
-#include <mutex>
-#include <vector>
-
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+
+#include <mutex>
+#include <vector>
 
 namespace k3c::log {
 namespace {

@@ -1,17 +1,17 @@
 // Logging: spdlog, one line per event, each tagged with the role (or module) that wrote it.
 #pragma once
 
+#include <spdlog/spdlog.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
 
-#include <spdlog/spdlog.h>
-
 namespace k3c::log {
 
 struct Options {
-  bool debug = false;     // --debug: debug level instead of info
-  std::string file;       // --log: also append to this file ("" = stderr only)
+  bool debug = false;  // --debug: debug level instead of info
+  std::string file;    // --log: also append to this file ("" = stderr only)
 };
 
 // Sets up the sinks every role logger shares. Call once, before roles start; returns an

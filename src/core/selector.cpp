@@ -25,7 +25,8 @@ Result<std::vector<std::string_view>> split_terms(std::string_view text) {
     } else if (text[i] == '(') {
       ++depth;
     } else if (text[i] == ')') {
-      if (--depth < 0) return error(Code::kBadRequest, "unable to parse requirement: unmatched ')'");
+      if (--depth < 0)
+        return error(Code::kBadRequest, "unable to parse requirement: unmatched ')'");
     }
   }
   if (depth != 0) return error(Code::kBadRequest, "unable to parse requirement: unmatched '('");
@@ -33,17 +34,18 @@ Result<std::vector<std::string_view>> split_terms(std::string_view text) {
 }
 
 bool valid_key_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '/';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ||
+         c == '/';
 }
 
 Status check_key(std::string_view key, std::string_view term) {
   if (key.empty()) {
-    return error(Code::kBadRequest,
-                 "unable to parse requirement: found '" + std::string(term) + "', expected: identifier");
+    return error(Code::kBadRequest, "unable to parse requirement: found '" + std::string(term) +
+                                        "', expected: identifier");
   }
   if (key.size() > 317 || !std::all_of(key.begin(), key.end(), valid_key_char)) {
-    return error(Code::kBadRequest, "unable to parse requirement: invalid label key \"" +
-                                        std::string(key) + "\"");
+    return error(Code::kBadRequest,
+                 "unable to parse requirement: invalid label key \"" + std::string(key) + "\"");
   }
   return Status::ok();
 }
@@ -51,7 +53,8 @@ Status check_key(std::string_view key, std::string_view term) {
 Status check_value(std::string_view value) {
   if (value.size() > 63) {
     return error(Code::kBadRequest, "unable to parse requirement: invalid label value: \"" +
-                                        std::string(value) + "\": must be no more than 63 characters");
+                                        std::string(value) +
+                                        "\": must be no more than 63 characters");
   }
   for (char c : value) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
@@ -90,7 +93,8 @@ Result<LabelSelector::Requirement> parse_set_term(std::string_view term, size_t 
 
 // Finds `word` as a whole space-separated word in `term`.
 size_t find_word(std::string_view term, std::string_view word) {
-  for (size_t pos = term.find(word); pos != std::string_view::npos; pos = term.find(word, pos + 1)) {
+  for (size_t pos = term.find(word); pos != std::string_view::npos;
+       pos = term.find(word, pos + 1)) {
     bool before = pos > 0 && std::isspace(static_cast<unsigned char>(term[pos - 1]));
     size_t end = pos + word.size();
     bool after = end < term.size() &&
@@ -156,7 +160,8 @@ bool LabelSelector::matches(const Labels& labels) const {
   for (const auto& r : requirements_) {
     auto it = labels.find(r.key);
     bool has = it != labels.end();
-    bool in_values = has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
+    bool in_values =
+        has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
     switch (r.op) {
       case Op::kEquals:
       case Op::kIn:

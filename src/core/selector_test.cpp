@@ -27,11 +27,13 @@ TEST_CASE("label selectors: every operator") {
   REQUIRE(sel("!missing", l));
   REQUIRE(sel("app=web,tier in (fe),!missing,env", l));
   REQUIRE_FALSE(sel("app=web,tier in (be)", l));
-  REQUIRE(sel("example.com/role in (x,web),app=web", {{"example.com/role", "web"}, {"app", "web"}}));
+  REQUIRE(
+      sel("example.com/role in (x,web),app=web", {{"example.com/role", "web"}, {"app", "web"}}));
 }
 
 TEST_CASE("label selectors: bad input is a BadRequest") {
-  for (auto bad : {"app=we b", "=x", "tier in fe", "tier in (fe", "a b c=d", "app=(x)", "x in (a,b))"}) {
+  for (auto bad :
+       {"app=we b", "=x", "tier in fe", "tier in (fe", "a b c=d", "app=(x)", "x in (a,b))"}) {
     INFO(bad);
     auto s = LabelSelector::parse(bad);
     REQUIRE_FALSE(s.is_ok());

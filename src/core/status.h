@@ -78,7 +78,7 @@ inline Status error(Code code, std::string message, int64_t revision = 0) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool is_ok() const { return std::holds_alternative<T>(v_); }
@@ -105,10 +105,10 @@ class [[nodiscard]] Result {
 #define K3C_CONCAT(a, b) K3C_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function when `expr` is not ok.
-#define RETURN_IF_ERROR(expr)                      \
-  do {                                             \
-    ::k3c::Status k3c_status_ = (expr);            \
-    if (!k3c_status_.is_ok()) return k3c_status_;  \
+#define RETURN_IF_ERROR(expr)                     \
+  do {                                            \
+    ::k3c::Status k3c_status_ = (expr);           \
+    if (!k3c_status_.is_ok()) return k3c_status_; \
   } while (0)
 
 // `ASSIGN_OR_RETURN(auto x, f())`: binds the value or returns the error.

@@ -1,11 +1,11 @@
 // YAML to JSON (see yaml_json.h).
 #include "core/yaml_json.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 namespace k3c {
 namespace {

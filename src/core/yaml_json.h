@@ -4,10 +4,9 @@
 // strings. A stream of several documents gives each one.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 

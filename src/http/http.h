@@ -21,10 +21,10 @@ struct PeerIdentity {
 };
 
 struct Request {
-  std::string method;  // "GET", "POST", ...
-  std::string target;  // as sent: path and query
-  std::string path;    // percent-decoded path without the query
-  std::vector<std::pair<std::string, std::string>> query;    // decoded, in order
+  std::string method;                                      // "GET", "POST", ...
+  std::string target;                                      // as sent: path and query
+  std::string path;                                        // percent-decoded path without the query
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
   std::optional<PeerIdentity> peer;
@@ -44,8 +44,8 @@ struct Request {
 class BodyStream {
  public:
   struct Chunk {
-    std::string data;   // bytes to send now (may be empty)
-    bool ended = false; // no more data will come
+    std::string data;    // bytes to send now (may be empty)
+    bool ended = false;  // no more data will come
   };
   virtual ~BodyStream() = default;
   // Called once, before the first poll().

@@ -1,21 +1,18 @@
 // Tests of the HTTPS server against the real curl, with a throwaway certificate made by the
 // openssl tool.
-#include "http/https_server.h"
-
-#include <catch2/catch.hpp>
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <openssl/err.h>
 #include <sys/socket.h>
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <thread>
 
-#include <openssl/err.h>
-
+#include "http/https_server.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -29,10 +26,10 @@ struct TestCert {
   std::string cert = dir.path() + "/tls.crt";
   std::string key = dir.path() + "/tls.key";
   TestCert() {
-    auto r = run_command({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                          "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert,
-                          "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
-                          "-days", "1"});
+    auto r =
+        run_command({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                     "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", cert, "-subj",
+                     "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1"});
     REQUIRE(r.exit_code == 0);
   }
   SSL_CTX* context() const {
@@ -96,16 +93,19 @@ TEST_CASE("the server answers requests with decoded path and query") {
   o.port = 0;
   HttpsServer server(o, cert.context(), [](Request& r) {
     Response resp;
-    resp.body = r.method + " " + r.path + " " + std::string(r.param("labelSelector").value_or("-")) +
-                " " + std::to_string(r.body.size());
+    resp.body = r.method + " " + r.path + " " +
+                std::string(r.param("labelSelector").value_or("-")) + " " +
+                std::to_string(r.body.size());
     resp.set_header("Content-Type", "text/plain");
     return resp;
   });
   REQUIRE(server.start().is_ok());
-  auto r = run_command(curl(cert, server.port(), "/api/v1/pods?labelSelector=app%3Dweb%2Ctier+in+(a)"));
+  auto r =
+      run_command(curl(cert, server.port(), "/api/v1/pods?labelSelector=app%3Dweb%2Ctier+in+(a)"));
   REQUIRE(r.exit_code == 0);
   REQUIRE(r.out == "GET /api/v1/pods app=web,tier in (a) 0\n200");
-  auto post = run_command(curl(cert, server.port(), "/x", {"-X", "POST", "--data-binary", "hello"}));
+  auto post =
+      run_command(curl(cert, server.port(), "/x", {"-X", "POST", "--data-binary", "hello"}));
   REQUIRE(post.out == "POST /x - 5\n200");
   server.stop();
 }

@@ -3,15 +3,14 @@
 #include "http/https_server.h"
 
 #include <atomic>
-#include <mutex>
-#include <thread>
-#include <unordered_map>
-
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
 
 #include "core/log.h"
 
@@ -40,8 +39,8 @@ const char* kBadRequestBody =
 struct Conn {
   Conn(tcp::socket socket, net::ssl::context& ssl) : stream(std::move(socket), ssl) {}
   TlsStream stream;
-  std::mutex mu;                         // guards body
-  std::shared_ptr<BodyStream> body;      // the stream being written, if any
+  std::mutex mu;                     // guards body
+  std::shared_ptr<BodyStream> body;  // the stream being written, if any
 };
 
 // Wake-up state of a streaming response; touched only on the connection's strand.
@@ -87,9 +86,9 @@ struct HttpsServer::Impl {
   net::awaitable<bool> serve_one(std::shared_ptr<Conn> owner, beast::flat_buffer& buffer,
                                  const std::optional<PeerIdentity>& peer,
                                  const std::string& remote);
-  net::awaitable<void> write_simple(Conn& conn, int status, std::string body, bool keep_alive,
-                                    unsigned version,
-                                    const std::vector<std::pair<std::string, std::string>>& headers);
+  net::awaitable<void> write_simple(
+      Conn& conn, int status, std::string body, bool keep_alive, unsigned version,
+      const std::vector<std::pair<std::string, std::string>>& headers);
   net::awaitable<void> write_stream(std::shared_ptr<Conn> conn, Response& resp, unsigned version);
   Response call_handler(Request& req);
   std::optional<Response> call_fast_handler(Request& req);
@@ -250,7 +249,8 @@ net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
   }
   lowest.expires_after(options.request_timeout);
   if (!parser.is_done()) {
-    co_await bhttp::async_read(conn.stream, buffer, parser, net::redirect_error(net::use_awaitable, ec));
+    co_await bhttp::async_read(conn.stream, buffer, parser,
+                               net::redirect_error(net::use_awaitable, ec));
   }
   if (ec == bhttp::error::body_limit) {
     co_await write_simple(conn, 413, too_large_body(), false, 11, {});

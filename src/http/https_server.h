@@ -9,13 +9,13 @@
 // concurrently from the worker pool.
 #pragma once
 
+#include <openssl/ssl.h>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-
-#include <openssl/ssl.h>
 
 #include "core/status.h"
 #include "http/http.h"
@@ -27,13 +27,13 @@ struct ServerOptions {
   uint16_t port = 6443;  // 0 = any free port (tests); see HttpsServer::port()
   int io_threads = 2;
   int worker_threads = 32;
-  size_t body_limit = 3 << 20;     // 3 MiB, as the apiserver: bigger bodies get 413
-  size_t header_limit = 1 << 20;   // 1 MiB of request line and headers
-  size_t max_connections = 4096;   // past this, a new connection gets 429 and is closed
+  size_t body_limit = 3 << 20;    // 3 MiB, as the apiserver: bigger bodies get 413
+  size_t header_limit = 1 << 20;  // 1 MiB of request line and headers
+  size_t max_connections = 4096;  // past this, a new connection gets 429 and is closed
   std::chrono::seconds handshake_timeout{10};
-  std::chrono::seconds idle_timeout{120};      // a kept-alive connection with no request
-  std::chrono::seconds request_timeout{60};    // reading one request, once it started
-  std::chrono::seconds write_timeout{60};      // writing one response or chunk
+  std::chrono::seconds idle_timeout{120};    // a kept-alive connection with no request
+  std::chrono::seconds request_timeout{60};  // reading one request, once it started
+  std::chrono::seconds write_timeout{60};    // writing one response or chunk
   // Turns the verified peer certificate of a connection into an identity (nullopt: none).
   std::function<std::optional<PeerIdentity>(SSL*)> identify_peer;
   // Tried first, on the network thread, for every request: it must not block. It answers

@@ -32,9 +32,9 @@ Status check_key(const std::string& key) {
 
 Status check_value(const std::string& value) {
   if (value.size() > kMaxValueBytes) {
-    return error(Code::kRequestEntityTooLarge,
-                 "value of " + std::to_string(value.size()) + " bytes is over the limit of " +
-                     std::to_string(kMaxValueBytes));
+    return error(Code::kRequestEntityTooLarge, "value of " + std::to_string(value.size()) +
+                                                   " bytes is over the limit of " +
+                                                   std::to_string(kMaxValueBytes));
   }
   return Status::ok();
 }
@@ -48,8 +48,8 @@ Status check_read_revision(int64_t revision, int64_t current, int64_t compacted)
                  current);
   }
   if (revision > 0 && revision < compacted) {
-    return error(Code::kCompacted,
-                 "revision " + std::to_string(revision) + " has been compacted", compacted);
+    return error(Code::kCompacted, "revision " + std::to_string(revision) + " has been compacted",
+                 compacted);
   }
   return Status::ok();
 }
@@ -66,8 +66,7 @@ Result<std::unique_ptr<Db>> open_writer(const Options& options) {
   }
   auto db = Db::open(options.path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (!db.is_ok()) {
-    return error(db.status().code(),
-                 db.status().message() + " (is the directory writable?)");
+    return error(db.status().code(), db.status().message() + " (is the directory writable?)");
   }
   Db& w = **db;
   if (sqlite3_db_readonly(w.handle(), "main") == 1) {
@@ -90,8 +89,8 @@ Result<std::unique_ptr<Db>> open_writer(const Options& options) {
   ASSIGN_OR_RETURN(Stmt check, w.prepare("PRAGMA quick_check"));
   ASSIGN_OR_RETURN(bool has_row, check.step());
   if (has_row && check.text_at(0) != "ok") {
-    return error(Code::kCorrupt, "datastore " + options.path + " failed its integrity check: " +
-                                     check.text_at(0));
+    return error(Code::kCorrupt,
+                 "datastore " + options.path + " failed its integrity check: " + check.text_at(0));
   }
   check.reset();
   return std::move(db).value();
@@ -136,17 +135,16 @@ Status SqliteStore::start(std::unique_ptr<Db> writer) {
   ASSIGN_OR_RETURN(auto checkpoint_db, Db::open(options_.path, SQLITE_OPEN_READWRITE));
   // A read makes the connection open the database (and find it in WAL mode); until then a
   // checkpoint from it does nothing.
-  RETURN_IF_ERROR(checkpoint_db->exec("PRAGMA busy_timeout = 5000; SELECT count(*) FROM sqlite_master"));
+  RETURN_IF_ERROR(
+      checkpoint_db->exec("PRAGMA busy_timeout = 5000; SELECT count(*) FROM sqlite_master"));
   checkpointer_ = std::make_unique<Checkpointer>(std::move(checkpoint_db), kWalCheckpointFrames,
                                                  kWalHardLimitFrames);
   sqlite3_wal_hook(writer->handle(), &Checkpointer::wal_hook, checkpointer_.get());
-  hub_ = std::make_unique<WatchHub>(
-      current, options_.watch_queue_limit,
-      [this](const std::string& prefix, int64_t after, int64_t upto) {
-        return read_history(prefix, after, upto);
-      });
-  committer_ = std::make_unique<Committer>(std::move(writer), std::move(table),
-                                           options_.max_batch,
+  hub_ = std::make_unique<WatchHub>(current, options_.watch_queue_limit,
+                                    [this](const std::string& prefix, int64_t after, int64_t upto) {
+                                      return read_history(prefix, after, upto);
+                                    });
+  committer_ = std::make_unique<Committer>(std::move(writer), std::move(table), options_.max_batch,
                                            [this](const auto& events) { on_commit(events); });
   if (options_.maintenance_interval.count() > 0) {
     maintenance_ = std::thread([this] { maintenance_loop(); });
@@ -202,7 +200,8 @@ Result<ListResult> SqliteStore::list(const std::string& prefix, const ListOption
     }
     out.items.reserve(rows.size());
     for (Row& r : rows) {
-      out.items.push_back(KeyValue{std::move(r.name), std::move(r.value), r.create_revision, r.id, r.lease});
+      out.items.push_back(
+          KeyValue{std::move(r.name), std::move(r.value), r.create_revision, r.id, r.lease});
     }
     return out;
   });
@@ -263,8 +262,7 @@ Result<std::vector<EventPtr>> SqliteStore::read_history(const std::string& prefi
     ASSIGN_OR_RETURN(int64_t compacted, conn.table().meta_int(LogTable::kCompactRevision));
     if (after < compacted) {
       return error(Code::kCompacted,
-                   "required revision " + std::to_string(after) + " has been compacted",
-                   compacted);
+                   "required revision " + std::to_string(after) + " has been compacted", compacted);
     }
     ASSIGN_OR_RETURN(auto rows, conn.table().history(prefix_range(prefix), after, upto, limit + 1));
     if (static_cast<int64_t>(rows.size()) > limit) {

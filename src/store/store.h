@@ -45,9 +45,9 @@ struct ListResult {
 };
 
 struct ListOptions {
-  int64_t limit = 0;          // 0 = no limit
-  std::string after;          // continue strictly after this key ("" = from the start)
-  int64_t revision = 0;       // 0 = current
+  int64_t limit = 0;     // 0 = no limit
+  std::string after;     // continue strictly after this key ("" = from the start)
+  int64_t revision = 0;  // 0 = current
 };
 
 // Handle on one watch. Events arrive in revision order, each revision at most once.

@@ -1,21 +1,20 @@
 // Faults the datastore must survive: a corrupt file, a read-only file system, a full disk.
 // The last two need root (they mount a tmpfs in a private mount namespace, in a child
 // process, so the host's mounts are never touched); they are skipped otherwise.
-#include "store/store.h"
-
-#include <catch2/catch.hpp>
-
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 
+#include "store/store.h"
 #include "temp_dir.h"
 
 namespace k3c::store {
@@ -37,7 +36,8 @@ int in_tmpfs_namespace(const std::string& dir, const std::string& size,
                        const std::function<int()>& scenario) {
   pid_t pid = fork();
   if (pid == 0) {
-    if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+    if (unshare(CLONE_NEWNS) != 0 ||
+        mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) {
       perror("mount namespace setup");
       _exit(99);
@@ -49,12 +49,12 @@ int in_tmpfs_namespace(const std::string& dir, const std::string& size,
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-#define CHILD_CHECK(cond)                                                 \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
+#define CHILD_CHECK(cond)                                                      \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      return 1;                                                           \
-    }                                                                     \
+      return 1;                                                                \
+    }                                                                          \
   } while (0)
 
 TEST_CASE("a corrupt datastore file is refused with a clear error") {
@@ -136,14 +136,17 @@ TEST_CASE("a full disk fails writes clearly, loses nothing, and writes resume", 
     fprintf(stderr, "after %zu writes: %s\n", acked.size(), full.to_string().c_str());
     CHILD_CHECK(full.code() == Code::kStorageFull);
     CHILD_CHECK(acked.size() > 100);
-    // Reads still work, and a failed write left nothing behind.
+    // Reads still work, and the failed write left nothing behind: the revision is the last
+    // acknowledged one. (Whether the very next write fails too depends on whether the
+    // checkpointer has since given WAL space back, so it is not asserted.)
     CHILD_CHECK(s->count("/fill/").value() == static_cast<int64_t>(acked.size()));
     int64_t rev = s->current_revision();
-    CHILD_CHECK(s->create("/more", "x").status().code() == Code::kStorageFull);
-    CHILD_CHECK(s->current_revision() == rev);
+    int64_t last_acked = 0;
+    for (const auto& [key, revision] : acked) last_acked = std::max(last_acked, revision);
+    CHILD_CHECK(rev == last_acked);
     // Space returns: the tmpfs grows. Writes resume on the same open store.
     CHILD_CHECK(mount(nullptr, dir.path().c_str(), nullptr, MS_REMOUNT, "size=16m") == 0);
-    auto after = s->create("/more", "x");
+    auto after = s->create("/more", std::string(2000, 'm'));
     CHILD_CHECK(after.is_ok());
     CHILD_CHECK(after->mod_revision == rev + 1);
     s->close();

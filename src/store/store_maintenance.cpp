@@ -55,7 +55,8 @@ Status SqliteStore::vacuum_if_sparse() {
   // Free pages are reused by later writes; give them back to the file system only when a
   // quarter of the file is free (after a burst), a bounded number per transaction.
   return committer_->run_job([](Db& db, LogTable&) -> Status {
-    ASSIGN_OR_RETURN(Stmt pages, db.prepare("SELECT * FROM pragma_page_count, pragma_freelist_count"));
+    ASSIGN_OR_RETURN(Stmt pages,
+                     db.prepare("SELECT * FROM pragma_page_count, pragma_freelist_count"));
     ASSIGN_OR_RETURN(bool row, pages.step());
     if (!row) return Status::ok();
     int64_t total = pages.int_at(0), free = pages.int_at(1);

@@ -1,9 +1,8 @@
 // Unit tests of the datastore over real SQLite files in temporary directories.
 #include "store/store.h"
 
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -249,13 +248,13 @@ TEST_CASE("watch delivers every change in revision order with previous values") 
 TEST_CASE("watch resumes from a past revision, replaying history then live events") {
   TempDir dir;
   auto s = open_ok(test_options(dir));
-  REQUIRE(s->create("/k/a", "1").is_ok());        // 1
-  REQUIRE(s->update("/k/a", "2", 1).is_ok());     // 2
-  REQUIRE(s->create("/k/b", "1").is_ok());        // 3
-  REQUIRE(s->remove("/k/a").is_ok());             // 4
+  REQUIRE(s->create("/k/a", "1").is_ok());     // 1
+  REQUIRE(s->update("/k/a", "2", 1).is_ok());  // 2
+  REQUIRE(s->create("/k/b", "1").is_ok());     // 3
+  REQUIRE(s->remove("/k/a").is_ok());          // 4
   auto w = s->watch("/k/", 1);
   REQUIRE(w.is_ok());
-  REQUIRE(s->create("/k/c", "1").is_ok());        // 5
+  REQUIRE(s->create("/k/c", "1").is_ok());  // 5
   auto events = collect(**w, 4);
   REQUIRE(events.size() == 4);
   std::vector<int64_t> revs;
@@ -272,7 +271,8 @@ TEST_CASE("history replay and concurrent writes never reorder or duplicate") {
   auto s = open_ok(test_options(dir));
   std::atomic<bool> stop{false};
   std::thread writer([&] {
-    for (int i = 0; !stop && i < 3000; ++i) REQUIRE(s->create("/w/" + std::to_string(i), "x").is_ok());
+    for (int i = 0; !stop && i < 3000; ++i)
+      REQUIRE(s->create("/w/" + std::to_string(i), "x").is_ok());
   });
   while (s->current_revision() < 100) std::this_thread::sleep_for(1ms);
   std::vector<std::unique_ptr<Watcher>> watchers;
@@ -309,11 +309,11 @@ TEST_CASE("a watcher that falls too far behind is ended with Compacted") {
 TEST_CASE("compaction: reads and watches below the compacted revision fail") {
   TempDir dir;
   auto s = open_ok(test_options(dir));
-  REQUIRE(s->create("/a", "1").is_ok());       // 1
-  REQUIRE(s->update("/a", "2", 1).is_ok());    // 2
-  REQUIRE(s->create("/b", "1").is_ok());       // 3
-  REQUIRE(s->remove("/b").is_ok());            // 4
-  REQUIRE(s->update("/a", "3", 2).is_ok());    // 5
+  REQUIRE(s->create("/a", "1").is_ok());     // 1
+  REQUIRE(s->update("/a", "2", 1).is_ok());  // 2
+  REQUIRE(s->create("/b", "1").is_ok());     // 3
+  REQUIRE(s->remove("/b").is_ok());          // 4
+  REQUIRE(s->update("/a", "3", 2).is_ok());  // 5
   REQUIRE(s->compact(4).is_ok());
   REQUIRE(s->compacted_revision() == 4);
   REQUIRE(s->get("/a", 2).status().code() == Code::kCompacted);

@@ -65,7 +65,8 @@ TEST_CASE("kubectl drives the API server") {
     CHECK_THAT(health.out, Catch::Contains("readyz check passed"));
     auto resources = kubectl({"api-resources"});
     CHECK(resources.exit_code == 0);
-    CHECK_THAT(resources.out, Catch::Contains("deployments                         deploy       apps/v1"));
+    CHECK_THAT(resources.out,
+               Catch::Contains("deployments                         deploy       apps/v1"));
     auto versions = kubectl({"api-versions"});
     CHECK_THAT(versions.out, Catch::Contains("apps/v1\n"));
     CHECK_THAT(versions.out, Catch::Contains("rbac.authorization.k8s.io/v1\n"));
@@ -74,36 +75,45 @@ TEST_CASE("kubectl drives the API server") {
   SECTION("the built-in namespaces, as a table") {
     auto ns = kubectl({"get", "namespaces"});
     CHECK(ns.exit_code == 0);
-    CHECK_THAT(ns.out, Catch::StartsWith("NAME              STATUS   AGE\ndefault           Active"));
+    CHECK_THAT(ns.out,
+               Catch::StartsWith("NAME              STATUS   AGE\ndefault           Active"));
     CHECK_THAT(ns.out, Catch::Contains("kube-node-lease   Active"));
     CHECK_THAT(ns.out, Catch::Contains("kube-system       Active"));
   }
 
   SECTION("create -f, get, label, annotate, patch, replace, delete") {
     const std::string file = box.path("cm.yaml");
-    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  labels: {app: web}\n"
-                "data:\n  color: blue\n");
+    write(file,
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  labels: {app: web}\n"
+          "data:\n  color: blue\n");
     auto created = kubectl({"create"}, file);
     CHECK(created.exit_code == 0);
     CHECK(created.out == "configmap/web-config created\n");
     auto again = kubectl({"create"}, file);
     CHECK(again.exit_code == 1);
-    CHECK_THAT(again.err, Catch::Contains("Error from server (AlreadyExists): error when creating \"" +
-                                          file + "\": configmaps \"web-config\" already exists"));
+    CHECK_THAT(again.err,
+               Catch::Contains("Error from server (AlreadyExists): error when creating \"" + file +
+                               "\": configmaps \"web-config\" already exists"));
     auto table = kubectl({"get", "configmaps", "-l", "app=web"});
     CHECK_THAT(table.out, Catch::StartsWith("NAME         DATA   AGE\nweb-config   1"));
     CHECK(kubectl({"label", "configmap", "web-config", "tier=frontend"}).exit_code == 0);
     CHECK(kubectl({"annotate", "configmap", "web-config", "note=hello"}).exit_code == 0);
-    auto labels = kubectl({"get", "cm", "web-config", "-o", "jsonpath={.metadata.labels.tier}/{.metadata.annotations.note}"});
+    auto labels = kubectl({"get", "cm", "web-config", "-o",
+                           "jsonpath={.metadata.labels.tier}/{.metadata.annotations.note}"});
     CHECK(labels.out == "frontend/hello");
-    CHECK(kubectl({"patch", "cm", "web-config", "--type", "merge", "-p", R"({"data":{"color":"green"}})"}).exit_code == 0);
+    CHECK(kubectl({"patch", "cm", "web-config", "--type", "merge", "-p",
+                   R"({"data":{"color":"green"}})"})
+              .exit_code == 0);
     CHECK(kubectl({"patch", "cm", "web-config", "--type", "json", "-p",
-                   R"([{"op":"add","path":"/data/size","value":"L"}])"}).exit_code == 0);
+                   R"([{"op":"add","path":"/data/size","value":"L"}])"})
+              .exit_code == 0);
     auto data = kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data.color},{.data.size}"});
     CHECK(data.out == "green,L");
-    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  color: red\n");
+    write(file,
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  color: red\n");
     CHECK(kubectl({"replace"}, file).exit_code == 0);
-    CHECK(kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data}"}).out == R"({"color":"red"})");
+    CHECK(kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data}"}).out ==
+          R"({"color":"red"})");
     auto deleted = kubectl({"delete", "configmap", "web-config"});
     CHECK(deleted.out == "configmap \"web-config\" deleted\n");
     auto gone = kubectl({"get", "configmap", "web-config"});
@@ -113,15 +123,26 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("create generators (protobuf bodies from kubectl 1.32+)") {
     CHECK(kubectl({"create", "namespace", "demo"}).out == "namespace/demo created\n");
-    CHECK(kubectl({"create", "configmap", "settings", "-n", "demo", "--from-literal=mode=fast"}).exit_code == 0);
-    CHECK(kubectl({"create", "secret", "generic", "creds", "-n", "demo", "--from-literal=password=s3cret"}).exit_code == 0);
+    CHECK(kubectl({"create", "configmap", "settings", "-n", "demo", "--from-literal=mode=fast"})
+              .exit_code == 0);
+    CHECK(kubectl({"create", "secret", "generic", "creds", "-n", "demo",
+                   "--from-literal=password=s3cret"})
+              .exit_code == 0);
     CHECK(kubectl({"create", "serviceaccount", "bot", "-n", "demo"}).exit_code == 0);
-    CHECK(kubectl({"create", "deployment", "web", "-n", "demo", "--image=busybox", "--replicas=2"}).exit_code == 0);
-    CHECK(kubectl({"get", "cm", "settings", "-n", "demo", "-o", "jsonpath={.data.mode}"}).out == "fast");
-    CHECK(kubectl({"get", "secret", "creds", "-n", "demo", "-o", "jsonpath={.data.password}"}).out == "czNjcmV0");
-    CHECK(kubectl({"get", "deploy", "web", "-n", "demo", "-o", "jsonpath={.spec.replicas}/{.metadata.generation}"}).out == "2/1");
+    CHECK(kubectl({"create", "deployment", "web", "-n", "demo", "--image=busybox", "--replicas=2"})
+              .exit_code == 0);
+    CHECK(kubectl({"get", "cm", "settings", "-n", "demo", "-o", "jsonpath={.data.mode}"}).out ==
+          "fast");
+    CHECK(
+        kubectl({"get", "secret", "creds", "-n", "demo", "-o", "jsonpath={.data.password}"}).out ==
+        "czNjcmV0");
+    CHECK(kubectl({"get", "deploy", "web", "-n", "demo", "-o",
+                   "jsonpath={.spec.replicas}/{.metadata.generation}"})
+              .out == "2/1");
     auto table = kubectl({"get", "deploy", "-n", "demo"});
-    CHECK_THAT(table.out, Catch::StartsWith("NAME   READY   UP-TO-DATE   AVAILABLE   AGE\nweb    0/2     0            0"));
+    CHECK_THAT(table.out,
+               Catch::StartsWith(
+                   "NAME   READY   UP-TO-DATE   AVAILABLE   AGE\nweb    0/2     0            0"));
     auto dup = kubectl({"create", "namespace", "demo"});
     CHECK(dup.exit_code == 1);
     CHECK(dup.err == "Error from server (AlreadyExists): namespaces \"demo\" already exists\n");
@@ -131,13 +152,15 @@ TEST_CASE("kubectl drives the API server") {
     const std::string file = box.path("cm.yaml");
     write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
     REQUIRE(kubectl({"create"}, file).exit_code == 0);
-    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  resourceVersion: \"1\"\n");
+    write(file,
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  resourceVersion: \"1\"\n");
     auto stale = kubectl({"replace"}, file);
     CHECK(stale.exit_code == 1);
-    CHECK_THAT(stale.err, Catch::Contains("Error from server (Conflict): error when replacing \"" + file +
-                                          "\": Operation cannot be fulfilled on configmaps \"c\": the object "
-                                          "has been modified; please apply your changes to the latest version "
-                                          "and try again"));
+    CHECK_THAT(stale.err,
+               Catch::Contains("Error from server (Conflict): error when replacing \"" + file +
+                               "\": Operation cannot be fulfilled on configmaps \"c\": the object "
+                               "has been modified; please apply your changes to the latest version "
+                               "and try again"));
   }
 
   SECTION("invalid names are 422 with the field and upstream's wording") {
@@ -145,7 +168,10 @@ TEST_CASE("kubectl drives the API server") {
     write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n");
     auto bad = kubectl({"create"}, file);
     CHECK(bad.exit_code == 1);
-    CHECK_THAT(bad.err, Catch::Contains("The ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\""));
+    CHECK_THAT(
+        bad.err,
+        Catch::Contains(
+            "The ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\""));
   }
 
   SECTION("creating in a missing namespace is NotFound") {
@@ -158,26 +184,33 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("services get cluster IPs and node ports; the clusterIP is immutable") {
     const std::string file = box.path("svc.yaml");
-    write(file, "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n"
-                "  ports: [{port: 80, targetPort: 8080}]\n---\napiVersion: v1\nkind: Service\n"
-                "metadata: {name: np}\nspec:\n  type: NodePort\n  ports: [{port: 81}]\n");
+    write(file,
+          "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n"
+          "  ports: [{port: 80, targetPort: 8080}]\n---\napiVersion: v1\nkind: Service\n"
+          "metadata: {name: np}\nspec:\n  type: NodePort\n  ports: [{port: 81}]\n");
     REQUIRE(kubectl({"create"}, file).exit_code == 0);
     auto svc = kubectl({"get", "svc"});
-    CHECK_THAT(svc.out, Catch::Contains("kubernetes   ClusterIP   10.43.0.1    <none>        443/TCP"));
+    CHECK_THAT(svc.out,
+               Catch::Contains("kubernetes   ClusterIP   10.43.0.1    <none>        443/TCP"));
     CHECK_THAT(svc.out, Catch::Contains("np           NodePort    10.43."));
     CHECK_THAT(svc.out, Catch::Contains("81:30000/TCP"));
     auto ips = kubectl({"get", "svc", "-o", "jsonpath={.items[*].spec.clusterIP}"});
     CHECK(ips.out.find("10.43.0.1 ") == 0);
-    auto change = kubectl({"patch", "svc", "web", "--type", "merge", "-p", R"({"spec":{"clusterIP":"10.43.9.9"}})"});
+    auto change = kubectl(
+        {"patch", "svc", "web", "--type", "merge", "-p", R"({"spec":{"clusterIP":"10.43.9.9"}})"});
     CHECK(change.exit_code == 1);
-    CHECK_THAT(change.err, Catch::Contains("The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: "
-                                           "[]string{\"10.43.9.9\"}: may not change once set"));
+    CHECK_THAT(change.err,
+               Catch::Contains("The Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: "
+                               "[]string{\"10.43.9.9\"}: may not change once set"));
   }
 
   SECTION("-A, -o name, --chunk-size and field selectors") {
     auto all = kubectl({"get", "ns", "-o", "name", "--chunk-size", "1"});
-    CHECK(all.out == "namespace/default\nnamespace/kube-node-lease\nnamespace/kube-public\nnamespace/kube-system\n");
-    auto one = kubectl({"get", "ns", "--field-selector", "metadata.name=kube-system", "-o", "name"});
+    CHECK(all.out ==
+          "namespace/default\nnamespace/kube-node-lease\nnamespace/kube-public\nnamespace/"
+          "kube-system\n");
+    auto one =
+        kubectl({"get", "ns", "--field-selector", "metadata.name=kube-system", "-o", "name"});
     CHECK(one.out == "namespace/kube-system\n");
     auto bad = kubectl({"get", "ns", "--field-selector", "spec.nope=x"});
     CHECK(bad.exit_code == 1);
@@ -195,7 +228,8 @@ TEST_CASE("kubectl get -w streams changes until it is stopped") {
   REQUIRE(server.ready == "READY=1");
   std::map<std::string, std::string> env = box.env();
   env["KUBECONFIG"] = box.kubeconfig();
-  ChildProcess watch({dir + "/kubectl.1.33", "get", "configmaps", "-w", "-o", "name"}, env, box.path("watch"));
+  ChildProcess watch({dir + "/kubectl.1.33", "get", "configmaps", "-w", "-o", "name"}, env,
+                     box.path("watch"));
   std::this_thread::sleep_for(1s);
   Kubectl kubectl{box, dir + "/kubectl.1.33"};
   const std::string file = box.path("cm.yaml");

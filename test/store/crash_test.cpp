@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <fstream>
 #include <map>

@@ -50,7 +50,8 @@ Result<std::string> format_rfc3339(int64_t seconds, int64_t nanos, bool micro) {
   }
   const CivilDate date = civil_from_days(days);
   if (date.year < 1 || date.year > 9999) {
-    return error(Code::kBadRequest, "protobuf: time out of range (year " + std::to_string(date.year) + ")");
+    return error(Code::kBadRequest,
+                 "protobuf: time out of range (year " + std::to_string(date.year) + ")");
   }
   char buf[48];
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld",
@@ -69,7 +70,8 @@ std::string format_go_duration(int64_t nanoseconds) {
   if (nanoseconds == 0) return "0s";
   const bool negative = nanoseconds < 0;
   // Two's complement negation in unsigned arithmetic also covers INT64_MIN.
-  uint64_t u = negative ? ~static_cast<uint64_t>(nanoseconds) + 1 : static_cast<uint64_t>(nanoseconds);
+  uint64_t u =
+      negative ? ~static_cast<uint64_t>(nanoseconds) + 1 : static_cast<uint64_t>(nanoseconds);
   std::string out = negative ? "-" : "";
   if (u < 1'000'000'000) {
     // Below one second Go uses the largest unit that keeps the value at least 1.

@@ -12,10 +12,14 @@ Status malformed(size_t offset, const std::string& what) {
 
 std::string_view wire_type_name(WireType type) {
   switch (type) {
-    case WireType::kVarint: return "varint";
-    case WireType::kFixed64: return "fixed64";
-    case WireType::kLen: return "length-delimited";
-    case WireType::kFixed32: return "fixed32";
+    case WireType::kVarint:
+      return "varint";
+    case WireType::kFixed64:
+      return "fixed64";
+    case WireType::kLen:
+      return "length-delimited";
+    case WireType::kFixed32:
+      return "fixed32";
   }
   return "?";
 }
@@ -55,8 +59,12 @@ Result<WireField> WireReader::next() {
       ASSIGN_OR_RETURN(f.value, varint());
       return f;
     }
-    case 1: f.type = WireType::kFixed64; return fixed(8);
-    case 5: f.type = WireType::kFixed32; return fixed(4);
+    case 1:
+      f.type = WireType::kFixed64;
+      return fixed(8);
+    case 5:
+      f.type = WireType::kFixed32;
+      return fixed(4);
     case 2: {
       f.type = WireType::kLen;
       ASSIGN_OR_RETURN(uint64_t length, varint());

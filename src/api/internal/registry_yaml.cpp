@@ -3,13 +3,13 @@
 // that a misspelt field cannot silently fall back to a default.
 #include "api/internal/registry_yaml.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
 #include <string>
 #include <utility>
-
-#include <yaml-cpp/yaml.h>
 
 #include "api/internal/yaml_keys.h"
 

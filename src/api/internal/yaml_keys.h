@@ -2,11 +2,11 @@
 // misspelt key is an error rather than a silent fallback to a default.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <initializer_list>
 #include <string>
 #include <string_view>
-
-#include <yaml-cpp/yaml.h>
 
 #include "core/status.h"
 

@@ -68,14 +68,16 @@ ApiError invalid(std::string_view group, std::string_view kind, std::string_view
     list += c.field.empty() ? c.message : c.field + ": " + c.message;
   }
   if (causes.size() > 1) list = "[" + list + "]";
-  ApiError e = about(Code::kInvalid,
-                     qualified_resource(group, kind) + quoted(name) + " is invalid: " + list, group,
-                     kind, name);
+  ApiError e =
+      about(Code::kInvalid, qualified_resource(group, kind) + quoted(name) + " is invalid: " + list,
+            group, kind, name);
   e.causes = std::move(causes);
   return e;
 }
 
-ApiError bad_request(std::string message) { return api_error(Code::kBadRequest, std::move(message)); }
+ApiError bad_request(std::string message) {
+  return api_error(Code::kBadRequest, std::move(message));
+}
 
 ApiError method_not_allowed() {
   return api_error(Code::kMethodNotAllowed,

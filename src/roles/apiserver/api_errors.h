@@ -3,11 +3,10 @@
 // against a real cluster ("Error from server (NotFound): pods "x" not found").
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "http/http.h"

@@ -57,7 +57,8 @@ Status ApiServerRole::start() {
   pki_options.clock = &clock_;
   ASSIGN_OR_RETURN(pki::ServerPki pki, pki::ensure_server_pki(pki_options));
   for (const auto& action : pki.actions) log->info("tls: {}", action);
-  ASSIGN_OR_RETURN(std::string token, pki::ensure_server_token(config_.token_path, pki.server_ca.cert_pem));
+  ASSIGN_OR_RETURN(std::string token,
+                   pki::ensure_server_token(config_.token_path, pki.server_ca.cert_pem));
   (void)token;  // agents join with it (a later issue); it is written for them now
   ASSIGN_OR_RETURN(pki::SslContextPtr tls, pki::make_server_context(pki));
 
@@ -65,7 +66,8 @@ Status ApiServerRole::start() {
   auto registry = std::make_shared<const api::ResourceRegistry>(std::move(builtin));
   ASSIGN_OR_RETURN(api::SchemaSet builtin_schemas, api::SchemaSet::builtin());
   auto schemas = std::make_shared<const api::SchemaSet>(std::move(builtin_schemas));
-  std::string address = config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
+  std::string address =
+      config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
   if (address == "0.0.0.0" || address == "::") address = "127.0.0.1";
   ASSIGN_OR_RETURN(api::DiscoveryDocuments discovery,
                    api::DiscoveryDocuments::build(
@@ -74,8 +76,10 @@ Status ApiServerRole::start() {
   cache_ = std::make_unique<WatchCache>(*store, decode_stored);
   RETURN_IF_ERROR(cache_->start());
   strategies_ = std::make_unique<Strategies>(
-      *cache_, ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
-  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, std::move(schemas), registry);
+      *cache_,
+      ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
+  rest_ =
+      std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, std::move(schemas), registry);
   router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_);
   RETURN_IF_ERROR(bootstrap_objects());
 
@@ -84,13 +88,14 @@ Status ApiServerRole::start() {
   options.port = config_.port;
   options.identify_peer = identify;
   options.fast_handler = [this](http::Request& r) { return router_->handle_fast(r); };
-  server_ = std::make_unique<http::HttpsServer>(options, tls.release(),
-                                                [this](http::Request& r) { return router_->handle(r); });
+  server_ = std::make_unique<http::HttpsServer>(
+      options, tls.release(), [this](http::Request& r) { return router_->handle(r); });
   RETURN_IF_ERROR(server_->start());
   if (!config_.kubeconfig_path.empty()) {
     RETURN_IF_ERROR(pki::write_kubeconfig(config_.kubeconfig_path, config_.kubeconfig_mode,
                                           "https://127.0.0.1:" + std::to_string(server_->port()),
-                                          pki.server_ca.cert_pem, pki.admin.cert_pem, pki.admin.key_pem));
+                                          pki.server_ca.cert_pem, pki.admin.cert_pem,
+                                          pki.admin.key_pem));
     log->info("wrote kubeconfig {}", config_.kubeconfig_path);
   }
   log->info("serving the Kubernetes API on https://{}:{}", config_.bind_address, server_->port());
@@ -102,15 +107,23 @@ Status ApiServerRole::bootstrap_objects() {
   ASSIGN_OR_RETURN(api::ResourceRegistry registry, api::ResourceRegistry::builtin());
   const api::Resource* ns = registry.find("", "v1", "namespaces");
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
-    RETURN_IF_ERROR(rest_->ensure(*ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
+    RETURN_IF_ERROR(rest_->ensure(
+        *ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
   }
   // The `kubernetes` Service: the API at the first address of the service range.
   json service = {{"apiVersion", "v1"},
                   {"kind", "Service"},
-                  {"metadata", {{"name", "kubernetes"}, {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
-                  {"spec", {{"type", "ClusterIP"},
-                            {"clusterIP", config_.first_service_ip},
-                            {"ports", {{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}, {"targetPort", config_.port}}}}}}};
+                  {"metadata",
+                   {{"name", "kubernetes"},
+                    {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
+                  {"spec",
+                   {{"type", "ClusterIP"},
+                    {"clusterIP", config_.first_service_ip},
+                    {"ports",
+                     {{{"name", "https"},
+                       {"port", 443},
+                       {"protocol", "TCP"},
+                       {"targetPort", config_.port}}}}}}};
   return rest_->ensure(*registry.find("", "v1", "services"), "default", std::move(service));
 }
 

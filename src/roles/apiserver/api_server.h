@@ -39,7 +39,7 @@ struct ApiServerConfig {
   std::string service_cidr = "10.43.0.0/16";
   uint16_t node_port_first = 30000;
   uint16_t node_port_last = 32767;
-  std::string kubeconfig_path;                 // "" = write none
+  std::string kubeconfig_path;  // "" = write none
   unsigned kubeconfig_mode = 0600;
 };
 

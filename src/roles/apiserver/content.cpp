@@ -17,21 +17,23 @@ std::string_view media_type(std::string_view content_type) {
 }
 
 ApiError unsupported() {
-  return api_error(Code::kUnsupportedMediaType,
-                   "the body of the request was in an unknown format - accepted media types "
-                   "include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
+  return api_error(
+      Code::kUnsupportedMediaType,
+      "the body of the request was in an unknown format - accepted media types "
+      "include: application/json, application/yaml, application/vnd.kubernetes.protobuf");
 }
 
 constexpr std::string_view kProtobufType = "application/vnd.kubernetes.protobuf";
 
-ApiResult<nlohmann::json> decode_protobuf_body(const http::Request& request, const BodyCodecs& codecs) {
+ApiResult<nlohmann::json> decode_protobuf_body(const http::Request& request,
+                                               const BodyCodecs& codecs) {
   auto decoded = api::decode_protobuf(request.body, codecs.schemas, codecs.registry);
   if (!decoded.is_ok()) return from_status(decoded.status());
   if (decoded->unknown_fields > 0) {
     // Unknown field numbers are newer fields than our schemas know; kept out, not fatal.
-    log::for_role("apiserver")->debug("protobuf {} {}: skipped {} unknown field(s), e.g. {}",
-                                      request.method, request.target, decoded->unknown_fields,
-                                      decoded->unknown_examples.front());
+    log::for_role("apiserver")
+        ->debug("protobuf {} {}: skipped {} unknown field(s), e.g. {}", request.method,
+                request.target, decoded->unknown_fields, decoded->unknown_examples.front());
   }
   return std::move(decoded->object);
 }
@@ -46,9 +48,10 @@ ApiResult<nlohmann::json> decode_body(const http::Request& request, const BodyCo
     if (!decoded.ok()) return decoded;
     doc = std::move(decoded.value());
   } else if (type == "application/json" || type == "application/merge-patch+json" ||
-      type == "application/json-patch+json" || type == "application/strategic-merge-patch+json" ||
-      type == "application/apply-patch+yaml" || type == "application/yaml" || type == "*/*" ||
-      type.empty()) {
+             type == "application/json-patch+json" ||
+             type == "application/strategic-merge-patch+json" ||
+             type == "application/apply-patch+yaml" || type == "application/yaml" ||
+             type == "*/*" || type.empty()) {
     if (type == "application/yaml" || type == "application/apply-patch+yaml") {
       auto y = yaml_to_json(request.body);
       if (!y.is_ok()) return bad_request(y.status().message());
@@ -80,7 +83,8 @@ ApiResult<OutputFormat> negotiate_output(const http::Request& request) {
   size_t start = 0;
   while (start <= accept.size()) {
     size_t comma = accept.find(',', start);
-    std::string_view item = accept.substr(start, comma == std::string_view::npos ? accept.npos : comma - start);
+    std::string_view item =
+        accept.substr(start, comma == std::string_view::npos ? accept.npos : comma - start);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     std::string_view type = media_type(item);
     if (type == "application/json" && item.find("as=Table") != std::string_view::npos &&
@@ -95,8 +99,10 @@ ApiResult<OutputFormat> negotiate_output(const http::Request& request) {
     start = comma + 1;
   }
   if (json_ok) return OutputFormat::kJson;
-  ApiError e = api_error(Code::kNotAcceptable, "only the following media types are accepted: application/json, application/yaml, "
-              "application/json;as=Table;v=v1;g=meta.k8s.io");
+  ApiError e =
+      api_error(Code::kNotAcceptable,
+                "only the following media types are accepted: application/json, application/yaml, "
+                "application/json;as=Table;v=v1;g=meta.k8s.io");
   return e;
 }
 

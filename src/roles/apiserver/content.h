@@ -3,11 +3,10 @@
 // (JSON, or the meta.k8s.io Table form kubectl asks for).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <variant>
-
-#include <nlohmann/json.hpp>
 
 #include "api/registry.h"
 #include "api/schema.h"
@@ -20,7 +19,7 @@ namespace k3c::apiserver {
 template <typename T>
 class ApiResult {
  public:
-  ApiResult(T value) : v_(std::move(value)) {}       // NOLINT: implicit by design
+  ApiResult(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
   ApiResult(ApiError error) : v_(std::move(error)) {}  // NOLINT: implicit by design
   bool ok() const { return v_.index() == 0; }
   T& value() { return std::get<0>(v_); }

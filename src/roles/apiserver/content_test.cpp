@@ -1,8 +1,8 @@
 // Tests for decode_body: a protobuf body from kubectl becomes the same JSON document as the
 // equivalent JSON body; malformed protobuf is 400; unsupported media types stay 415.
-#include <catch2/catch.hpp>
-
 #include "roles/apiserver/content.h"
+
+#include <catch2/catch.hpp>
 
 using namespace k3c;
 using namespace k3c::apiserver;
@@ -38,12 +38,14 @@ TEST_CASE("decode_body: protobuf and JSON bodies of one object decode alike") {
                                          "656d6f12001a0022002a0032003800420012001a020a001a002200")),
                            codecs);
   auto json = decode_body(request("application/json", R"({"apiVersion":"v1","kind":"Namespace",
-      "metadata":{"name":"demo"},"spec":{},"status":{}})"), codecs);
+      "metadata":{"name":"demo"},"spec":{},"status":{}})"),
+                          codecs);
   REQUIRE(proto.ok());
   REQUIRE(json.ok());
   CHECK(proto.value() == json.value());
 
-  auto broken = decode_body(request("application/vnd.kubernetes.protobuf", std::string("k8s\0\x0a\x7f", 6)), codecs);
+  auto broken = decode_body(
+      request("application/vnd.kubernetes.protobuf", std::string("k8s\0\x0a\x7f", 6)), codecs);
   REQUIRE(!broken.ok());
   CHECK(broken.error().code == Code::kBadRequest);
   auto cbor = decode_body(request("application/cbor", "\xa0"), codecs);

@@ -68,7 +68,8 @@ std::string field_value(const json& object, std::string_view path) {
   size_t start = 0;
   while (start <= full.size()) {
     size_t dot = full.find('.', start);
-    std::string part = full.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string part =
+        full.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (!at->is_object()) return "";
     auto it = at->find(part);
     if (it == at->end()) return "";

@@ -4,11 +4,10 @@
 // labels and the selectable fields of the object's kind.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "roles/apiserver/watch_cache.h"
 #include "store/store.h"

@@ -74,7 +74,8 @@ bool tracks_generation(const api::Resource& r) {
   static const std::set<std::string, std::less<>> groups = {
       "apps", "batch", "autoscaling", "policy", "networking.k8s.io", "apiextensions.k8s.io"};
   if (!is_builtin_group(r.group)) return true;  // custom resources
-  if (r.group == "networking.k8s.io") return r.plural == "ingresses" || r.plural == "networkpolicies";
+  if (r.group == "networking.k8s.io")
+    return r.plural == "ingresses" || r.plural == "networkpolicies";
   if (r.group == "apps") return r.plural != "controllerrevisions";
   return groups.count(r.group) > 0;
 }
@@ -86,15 +87,17 @@ std::optional<ApiError> check_type(json& object, const api::Resource& r) {
   if (api_version == object.end() || api_version->is_null()) {
     object["apiVersion"] = expected;
   } else if (!api_version->is_string() || *api_version != expected) {
-    return bad_request("the API version in the data (" +
-                       (api_version->is_string() ? api_version->get<std::string>() : api_version->dump()) +
-                       ") does not match the expected API version (" + expected + ")");
+    return bad_request(
+        "the API version in the data (" +
+        (api_version->is_string() ? api_version->get<std::string>() : api_version->dump()) +
+        ") does not match the expected API version (" + expected + ")");
   }
   auto kind = object.find("kind");
   if (kind == object.end() || kind->is_null()) {
     object["kind"] = r.kind;
   } else if (!kind->is_string() || *kind != r.kind) {
-    return bad_request("the kind in the data (" + (kind->is_string() ? kind->get<std::string>() : kind->dump()) +
+    return bad_request("the kind in the data (" +
+                       (kind->is_string() ? kind->get<std::string>() : kind->dump()) +
                        ") does not match the expected kind (" + r.kind + ")");
   }
   auto meta = object.find("metadata");
@@ -109,7 +112,8 @@ std::vector<StatusCause> validate_metadata(const json& object, const api::Resour
   const json& meta = object.at("metadata");
   std::string name = meta_string(object, "name");
   if (std::string why = name_error(r, name); !why.empty()) {
-    causes.push_back({"FieldValueInvalid", "Invalid value: \"" + name + "\": " + why, "metadata.name"});
+    causes.push_back(
+        {"FieldValueInvalid", "Invalid value: \"" + name + "\": " + why, "metadata.name"});
   }
   for (const char* field : {"labels", "annotations"}) {
     auto it = meta.find(field);
@@ -122,16 +126,20 @@ std::vector<StatusCause> validate_metadata(const json& object, const api::Resour
     size_t total = 0;
     for (auto& [k, v] : it->items()) {
       if (Status s = names::validate_qualified_name(k); !s.is_ok()) {
-        causes.push_back({"FieldValueInvalid", "Invalid value: \"" + k + "\": " + s.message(), path});
+        causes.push_back(
+            {"FieldValueInvalid", "Invalid value: \"" + k + "\": " + s.message(), path});
       }
       if (!v.is_string()) {
-        causes.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": must be a string", path + "." + k});
+        causes.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": must be a string",
+                          path + "." + k});
         continue;
       }
       total += k.size() + v.get<std::string>().size();
       if (std::string_view(field) == "labels") {
         if (Status s = names::validate_label_value(v.get<std::string>()); !s.is_ok()) {
-          causes.push_back({"FieldValueInvalid", "Invalid value: \"" + v.get<std::string>() + "\": " + s.message(), path});
+          causes.push_back({"FieldValueInvalid",
+                            "Invalid value: \"" + v.get<std::string>() + "\": " + s.message(),
+                            path});
         }
       }
     }
@@ -141,11 +149,16 @@ std::vector<StatusCause> validate_metadata(const json& object, const api::Resour
   }
   if (auto f = meta.find("finalizers"); f != meta.end() && !f->is_null()) {
     if (!f->is_array()) {
-      causes.push_back({"FieldValueInvalid", "Invalid value: must be a list of strings", "metadata.finalizers"});
+      causes.push_back(
+          {"FieldValueInvalid", "Invalid value: must be a list of strings", "metadata.finalizers"});
     } else {
       for (const auto& v : *f) {
         if (!v.is_string() || !names::validate_qualified_name(v.get<std::string>()).is_ok()) {
-          causes.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": name part must consist of alphanumeric characters, '-', '_' or '.'", "metadata.finalizers"});
+          causes.push_back(
+              {"FieldValueInvalid",
+               "Invalid value: " + v.dump() +
+                   ": name part must consist of alphanumeric characters, '-', '_' or '.'",
+               "metadata.finalizers"});
         }
       }
     }
@@ -153,7 +166,8 @@ std::vector<StatusCause> validate_metadata(const json& object, const api::Resour
   return causes;
 }
 
-std::optional<ApiError> prepare_create(json& object, const api::Resource& r, const RequestInfo& info,
+std::optional<ApiError> prepare_create(json& object, const api::Resource& r,
+                                       const RequestInfo& info,
                                        std::chrono::system_clock::time_point now) {
   if (auto e = check_type(object, r)) return e;
   json& meta = metadata_of(object);
@@ -161,7 +175,8 @@ std::optional<ApiError> prepare_create(json& object, const api::Resource& r, con
   std::string ns = meta_string(object, "namespace");
   if (r.namespaced) {
     if (!ns.empty() && ns != info.namespace_) {
-      return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+      return bad_request(
+          "the namespace of the provided object does not match the namespace sent on the request");
     }
     meta["namespace"] = info.namespace_;
   } else {
@@ -172,7 +187,8 @@ std::optional<ApiError> prepare_create(json& object, const api::Resource& r, con
     std::string generate = meta_string(object, "generateName");
     if (generate.empty()) {
       return invalid(r.group, r.kind, "",
-                     {{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"}});
+                     {{"FieldValueRequired", "Required value: name or generateName is required",
+                       "metadata.name"}});
     }
     name = generate + random_name_suffix();
     meta["name"] = name;
@@ -211,12 +227,13 @@ ApiResult<json> prepare_update(json object, const json& old, const api::Resource
   if (name.empty()) {
     meta["name"] = info.name;
   } else if (name != info.name) {
-    return bad_request("the name of the object (" + name + ") does not match the name on the URL (" +
-                       info.name + ")");
+    return bad_request("the name of the object (" + name +
+                       ") does not match the name on the URL (" + info.name + ")");
   }
   std::string ns = meta_string(object, "namespace");
   if (r.namespaced && !ns.empty() && ns != info.namespace_) {
-    return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+    return bad_request(
+        "the namespace of the provided object does not match the namespace sent on the request");
   }
   const json& old_meta = old.at("metadata");
   std::string uid = meta_string(object, "uid");

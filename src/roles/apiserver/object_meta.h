@@ -5,9 +5,8 @@
 #pragma once
 
 #include <chrono>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "api/registry.h"
 #include "roles/apiserver/content.h"
@@ -29,7 +28,8 @@ ApiResult<nlohmann::json> prepare_update(nlohmann::json object, const nlohmann::
                                          const api::Resource& resource, const RequestInfo& info);
 
 // Validates labels, annotations, name and the finalizers list; causes as upstream words them.
-std::vector<StatusCause> validate_metadata(const nlohmann::json& object, const api::Resource& resource);
+std::vector<StatusCause> validate_metadata(const nlohmann::json& object,
+                                           const api::Resource& resource);
 
 // Whether objects of the resource carry metadata.generation (workloads, custom resources...).
 bool tracks_generation(const api::Resource& resource);

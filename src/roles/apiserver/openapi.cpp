@@ -2,7 +2,6 @@
 #include "roles/apiserver/openapi.h"
 
 #include <functional>
-
 #include <nlohmann/json.hpp>
 
 #include "core/version.h"
@@ -15,8 +14,10 @@ std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& regist
   std::vector<PatchOperation> operations;
   for (const auto& r : registry.resources()) {
     if (!r.has_verb("patch")) continue;
-    std::string gv_path = r.group.empty() ? "api/" + r.version : "apis/" + r.group + "/" + r.version;
-    std::string path = "/" + gv_path + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
+    std::string gv_path =
+        r.group.empty() ? "api/" + r.version : "apis/" + r.group + "/" + r.version;
+    std::string path =
+        "/" + gv_path + (r.namespaced ? "/namespaces/{namespace}/" : "/") + r.plural + "/{name}";
     operations.push_back({std::move(gv_path), std::move(path), {r.group, r.version, r.kind}});
   }
   return operations;
@@ -25,7 +26,9 @@ std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& regist
 OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
   json parameters = json::array();
   for (const auto& p : kPatchQueryParameters) {
-    parameters.push_back({{"name", p.name}, {"in", "query"}, {"schema", {{"type", "string"}}},
+    parameters.push_back({{"name", p.name},
+                          {"in", "query"},
+                          {"schema", {{"type", "string"}}},
                           {"description", p.description}});
   }
   std::map<std::string, json> docs;

@@ -56,7 +56,8 @@ class OpenApiV3 {
 
 // Clients ask for "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" (kubectl
 // 1.27/1.28) or the newer ".v1.0+protobuf" spelling; both start with this prefix.
-inline constexpr std::string_view kOpenApiV2ProtobufPrefix = "application/com.github.proto-openapi.spec.v2";
+inline constexpr std::string_view kOpenApiV2ProtobufPrefix =
+    "application/com.github.proto-openapi.spec.v2";
 // What upstream answers to either: Go's mime parser (which client-go runs on every response)
 // rejects the '@' spelling, so it must not be sent back.
 inline constexpr std::string_view kOpenApiV2ProtobufType =

@@ -21,7 +21,6 @@
 // query parameter named fieldValidation, skip client-side validation. Kinds it cannot find
 // (custom resources) are judged by core/v1 Namespace's operation.
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "core/version.h"

@@ -1,12 +1,11 @@
 // Decodes /openapi/v2's protobuf with a minimal reader and checks the fields kubectl 1.27/1.28
 // read (cli-runtime query_param_verifier.go); the numbers are gnostic's OpenAPIv2.proto.
+#include <catch2/catch.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "core/version.h"
 #include "roles/apiserver/openapi.h"
@@ -78,7 +77,8 @@ DecodedOperation patch_operation(std::string_view item) {
   std::string_view op = one(item, 8);
   DecodedOperation out;
   for (auto extension : all(op, 13)) {
-    if (one(extension, 1) == "x-kubernetes-group-version-kind") out.gvk_yaml = one(one(extension, 2), 2);
+    if (one(extension, 1) == "x-kubernetes-group-version-kind")
+      out.gvk_yaml = one(one(extension, 2), 2);
   }
   for (auto parameter : all(op, 8)) {
     std::string_view query = one(one(one(parameter, 1), 2), 3);
@@ -103,7 +103,8 @@ TEST_CASE("openapi v2 protobuf has swagger, info and a PATCH operation per kind"
   REQUIRE(one(one(doc, 2), 1) == "Kubernetes");
   REQUIRE(one(one(doc, 2), 2) == version::kKubernetesVersion);
 
-  auto configmaps = patch_operation(path_item(doc, "/api/v1/namespaces/{namespace}/configmaps/{name}"));
+  auto configmaps =
+      patch_operation(path_item(doc, "/api/v1/namespaces/{namespace}/configmaps/{name}"));
   REQUIRE(configmaps.gvk_yaml == "group: \"\"\nkind: \"ConfigMap\"\nversion: \"v1\"\n");
   REQUIRE(configmaps.query_parameters ==
           std::vector<std::string>{"fieldValidation", "dryRun", "fieldManager"});

@@ -34,8 +34,12 @@ class Rest {
   Rest(store::Store& store, WatchCache& cache, Strategies& strategies, const Clock& clock,
        std::shared_ptr<const api::SchemaSet> schemas,
        std::shared_ptr<const api::ResourceRegistry> registry)
-      : store_(store), cache_(cache), strategies_(strategies), clock_(clock),
-        schemas_(std::move(schemas)), registry_(std::move(registry)) {}
+      : store_(store),
+        cache_(cache),
+        strategies_(strategies),
+        clock_(clock),
+        schemas_(std::move(schemas)),
+        registry_(std::move(registry)) {}
 
   http::Response get(const Call& call);
   // get() when the cache already holds what the call may read (never waits): for the

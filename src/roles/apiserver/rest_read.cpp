@@ -80,7 +80,8 @@ std::optional<ContinueToken> parse_continue(std::string_view token, const std::s
   auto raw = base64_decode(token);
   if (!raw) return std::nullopt;
   json t = json::parse(*raw, nullptr, false);
-  if (!t.is_object() || !t["rv"].is_number_integer() || !t["start"].is_string()) return std::nullopt;
+  if (!t.is_object() || !t["rv"].is_number_integer() || !t["start"].is_string())
+    return std::nullopt;
   std::string after = t["start"].get<std::string>();
   if (after.rfind(prefix, 0) != 0) return std::nullopt;  // a token for another list
   return ContinueToken{t["rv"].get<int64_t>(), after};
@@ -110,8 +111,9 @@ http::Response Rest::get(const Call& c) {
     return error_response(from_status(o.status()));
   }
   if (fmt.value() == OutputFormat::kTable) {
-    json t = make_table(c.resource.group, c.resource.kind, {&(*o)->json},
-                        std::to_string((*o)->revision), "", include_of(c.request), clock_.wall_now());
+    json t =
+        make_table(c.resource.group, c.resource.kind, {&(*o)->json}, std::to_string((*o)->revision),
+                   "", include_of(c.request), clock_.wall_now());
     return json_response(200, t.dump());
   }
   return json_response(200, (*o)->json);
@@ -133,7 +135,8 @@ http::Response Rest::list(const Call& c) {
   int64_t limit = 0;
   if (auto l = c.request.param("limit"); l && !l->empty()) {
     auto n = parse_int(*l);
-    if (!n || *n < 0) return error_response(bad_request("invalid limit: \"" + std::string(*l) + "\""));
+    if (!n || *n < 0)
+      return error_response(bad_request("invalid limit: \"" + std::string(*l) + "\""));
     limit = *n;
   }
   std::string after;
@@ -143,9 +146,11 @@ http::Response Rest::list(const Call& c) {
     if (t->revision != cache_.revision()) {
       // The cache has moved on; a consistent continuation would need the store's history.
       // Upstream answers an expired token the same way.
-      return error_response(api_error(Code::kGone, "The provided continue parameter is too old to display a consistent list "
-                  "result. You can start a new list without the continue parameter, or use the "
-                  "continue token in this response to retrieve the remainder of the results."));
+      return error_response(
+          api_error(Code::kGone,
+                    "The provided continue parameter is too old to display a consistent list "
+                    "result. You can start a new list without the continue parameter, or use the "
+                    "continue token in this response to retrieve the remainder of the results."));
     }
     after = t->after;
     *min = -1;
@@ -171,7 +176,8 @@ http::Response Rest::list(const Call& c) {
     }
   }
   std::string body = R"({"kind":")" + list_kind(c.resource) + R"(","apiVersion":")" +
-                     c.resource.group_version() + R"(","metadata":)" + meta.dump() + R"(,"items":[)";
+                     c.resource.group_version() + R"(","metadata":)" + meta.dump() +
+                     R"(,"items":[)";
   size_t total = body.size() + 2;
   for (const auto& o : s.items) total += o->json.size() + 1;
   body.reserve(total);
@@ -209,7 +215,8 @@ http::Response Rest::watch(const Call& c) {
   int64_t timeout_s = 0;
   if (auto t = c.request.param("timeoutSeconds"); t && !t->empty()) {
     auto n = parse_int(*t);
-    if (!n || *n < 0) return error_response(bad_request("invalid timeoutSeconds: \"" + std::string(*t) + "\""));
+    if (!n || *n < 0)
+      return error_response(bad_request("invalid timeoutSeconds: \"" + std::string(*t) + "\""));
     timeout_s = *n;
   }
   if (timeout_s == 0) {

@@ -41,9 +41,10 @@ std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const 
   if (!ns.is_ok()) return not_found("", "namespaces", c.info.namespace_);
   json o = json::parse((*ns)->json, nullptr, false);
   if (o.is_object() && o["status"].is_object() && o["status"].value("phase", "") == "Terminating") {
-    ApiError e = api_error(Code::kForbidden, qualified_resource(c.resource.group, c.resource.plural) + " \"" + name +
-                "\" is forbidden: unable to create new content in namespace " + c.info.namespace_ +
-                " because it is being terminated");
+    ApiError e = api_error(Code::kForbidden,
+                           qualified_resource(c.resource.group, c.resource.plural) + " \"" + name +
+                               "\" is forbidden: unable to create new content in namespace " +
+                               c.info.namespace_ + " because it is being terminated");
     e.name = name;
     e.group = c.resource.group;
     e.kind = c.resource.plural;
@@ -54,9 +55,12 @@ std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const 
 
 ApiError store_error(const Call& c, const Status& s) {
   switch (s.code()) {
-    case Code::kNotFound: return not_found(c.resource.group, c.resource.plural, c.info.name);
-    case Code::kConflict: return object_modified(c.resource.group, c.resource.plural, c.info.name);
-    default: return from_status(s);
+    case Code::kNotFound:
+      return not_found(c.resource.group, c.resource.plural, c.info.name);
+    case Code::kConflict:
+      return object_modified(c.resource.group, c.resource.plural, c.info.name);
+    default:
+      return from_status(s);
   }
 }
 
@@ -78,7 +82,8 @@ std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
   auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), 0);
   if (!o.is_ok()) return error_response(store_error(c, o.status()));
   json object = json::parse((*o)->json, nullptr, false);
-  if (!object.is_object()) return error_response(from_status(error(Code::kInternal, "stored object is not JSON")));
+  if (!object.is_object())
+    return error_response(from_status(error(Code::kInternal, "stored object is not JSON")));
   return Current{std::move(object), (*o)->revision};
 }
 
@@ -86,7 +91,8 @@ http::Response Rest::create(const Call& c) {
   auto body = decode_body(c.request, codecs());
   if (!body.ok()) return error_response(body.error());
   json& object = body.value();
-  if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now())) return error_response(*e);
+  if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now()))
+    return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
@@ -114,7 +120,8 @@ http::Response Rest::write_updated(const Call& c, json updated, int64_t revision
     if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
     return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json);
   }
-  auto written = store_.update(key, updated.dump(), revision, strategies_.lease_seconds(c.resource));
+  auto written =
+      store_.update(key, updated.dump(), revision, strategies_.lease_seconds(c.resource));
   if (!written.is_ok()) return error_response(store_error(c, written.status()));
   return json_response(status, make_cached(key, std::move(updated), written->mod_revision).json);
 }
@@ -132,10 +139,12 @@ http::Response Rest::update(const Call& c) {
     }
     auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
-    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object)) return error_response(*e);
+    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
+      return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       json out = updated.value();
-      if (!dry_run(c.request)) return json_response(200, make_cached("", std::move(out), current.revision).json);
+      if (!dry_run(c.request))
+        return json_response(200, make_cached("", std::move(out), current.revision).json);
       return json_response(200, out.dump());
     }
     auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
@@ -150,19 +159,25 @@ http::Response Rest::patch(const Call& c) {
   std::string type(c.request.header("content-type").value_or(""));
   type = type.substr(0, type.find(';'));
   if (type == "application/apply-patch+yaml") {
-    return error_response(api_error(Code::kUnsupportedMediaType, "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c"));
+    return error_response(api_error(
+        Code::kUnsupportedMediaType,
+        "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c"));
   }
   if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
       type != "application/strategic-merge-patch+json") {
-    return error_response(api_error(Code::kUnsupportedMediaType, "the body of the request was in an unknown format - accepted media types include: "
-                "application/json-patch+json, application/merge-patch+json, "
-                "application/strategic-merge-patch+json"));
+    return error_response(api_error(
+        Code::kUnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, "
+        "application/strategic-merge-patch+json"));
   }
   auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
   if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
-    ApiError e = api_error(Code::kUnsupportedMediaType, "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
-                "use a JSON merge patch (--type merge) or a JSON patch (--type json)");
+    ApiError e = api_error(
+        Code::kUnsupportedMediaType,
+        "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
+        "use a JSON merge patch (--type merge) or a JSON patch (--type json)");
     return error_response(e);
   }
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
@@ -186,9 +201,11 @@ http::Response Rest::patch(const Call& c) {
         meta_rv(patch.value()).size() > 0) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
-    auto updated = prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
+    auto updated =
+        prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
-    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object)) return error_response(*e);
+    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
+      return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       return json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
     }
@@ -216,16 +233,19 @@ http::Response Rest::remove(const Call& c) {
   if (!c.request.body.empty()) {
     auto body = decode_body(c.request, codecs());
     if (!body.ok()) return error_response(body.error());
-    if (!body.value().is_object()) return error_response(bad_request("DeleteOptions must be an object"));
+    if (!body.value().is_object())
+      return error_response(bad_request("DeleteOptions must be an object"));
     options = std::move(body.value());
   }
   std::string policy = options.value("propagationPolicy", "");
   if (auto p = c.request.param("propagationPolicy")) policy = std::string(*p);
   if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    return error_response(invalid("", "DeleteOptions", "",
-                                  {{"FieldValueNotSupported",
-                                    "Unsupported value: \"" + policy + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
-                                    "propagationPolicy"}}));
+    return error_response(
+        invalid("", "DeleteOptions", "",
+                {{"FieldValueNotSupported",
+                  "Unsupported value: \"" + policy +
+                      "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
+                  "propagationPolicy"}}));
   }
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
     auto cur = read_current(c);
@@ -240,17 +260,20 @@ http::Response Rest::remove(const Call& c) {
                                            ", UID in object meta: " + meta.value("uid", "")));
       }
       if (!rv.empty() && rv != std::to_string(current.revision)) {
-        return error_response(conflict(c.resource.group, c.resource.plural, c.info.name,
-                                       "Precondition failed: ResourceVersion in precondition: " + rv +
-                                           ", ResourceVersion in object meta: " + std::to_string(current.revision)));
+        return error_response(
+            conflict(c.resource.group, c.resource.plural, c.info.name,
+                     "Precondition failed: ResourceVersion in precondition: " + rv +
+                         ", ResourceVersion in object meta: " + std::to_string(current.revision)));
       }
     }
     if (dry_run(c.request)) return json_response(200, current.object.dump());
     json updated = without_rv(current.object);
     json& m = updated["metadata"];
-    json finalizers = m.contains("finalizers") && m["finalizers"].is_array() ? m["finalizers"] : json::array();
+    json finalizers =
+        m.contains("finalizers") && m["finalizers"].is_array() ? m["finalizers"] : json::array();
     auto add_finalizer = [&](const char* f) {
-      if (std::find(finalizers.begin(), finalizers.end(), f) == finalizers.end()) finalizers.push_back(f);
+      if (std::find(finalizers.begin(), finalizers.end(), f) == finalizers.end())
+        finalizers.push_back(f);
     };
     if (policy == "Orphan") add_finalizer("orphan");
     if (policy == "Foreground") add_finalizer("foregroundDeletion");
@@ -260,7 +283,8 @@ http::Response Rest::remove(const Call& c) {
                         updated["status"].value("phase", "") != "Succeeded" &&
                         updated["status"].value("phase", "") != "Failed";
     int64_t grace = options.value("gracePeriodSeconds", int64_t{-1});
-    if (graceful_pod && grace < 0) grace = updated["spec"].value("terminationGracePeriodSeconds", int64_t{30});
+    if (graceful_pod && grace < 0)
+      grace = updated["spec"].value("terminationGracePeriodSeconds", int64_t{30});
     if (graceful_pod && grace == 0) graceful_pod = false;
     if (finalizers.empty() && !is_namespace && !graceful_pod) return finish_delete(c, current);
     // Marked, not removed: the finalizers' owners (or the kubelet, or the namespace
@@ -306,7 +330,8 @@ Status Rest::ensure(const api::Resource& resource, const std::string& ns, json o
   RequestInfo info;
   info.namespace_ = ns;
   info.verb = "create";
-  if (auto e = prepare_create(object, resource, info, clock_.wall_now())) return error(e->code, e->message);
+  if (auto e = prepare_create(object, resource, info, clock_.wall_now()))
+    return error(e->code, e->message);
   if (auto e = strategies_.before_create(resource, object)) return error(e->code, e->message);
   std::string key = resource.storage_key(ns, object["metadata"]["name"].get<std::string>());
   auto created = store_.create(key, object.dump());

@@ -67,8 +67,11 @@ http::Response Router::non_resource(const http::Request& request) {
   if (p == "/version") return json_response(200, discovery_.version());
   if (p == "/healthz" || p == "/livez" || p == "/readyz") {
     if (request.param("verbose")) {
-      return text(200, "[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]poststarthook/start-apiextensions-controllers ok\n" +
-                           std::string(p == "/readyz" ? "[+]informer-sync ok\n" : "") + p.substr(1) + " check passed\n");
+      return text(200,
+                  "[+]ping ok\n[+]log ok\n[+]etcd "
+                  "ok\n[+]poststarthook/start-apiextensions-controllers ok\n" +
+                      std::string(p == "/readyz" ? "[+]informer-sync ok\n" : "") + p.substr(1) +
+                      " check passed\n");
     }
     return text(200, "ok");
   }
@@ -89,14 +92,16 @@ http::Response Router::non_resource(const http::Request& request) {
   }
   if (p == "/openapi/v3" || p == "/openapi/v3/") return json_response(200, openapi_.root());
   if (p.rfind("/openapi/v3/", 0) == 0) {
-    if (const std::string* doc = openapi_.group_version(p.substr(12))) return json_response(200, *doc);
+    if (const std::string* doc = openapi_.group_version(p.substr(12)))
+      return json_response(200, *doc);
     return text(404, "404 page not found\n");
   }
   return text(404, "404 page not found\n");
 }
 
 http::Response Router::discovery(const http::Request& request, const RequestInfo& info) {
-  if (request.method != "GET" && request.method != "HEAD") return error_response(method_not_allowed());
+  if (request.method != "GET" && request.method != "HEAD")
+    return error_response(method_not_allowed());
   std::string_view accept = request.header("accept").value_or("");
   if (info.group.empty() && info.version.empty()) {
     // /api or /apis: aggregated when asked for, legacy otherwise.
@@ -106,7 +111,8 @@ http::Response Router::discovery(const http::Request& request, const RequestInfo
       r.set_header("Content-Type", std::string(api::content_type_of(*v)));
       return r;
     }
-    return json_response(200, info.api_prefix == "api" ? discovery_.api_versions() : discovery_.group_list());
+    return json_response(
+        200, info.api_prefix == "api" ? discovery_.api_versions() : discovery_.group_list());
   }
   if (info.version.empty()) {
     if (const std::string* g = discovery_.group(info.group)) return json_response(200, *g);
@@ -125,11 +131,13 @@ http::Response Router::resource(const http::Request& request, const RequestInfo&
     return error_response(resource_not_found());
   }
   if (!r->stored()) {
-    return not_implemented(qualified_resource(r->group, r->plural) + " is not implemented yet in k3c");
+    return not_implemented(qualified_resource(r->group, r->plural) +
+                           " is not implemented yet in k3c");
   }
   if (!info.subresource.empty() && info.subresource != "status") {
     return not_implemented("the " + info.subresource + " subresource of " +
-                           qualified_resource(r->group, r->plural) + " is not implemented yet in k3c");
+                           qualified_resource(r->group, r->plural) +
+                           " is not implemented yet in k3c");
   }
   if (r->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
     return error_response(resource_not_found());

@@ -31,7 +31,8 @@ std::string format_ipv4(uint32_t ip) {
   return buf;
 }
 
-ApiError service_invalid(const json& svc, std::string field, std::string message, std::string reason = "FieldValueInvalid") {
+ApiError service_invalid(const json& svc, std::string field, std::string message,
+                         std::string reason = "FieldValueInvalid") {
   std::string name = svc["metadata"].value("name", "");
   return invalid("", "Service", name, {{std::move(reason), std::move(message), std::move(field)}});
 }
@@ -60,7 +61,8 @@ std::optional<ApiError> Strategies::before_create(const api::Resource& r, json& 
   return std::nullopt;
 }
 
-std::optional<ApiError> Strategies::before_update(const api::Resource& r, json& object, const json& old) {
+std::optional<ApiError> Strategies::before_update(const api::Resource& r, json& object,
+                                                  const json& old) {
   if (r.group.empty() && r.plural == "services") return prepare_service(object, &old);
   return std::nullopt;
 }
@@ -70,11 +72,14 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
   json& spec = svc["spec"];
   std::string name = svc["metadata"].value("name", "");
   std::string type = spec.value("type", "ClusterIP");
-  static const std::set<std::string> types = {"ClusterIP", "NodePort", "LoadBalancer", "ExternalName"};
+  static const std::set<std::string> types = {"ClusterIP", "NodePort", "LoadBalancer",
+                                              "ExternalName"};
   if (!types.count(type)) {
-    return service_invalid(svc, "spec.type", "Unsupported value: \"" + type +
-                           "\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"",
-                           "FieldValueNotSupported");
+    return service_invalid(
+        svc, "spec.type",
+        "Unsupported value: \"" + type +
+            "\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"",
+        "FieldValueNotSupported");
   }
   spec["type"] = type;
   if (!spec.contains("sessionAffinity")) spec["sessionAffinity"] = "None";
@@ -84,7 +89,8 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
   }
   for (auto& p : spec["ports"]) {
     if (!p.is_object() || !p["port"].is_number_integer() || p["port"] < 1 || p["port"] > 65535) {
-      return service_invalid(svc, "spec.ports[0].port", "Invalid value: must be between 1 and 65535, inclusive");
+      return service_invalid(svc, "spec.ports[0].port",
+                             "Invalid value: must be between 1 and 65535, inclusive");
     }
     if (!p.contains("protocol")) p["protocol"] = "TCP";
     if (!p.contains("targetPort")) p["targetPort"] = p["port"];
@@ -96,7 +102,8 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
   std::string ip = spec.value("clusterIP", "");
   if (old && ip.empty()) ip = old_ip;
   if (old && ip != old_ip) {
-    return service_invalid(svc, "spec.clusterIPs[0]", "Invalid value: []string{\"" + ip + "\"}: may not change once set");
+    return service_invalid(svc, "spec.clusterIPs[0]",
+                           "Invalid value: []string{\"" + ip + "\"}: may not change once set");
   }
   if (!old && ip.empty()) {
     auto allocated = allocate_ip(name);
@@ -108,9 +115,11 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
     auto v = parse_ipv4(ip);
     uint32_t mask = prefix_ == 0 ? 0 : ~uint32_t{0} << (32 - prefix_);
     if (!v || (*v & mask) != network_) {
-      return service_invalid(svc, "spec.clusterIPs", "Invalid value: []string{\"" + ip +
-                             "\"}: failed to allocate IP " + ip + ": the provided IP (" + ip +
-                             ") is not in the valid range. The range of valid IPs is " + networks_.service_cidr);
+      return service_invalid(svc, "spec.clusterIPs",
+                             "Invalid value: []string{\"" + ip + "\"}: failed to allocate IP " +
+                                 ip + ": the provided IP (" + ip +
+                                 ") is not in the valid range. The range of valid IPs is " +
+                                 networks_.service_cidr);
     }
   }
   spec["clusterIP"] = ip;
@@ -125,9 +134,12 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
       if (p.contains("nodePort") && p["nodePort"].is_number_integer()) {
         int port = p["nodePort"];
         if (port < networks_.node_port_first || port > networks_.node_port_last) {
-          return service_invalid(svc, "spec.ports[0].nodePort",
-                                 "Invalid value: " + std::to_string(port) + ": provided port is not in the valid range. The range of valid ports is " +
-                                     std::to_string(networks_.node_port_first) + "-" + std::to_string(networks_.node_port_last));
+          return service_invalid(
+              svc, "spec.ports[0].nodePort",
+              "Invalid value: " + std::to_string(port) +
+                  ": provided port is not in the valid range. The range of valid ports is " +
+                  std::to_string(networks_.node_port_first) + "-" +
+                  std::to_string(networks_.node_port_last));
         }
         continue;
       }
@@ -158,7 +170,8 @@ Strategies::Used Strategies::used_by_services() const {
     if (auto ip = parse_ipv4(o["spec"].value("clusterIP", ""))) used.ips.insert(*ip);
     if (!o["spec"]["ports"].is_array()) continue;
     for (const auto& p : o["spec"]["ports"]) {
-      if (p.contains("nodePort") && p["nodePort"].is_number_integer()) used.ports.insert(p["nodePort"].get<int>());
+      if (p.contains("nodePort") && p["nodePort"].is_number_integer())
+        used.ports.insert(p["nodePort"].get<int>());
     }
   }
   return used;

@@ -9,11 +9,10 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "api/registry.h"
 #include "roles/apiserver/api_errors.h"

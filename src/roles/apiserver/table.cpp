@@ -13,15 +13,23 @@ std::string human_duration(std::chrono::seconds d) {
   if (s < 0) return "0s";
   if (s < 120) return std::to_string(s) + "s";
   long long m = s / 60;
-  if (m < 10) return s % 60 == 0 ? std::to_string(m) + "m" : std::to_string(m) + "m" + std::to_string(s % 60) + "s";
+  if (m < 10)
+    return s % 60 == 0 ? std::to_string(m) + "m"
+                       : std::to_string(m) + "m" + std::to_string(s % 60) + "s";
   if (m < 180) return std::to_string(m) + "m";
   long long h = s / 3600;
-  if (h < 8) return m % 60 == 0 ? std::to_string(h) + "h" : std::to_string(h) + "h" + std::to_string(m % 60) + "m";
+  if (h < 8)
+    return m % 60 == 0 ? std::to_string(h) + "h"
+                       : std::to_string(h) + "h" + std::to_string(m % 60) + "m";
   if (h < 48) return std::to_string(h) + "h";
-  if (h < 24 * 8) return h % 24 == 0 ? std::to_string(h / 24) + "d" : std::to_string(h / 24) + "d" + std::to_string(h % 24) + "h";
+  if (h < 24 * 8)
+    return h % 24 == 0 ? std::to_string(h / 24) + "d"
+                       : std::to_string(h / 24) + "d" + std::to_string(h % 24) + "h";
   if (h < 24 * 365 * 2) return std::to_string(h / 24) + "d";
   long long y = h / 24 / 365, days = (h / 24) % 365;
-  if (h < 24 * 365 * 8) return days == 0 ? std::to_string(y) + "y" : std::to_string(y) + "y" + std::to_string(days) + "d";
+  if (h < 24 * 365 * 8)
+    return days == 0 ? std::to_string(y) + "y"
+                     : std::to_string(y) + "y" + std::to_string(days) + "d";
   return std::to_string(y) + "y";
 }
 

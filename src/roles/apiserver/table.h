@@ -5,11 +5,10 @@
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace k3c::apiserver {
 
@@ -18,7 +17,7 @@ struct Column {
   std::string type;    // string, integer, date, ...
   std::string format;  // "name" for the name column
   std::string description;
-  int priority = 0;    // 1: shown with -o wide only
+  int priority = 0;  // 1: shown with -o wide only
 };
 
 // The columns and the row cells of one kind.

@@ -27,16 +27,26 @@ TEST_CASE("pod table has upstream's columns and cells") {
   auto now = *parse_rfc3339("2026-11-29T12:10:00Z");
   std::string pod = json{{"apiVersion", "v1"},
                          {"kind", "Pod"},
-                         {"metadata", {{"name", "web"}, {"namespace", "default"}, {"creationTimestamp", "2026-11-29T12:00:00Z"}}},
+                         {"metadata",
+                          {{"name", "web"},
+                           {"namespace", "default"},
+                           {"creationTimestamp", "2026-11-29T12:00:00Z"}}},
                          {"spec", {{"nodeName", "n1"}, {"containers", {{{"name", "c"}}}}}},
-                         {"status", {{"phase", "Running"}, {"podIP", "10.42.0.5"},
-                                     {"containerStatuses", {{{"name", "c"}, {"ready", true}, {"restartCount", 2}, {"state", {{"running", json::object()}}}}}}}}}
+                         {"status",
+                          {{"phase", "Running"},
+                           {"podIP", "10.42.0.5"},
+                           {"containerStatuses",
+                            {{{"name", "c"},
+                              {"ready", true},
+                              {"restartCount", 2},
+                              {"state", {{"running", json::object()}}}}}}}}}
                         .dump();
   json t = make_table("", "Pod", {&pod}, "7", "", IncludeObject::kMetadata, now);
   REQUIRE(t["kind"] == "Table");
   REQUIRE(t["columnDefinitions"][0]["name"] == "Name");
   REQUIRE(t["columnDefinitions"][5]["priority"] == 1);
-  REQUIRE(t["rows"][0]["cells"] == json({"web", "1/1", "Running", "2", "10m", "10.42.0.5", "n1", "<none>", "<none>"}));
+  REQUIRE(t["rows"][0]["cells"] ==
+          json({"web", "1/1", "Running", "2", "10m", "10.42.0.5", "n1", "<none>", "<none>"}));
   REQUIRE(t["rows"][0]["object"]["kind"] == "PartialObjectMetadata");
   REQUIRE(t["metadata"]["resourceVersion"] == "7");
 }

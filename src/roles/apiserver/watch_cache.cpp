@@ -161,8 +161,8 @@ Status WatchCache::load() {
       if (!decoded.is_ok()) {
         // A stored object we cannot read must not take the server down; it is reported and
         // left in the store untouched.
-        log::for_role("apiserver")->error("watch cache: skipping {}: {}", kv.key,
-                                           decoded.status().to_string());
+        log::for_role("apiserver")
+            ->error("watch cache: skipping {}: {}", kv.key, decoded.status().to_string());
         continue;
       }
       auto key = decoded->key;
@@ -223,8 +223,9 @@ void WatchCache::apply(const std::vector<store::Event>& events) {
     if (!has_prefix(e.kv.key, kRegistryPrefix)) continue;
     auto o = decode_(e.kv);
     if (!o.is_ok()) {
-      log::for_role("apiserver")->error("watch cache: cannot decode {} at {}: {}", e.kv.key,
-                                         e.kv.mod_revision, o.status().to_string());
+      log::for_role("apiserver")
+          ->error("watch cache: cannot decode {} at {}: {}", e.kv.key, e.kv.mod_revision,
+                  o.status().to_string());
       continue;
     }
     decoded.emplace_back(e.type, std::make_shared<const CachedObject>(std::move(o).value()));
@@ -257,7 +258,8 @@ void WatchCache::apply(const std::vector<store::Event>& events) {
 }
 
 void WatchCache::deliver(const WatchEvent& event, const ObjectPtr& previous) {
-  std::erase_if(watchers_, [&](const std::shared_ptr<Watch>& w) { return !w->offer(event, previous); });
+  std::erase_if(watchers_,
+                [&](const std::shared_ptr<Watch>& w) { return !w->offer(event, previous); });
 }
 
 int64_t WatchCache::revision() const {
@@ -273,8 +275,9 @@ Status WatchCache::wait_for(int64_t revision) {
                          [&] { return revision_ >= revision || stopping_; })) {
     return Status::ok();
   }
-  return error(Code::kTimeout, "Too large resource version: " + std::to_string(revision) +
-                                   ", current: " + std::to_string(revision_),
+  return error(Code::kTimeout,
+               "Too large resource version: " + std::to_string(revision) +
+                   ", current: " + std::to_string(revision_),
                revision_);
 }
 
@@ -313,7 +316,8 @@ Result<ListSnapshot> WatchCache::list(const Filter& filter, int64_t min_revision
   return out;
 }
 
-Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter, int64_t from_revision) {
+Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter,
+                                                        int64_t from_revision) {
   if (from_revision > 0) RETURN_IF_ERROR(wait_for(from_revision));
   auto w = std::make_shared<Watch>(filter, options_.watcher_queue);
   std::lock_guard lock(mu_);
@@ -327,8 +331,9 @@ Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter, in
     w->push_initial(std::move(initial));
   } else {
     if (from_revision < history_floor_) {
-      return error(Code::kGone, "too old resource version: " + std::to_string(from_revision) +
-                                    " (" + std::to_string(history_floor_) + ")",
+      return error(Code::kGone,
+                   "too old resource version: " + std::to_string(from_revision) + " (" +
+                       std::to_string(history_floor_) + ")",
                    history_floor_);
     }
     for (const auto& [event, previous] : history_) {

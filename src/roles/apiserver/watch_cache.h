@@ -25,14 +25,14 @@
 namespace k3c::apiserver {
 
 struct CachedObject {
-  std::string key;        // the store key
-  std::string json;       // the object, serialized, with metadata.resourceVersion set
-  int64_t revision = 0;   // its mod revision (for a deleted object: the delete's revision)
+  std::string key;       // the store key
+  std::string json;      // the object, serialized, with metadata.resourceVersion set
+  int64_t revision = 0;  // its mod revision (for a deleted object: the delete's revision)
   std::string namespace_;
   std::string name;
   std::string uid;
   Labels labels;
-  Labels fields;          // selectable fields: metadata.name, metadata.namespace, spec.nodeName, ...
+  Labels fields;  // selectable fields: metadata.name, metadata.namespace, spec.nodeName, ...
 };
 using ObjectPtr = std::shared_ptr<const CachedObject>;
 
@@ -58,8 +58,8 @@ struct Filter {
 struct ListSnapshot {
   std::vector<ObjectPtr> items;
   int64_t revision = 0;
-  std::string next_key;  // non-empty when `limit` cut the list: continue after this key
-  int64_t remaining = 0; // matching items after the page (when cut)
+  std::string next_key;   // non-empty when `limit` cut the list: continue after this key
+  int64_t remaining = 0;  // matching items after the page (when cut)
 };
 
 // One watch on the cache. poll() hands over what has arrived; `ended` is set once the
@@ -77,8 +77,8 @@ class CacheWatcher {
 };
 
 struct WatchCacheOptions {
-  size_t history_events = 2000;   // ring of recent events for resuming watches
-  size_t watcher_queue = 5000;    // events one watcher may have waiting before it is ended
+  size_t history_events = 2000;  // ring of recent events for resuming watches
+  size_t watcher_queue = 5000;   // events one watcher may have waiting before it is ended
   std::chrono::milliseconds catch_up_timeout{3000};  // waiting for a revision to arrive
 };
 

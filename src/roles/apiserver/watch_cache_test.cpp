@@ -13,7 +13,8 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 
 std::string pod(const std::string& name, const std::string& app) {
-  return json{{"apiVersion", "v1"}, {"kind", "Pod"},
+  return json{{"apiVersion", "v1"},
+              {"kind", "Pod"},
               {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"app", app}}}}},
               {"spec", {{"nodeName", "n1"}}}}
       .dump();
@@ -100,7 +101,8 @@ TEST_CASE("a watch from before the cache's history is Gone") {
   o.path = dir.path() + "/state.db";
   o.maintenance_interval = 0ms;
   auto store = std::move(store::open(o)).value();
-  for (int i = 0; i < 5; ++i) REQUIRE(store->create("/registry/pods/default/p" + std::to_string(i), pod("p", "x")).is_ok());
+  for (int i = 0; i < 5; ++i)
+    REQUIRE(store->create("/registry/pods/default/p" + std::to_string(i), pod("p", "x")).is_ok());
   WatchCache cache(*store, decode_stored);
   REQUIRE(cache.start().is_ok());
   auto w = cache.watch({"/registry/pods/", {}, {}}, 2);

@@ -13,9 +13,12 @@ constexpr auto kBookmarkEvery = std::chrono::seconds(60);
 
 const char* type_name(EventType t) {
   switch (t) {
-    case EventType::kAdded: return "ADDED";
-    case EventType::kModified: return "MODIFIED";
-    case EventType::kDeleted: return "DELETED";
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
   }
   return "ERROR";
 }
@@ -44,7 +47,8 @@ std::string WatchStream::event_line(const char* type, const std::string& object_
 std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
   nlohmann::json meta = {{"resourceVersion", std::to_string(revision)}};
   if (initial_end) meta["annotations"] = {{"k8s.io/initial-events-end", "true"}};
-  nlohmann::json o = {{"kind", options_.kind}, {"apiVersion", options_.api_version}, {"metadata", meta}};
+  nlohmann::json o = {
+      {"kind", options_.kind}, {"apiVersion", options_.api_version}, {"metadata", meta}};
   return event_line("BOOKMARK", o.dump());
 }
 

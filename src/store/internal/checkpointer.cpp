@@ -7,12 +7,21 @@ Checkpointer::Checkpointer(std::unique_ptr<Db> db, int threshold_frames, int har
     : db_(std::move(db)),
       threshold_(threshold_frames),
       hard_limit_(hard_limit_frames),
+      backpressure_(hard_limit_frames * 4),
       thread_([this] { loop(); }) {}
 
 Checkpointer::~Checkpointer() { stop(); }
 
-int Checkpointer::wal_hook(void* arg, sqlite3*, const char*, int frames) {
-  static_cast<Checkpointer*>(arg)->notify(frames);
+int Checkpointer::wal_hook(void* arg, sqlite3* writer, const char* name, int frames) {
+  auto* self = static_cast<Checkpointer*>(arg);
+  if (frames > self->backpressure_) {
+    // The checkpointer thread has fallen far behind (starved of CPU, say): the committer
+    // checkpoints itself, as SQLite's automatic checkpoint would, so the WAL stays bounded
+    // and writers slow down instead of the file growing.
+    (void)sqlite3_wal_checkpoint_v2(writer, name, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    return SQLITE_OK;
+  }
+  self->notify(frames);
   return SQLITE_OK;
 }
 
@@ -34,7 +43,8 @@ void Checkpointer::stop() {
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();
   // Best effort: a store that could not checkpoint at close replays its WAL at next open.
-  (void)sqlite3_wal_checkpoint_v2(db_->handle(), "main", SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  (void)sqlite3_wal_checkpoint_v2(db_->handle(), "main", SQLITE_CHECKPOINT_TRUNCATE, nullptr,
+                                  nullptr);
 }
 
 void Checkpointer::loop() {

@@ -1,8 +1,10 @@
 // WAL checkpoints off the commit path. SQLite's automatic checkpoint runs inside a commit,
 // so the writers of that batch wait for two extra fsyncs; here the committer only reports
 // the WAL's size (SQLite's wal hook) and this thread copies the WAL back into the database
-// on its own connection. PASSIVE checkpoints never block writers; past a hard limit a FULL
-// one does, so the WAL stays bounded even when readers keep pinning it.
+// on its own connection. PASSIVE checkpoints never block writers; past a hard limit a
+// RESTART one makes the next writer wait until the WAL can start over, and past four times
+// that (this thread starved of CPU) the committer checkpoints inline, so the WAL stays
+// bounded whatever the load.
 //
 // Thread-safety: notify() from the committer thread (inside the wal hook); stop() from the
 // owner. mu_ guards pending_frames_ and stopping_.
@@ -39,6 +41,7 @@ class Checkpointer {
   std::unique_ptr<Db> db_;
   const int threshold_;
   const int hard_limit_;
+  const int backpressure_;  // past this the committer checkpoints itself (in the hook)
   std::mutex mu_;
   std::condition_variable cv_;
   int pending_frames_ = 0;

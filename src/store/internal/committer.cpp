@@ -22,7 +22,8 @@ Result<KeyValue> Committer::write(WriteRequest request) {
   {
     std::lock_guard lock(mu_);
     if (stopping_) return closed_error();
-    PendingWrite& p = std::get<PendingWrite>(queue_.emplace_back(PendingWrite{std::move(request), {}}));
+    PendingWrite& p =
+        std::get<PendingWrite>(queue_.emplace_back(PendingWrite{std::move(request), {}}));
     result = p.done.get_future();
   }
   cv_.notify_one();

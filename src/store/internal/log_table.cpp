@@ -54,9 +54,7 @@ Row read_row(const Stmt& s, int col) {
   return r;
 }
 
-std::string end_or_max(const KeyRange& range) {
-  return range.end.empty() ? kEndOfKeys : range.end;
-}
+std::string end_or_max(const KeyRange& range) { return range.end.empty() ? kEndOfKeys : range.end; }
 
 // Steps `s` to the end, handing each row to `read`, and resets it (also on error).
 template <typename RowReader>
@@ -116,8 +114,9 @@ Status LogTable::init_schema(Db& db) {
     return tx.commit();
   }
   if (!has_meta || !has_kine) {
-    return error(Code::kCorrupt, db.path() + " is not a k3c datastore: it is an SQLite "
-                                             "database without the k3c tables");
+    return error(Code::kCorrupt, db.path() +
+                                     " is not a k3c datastore: it is an SQLite "
+                                     "database without the k3c tables");
   }
   ASSIGN_OR_RETURN(Stmt meta, db.prepare("SELECT key, value FROM k3c_meta WHERE key IN "
                                          "('magic', 'schema_version')"));
@@ -146,7 +145,8 @@ Result<LogTable> LogTable::prepare(Db& db) {
 Status LogTable::prepare_all() {
   const std::string cols = kRowColumns;
   // The newest row of a key at or below a revision.
-  ASSIGN_OR_RETURN(latest_, db_->prepare("SELECT " + cols + " FROM kine AS kv WHERE kv.name = ?1 "
+  ASSIGN_OR_RETURN(latest_, db_->prepare("SELECT " + cols +
+                                         " FROM kine AS kv WHERE kv.name = ?1 "
                                          "AND kv.id <= ?2 ORDER BY kv.id DESC LIMIT 1"));
   // A row is live at revision R when it is the newest of its key at or below R and is not a
   // tombstone. Walks the (name, id) index in key order, so LIMIT stops early.
@@ -165,7 +165,8 @@ Status LogTable::prepare_all() {
                                 "LEFT JOIN kine AS p ON kv.created = 0 AND p.id = kv.prev_revision "
                                 "WHERE kv.id > ?3 AND kv.id <= ?4 AND +kv.name >= ?1 AND "
                                 "+kv.name < ?2 ORDER BY kv.id LIMIT ?5"));
-  ASSIGN_OR_RETURN(leased_, db_->prepare("SELECT " + cols + " FROM kine AS kv WHERE kv.lease > 0 "
+  ASSIGN_OR_RETURN(leased_, db_->prepare("SELECT " + cols +
+                                         " FROM kine AS kv WHERE kv.lease > 0 "
                                          "AND kv.deleted = 0 AND kv.id = (SELECT MAX(m.id) FROM "
                                          "kine AS m WHERE m.name = kv.name)"));
   ASSIGN_OR_RETURN(append_, db_->prepare("INSERT INTO kine (name, created, deleted, "

@@ -25,7 +25,7 @@ struct Row {
   int64_t create_revision = 0;  // revision that created this incarnation
   int64_t prev_revision = 0;    // id of the row this one supersedes (0 = none)
   int64_t lease = 0;
-  std::string value;            // empty for tombstones
+  std::string value;  // empty for tombstones
 };
 
 // [begin, end) of the keys that start with `prefix`; end "" = unbounded.

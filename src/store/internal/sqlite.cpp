@@ -9,7 +9,8 @@ Status sqlite_error(sqlite3* db, int rc, std::string_view what) {
   msg += db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   switch (rc & 0xff) {
     case SQLITE_FULL:
-      return error(Code::kStorageFull, msg + " (the disk is full; writes resume when space returns)");
+      return error(Code::kStorageFull,
+                   msg + " (the disk is full; writes resume when space returns)");
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
       return error(Code::kCorrupt, msg);

@@ -50,7 +50,7 @@ class Stmt {
   ~Stmt();
 
   Stmt& bind(int index, int64_t value);
-  Stmt& bind(int index, std::string_view text);   // TEXT
+  Stmt& bind(int index, std::string_view text);  // TEXT
   Stmt& bind_blob(int index, std::string_view bytes);
   Stmt& bind_null(int index);
 

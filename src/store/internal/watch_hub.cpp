@@ -93,8 +93,7 @@ Result<std::unique_ptr<Watcher>> WatchHub::register_watcher(const std::string& p
     if (!closed_.is_ok()) return closed_;
     if (after > 0 && after < compacted) {
       return error(Code::kCompacted,
-                   "required revision " + std::to_string(after) + " has been compacted",
-                   compacted);
+                   "required revision " + std::to_string(after) + " has been compacted", compacted);
     }
     upto = published_;
     q = std::make_shared<WatchQueue>(prefix, after > 0 ? after : published_, queue_limit_);

@@ -52,9 +52,8 @@ class WatchHub {
  public:
   // Reads history in (after, upto] for a new watcher; provided by the store (it owns the
   // read connections). Returns kCompacted when that history is gone.
-  using HistoryReader =
-      std::function<Result<std::vector<EventPtr>>(const std::string& prefix, int64_t after,
-                                                  int64_t upto)>;
+  using HistoryReader = std::function<Result<std::vector<EventPtr>>(const std::string& prefix,
+                                                                    int64_t after, int64_t upto)>;
 
   WatchHub(int64_t published, size_t queue_limit, HistoryReader reader)
       : published_(published), queue_limit_(queue_limit), read_history_(std::move(reader)) {}
