@@ -31,8 +31,8 @@ inline constexpr size_t kMaxValueBytes = 8 << 20;
 inline constexpr int64_t kCompactionChunk = 1000;
 // WAL size (4 KiB pages) at which the checkpointer copies it back, and past which it makes
 // writers wait for a full checkpoint; the WAL file is cut back to kWalKeepBytes after.
-inline constexpr int kWalCheckpointFrames = 128;
-inline constexpr int kWalHardLimitFrames = 512;
+inline constexpr int kWalCheckpointFrames = 256;
+inline constexpr int kWalHardLimitFrames = 1024;
 inline constexpr int64_t kWalKeepBytes = 1 << 20;
 
 class SqliteStore final : public Store {
