@@ -194,6 +194,10 @@ TEST_CASE("kubectl drives the API server") {
                Catch::Contains("kubernetes   ClusterIP   10.43.0.1    <none>        443/TCP"));
     CHECK_THAT(svc.out, Catch::Contains("np           NodePort    10.43."));
     CHECK_THAT(svc.out, Catch::Contains("81:30000/TCP"));
+    write(file, "apiVersion: v1\nkind: Service\nmetadata: {name: odd}\nspec:\n  type: 5\n  ports: [{port: 80}]\n");
+    auto odd = kubectl({"create"}, file);
+    CHECK(odd.exit_code == 1);
+    CHECK_THAT(odd.err, Catch::Contains("BadRequest"));
     auto ips = kubectl({"get", "svc", "-o", "jsonpath={.items[*].spec.clusterIP}"});
     CHECK(ips.out.find("10.43.0.1 ") == 0);
     auto change = kubectl(

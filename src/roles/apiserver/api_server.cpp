@@ -64,6 +64,7 @@ Status ApiServerRole::start() {
 
   ASSIGN_OR_RETURN(api::ResourceRegistry builtin, api::ResourceRegistry::builtin());
   auto registry = std::make_shared<const api::ResourceRegistry>(std::move(builtin));
+  registry_ = registry;
   ASSIGN_OR_RETURN(api::SchemaSet builtin_schemas, api::SchemaSet::builtin());
   auto schemas = std::make_shared<const api::SchemaSet>(std::move(builtin_schemas));
   std::string address =
@@ -104,8 +105,7 @@ Status ApiServerRole::start() {
 }
 
 Status ApiServerRole::bootstrap_objects() {
-  ASSIGN_OR_RETURN(api::ResourceRegistry registry, api::ResourceRegistry::builtin());
-  const api::Resource* ns = registry.find("", "v1", "namespaces");
+  const api::Resource* ns = registry_->find("", "v1", "namespaces");
   for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     RETURN_IF_ERROR(rest_->ensure(
         *ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
@@ -124,7 +124,7 @@ Status ApiServerRole::bootstrap_objects() {
                        {"port", 443},
                        {"protocol", "TCP"},
                        {"targetPort", config_.port}}}}}}};
-  return rest_->ensure(*registry.find("", "v1", "services"), "default", std::move(service));
+  return rest_->ensure(*registry_->find("", "v1", "services"), "default", std::move(service));
 }
 
 void ApiServerRole::stop() {

@@ -20,6 +20,10 @@ namespace k3c::http {
 class HttpsServer;
 }
 
+namespace k3c::api {
+class ResourceRegistry;
+}
+
 namespace k3c::apiserver {
 
 class WatchCache;
@@ -63,6 +67,7 @@ class ApiServerRole final : public Role {
   const ApiServerConfig config_;
   std::function<store::Store*()> store_;
   const Clock& clock_;
+  std::shared_ptr<const api::ResourceRegistry> registry_;
   std::unique_ptr<WatchCache> cache_;
   std::unique_ptr<Strategies> strategies_;
   std::unique_ptr<Rest> rest_;

@@ -106,12 +106,16 @@ ApiResult<OutputFormat> negotiate_output(const http::Request& request) {
   return e;
 }
 
-http::Response json_response(int status, std::string body) {
+http::Response body_response(int status, std::string body, std::string content_type) {
   http::Response r;
   r.status = status;
   r.body = std::move(body);
-  r.set_header("Content-Type", "application/json");
+  r.set_header("Content-Type", std::move(content_type));
   return r;
+}
+
+http::Response json_response(int status, std::string body) {
+  return body_response(status, std::move(body), "application/json");
 }
 
 }  // namespace k3c::apiserver

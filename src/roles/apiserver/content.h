@@ -47,5 +47,7 @@ enum class OutputFormat { kJson, kTable };
 ApiResult<OutputFormat> negotiate_output(const http::Request& request);
 
 http::Response json_response(int status, std::string body);
+// Any body with its Content-Type.
+http::Response body_response(int status, std::string body, std::string content_type);
 
 }  // namespace k3c::apiserver

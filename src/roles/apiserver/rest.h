@@ -28,6 +28,10 @@ struct Call {
   const http::Request& request;
 };
 
+// The keys, label selector and field selector a list, watch or deletecollection addresses
+// (selectors parsed, fields checked against the kind's selectable fields).
+ApiResult<Filter> filter_for(const Call& call);
+
 class Rest {
  public:
   // `schemas` and `registry` decode protobuf request bodies (content.h, BodyCodecs).

@@ -44,28 +44,6 @@ std::string prefix_of(const Call& c) {
   return p;
 }
 
-ApiResult<Filter> make_filter(const Call& c) {
-  Filter f;
-  f.prefix = prefix_of(c);
-  if (auto ls = c.request.param("labelSelector")) {
-    auto parsed = LabelSelector::parse(*ls);
-    if (!parsed.is_ok()) return bad_request(parsed.status().message());
-    f.labels = std::move(parsed).value();
-  }
-  if (auto fs = c.request.param("fieldSelector")) {
-    auto parsed = FieldSelector::parse(*fs);
-    if (!parsed.is_ok()) return bad_request(parsed.status().message());
-    for (const auto& r : parsed->requirements()) {
-      if (!is_selectable(c.resource.group, c.resource.kind, r.field)) {
-        return bad_request("field label not supported: " + r.field);
-      }
-    }
-    f.fields = std::move(parsed).value();
-    // metadata.name=X narrows the scan to one key when it is all we need.
-  }
-  return f;
-}
-
 std::string continue_token(int64_t revision, const std::string& key) {
   json t = {{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", key}};
   return base64_encode(t.dump());
@@ -98,6 +76,28 @@ IncludeObject include_of(const http::Request& r) {
 
 }  // namespace
 
+ApiResult<Filter> filter_for(const Call& c) {
+  Filter f;
+  f.prefix = prefix_of(c);
+  if (auto ls = c.request.param("labelSelector")) {
+    auto parsed = LabelSelector::parse(*ls);
+    if (!parsed.is_ok()) return bad_request(parsed.status().message());
+    f.labels = std::move(parsed).value();
+  }
+  if (auto fs = c.request.param("fieldSelector")) {
+    auto parsed = FieldSelector::parse(*fs);
+    if (!parsed.is_ok()) return bad_request(parsed.status().message());
+    for (const auto& r : parsed->requirements()) {
+      if (!is_selectable(c.resource.group, c.resource.kind, r.field)) {
+        return bad_request("field label not supported: " + r.field);
+      }
+    }
+    f.fields = std::move(parsed).value();
+    // metadata.name=X narrows the scan to one key when it is all we need.
+  }
+  return f;
+}
+
 http::Response Rest::get(const Call& c) {
   auto fmt = negotiate_output(c.request);
   if (!fmt.ok()) return error_response(fmt.error());
@@ -128,7 +128,7 @@ std::optional<http::Response> Rest::get_if_ready(const Call& c) {
 http::Response Rest::list(const Call& c) {
   auto fmt = negotiate_output(c.request);
   if (!fmt.ok()) return error_response(fmt.error());
-  auto filter = make_filter(c);
+  auto filter = filter_for(c);
   if (!filter.ok()) return error_response(filter.error());
   auto min = min_revision(c.request);
   if (!min) return error_response(bad_resource_version(c.request));
@@ -192,7 +192,7 @@ http::Response Rest::list(const Call& c) {
 http::Response Rest::watch(const Call& c) {
   auto fmt = negotiate_output(c.request);
   if (!fmt.ok()) return error_response(fmt.error());
-  auto filter = make_filter(c);
+  auto filter = filter_for(c);
   if (!filter.ok()) return error_response(filter.error());
   auto rv = c.request.param("resourceVersion").value_or("");
   int64_t from = 0;
@@ -237,9 +237,9 @@ http::Response Rest::watch(const Call& c) {
     r.body = WatchStream::event_line("ERROR", status_body(e).dump());
     return r;
   }
-  if (o.initial_events_end && from == 0) {
-    ListSnapshot now = cache_.list(filter.value(), -1, "", 0).value();
-    o.initial_events = now.items.size();
+  // The initial-events-end bookmark follows the watch's own synthetic ADDEDs.
+  if (from == 0) {
+    o.initial_events = (*w)->initial_events();
   } else {
     o.initial_events_end = false;
   }

@@ -195,10 +195,10 @@ http::Response Rest::patch(const Call& c) {
     } else {
       patched = api::apply_merge_patch(current.object, patch.value());
     }
-    // A resourceVersion the patch sets (or keeps, as kubectl diff does) is a precondition.
-    std::string precondition = meta_rv(patched);
-    if (precondition != std::to_string(current.revision) && !precondition.empty() &&
-        meta_rv(patch.value()).size() > 0) {
+    // The stored object carries its resourceVersion, so the patched one differs from it only
+    // when the patch set one (kubectl diff keeps it): that is a precondition.
+    std::string wanted = meta_rv(patched);
+    if (!wanted.empty() && wanted != std::to_string(current.revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
     auto updated =
@@ -210,7 +210,8 @@ http::Response Rest::patch(const Call& c) {
       return json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
     }
     auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
-    if (r.status == 409 && meta_rv(patch.value()).empty()) continue;
+    // Lost a race: patch the new state (a pinned resourceVersion then fails the check above).
+    if (r.status == 409) continue;
     return r;
   }
   return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
@@ -308,18 +309,14 @@ http::Response Rest::remove(const Call& c) {
 }
 
 http::Response Rest::remove_collection(const Call& c) {
-  http::Request listing = c.request;
-  listing.method = "GET";
-  listing.body.clear();
-  listing.headers.clear();
-  RequestInfo info = c.info;
-  auto listed = list({info, c.resource, listing});
-  if (listed.status != 200) return listed;
-  json items = json::parse(listed.body, nullptr, false)["items"];
-  for (const auto& item : items) {
+  auto filter = filter_for(c);
+  if (!filter.ok()) return error_response(filter.error());
+  auto matching = cache_.list(filter.value(), 0, "", 0);
+  if (!matching.is_ok()) return error_response(from_status(matching.status()));
+  for (const auto& item : matching->items) {
     RequestInfo one = c.info;
-    one.name = item["metadata"].value("name", "");
-    one.namespace_ = item["metadata"].value("namespace", "");
+    one.name = item->name;
+    one.namespace_ = item->namespace_;
     auto r = remove({one, c.resource, c.request});
     if (r.status >= 400 && r.status != 404) return r;
   }

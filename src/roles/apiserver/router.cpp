@@ -9,11 +9,7 @@ namespace k3c::apiserver {
 namespace {
 
 http::Response text(int status, std::string body) {
-  http::Response r;
-  r.status = status;
-  r.body = std::move(body);
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  return r;
+  return body_response(status, std::move(body), "text/plain; charset=utf-8");
 }
 
 http::Response unauthorized() {
@@ -31,6 +27,19 @@ bool is_public(const std::string& path) {
          path.rfind("/readyz/", 0) == 0;
 }
 
+// Request bodies are checked for shape but not yet against full schemas, so a field of the
+// wrong JSON type can still reach code that reads it (nlohmann throws type_error then). That
+// is the client's mistake: a 400 naming it, not a 500.
+template <typename F>
+auto answer_bad_json(F&& serve) -> decltype(serve()) {
+  try {
+    return serve();
+  } catch (const nlohmann::json::exception& e) {
+    return error_response(
+        bad_request(std::string("the request body has a field of the wrong type: ") + e.what()));
+  }
+}
+
 }  // namespace
 
 Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
@@ -42,6 +51,10 @@ Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
       rest_(rest) {}
 
 http::Response Router::handle(http::Request& request) {
+  return answer_bad_json([&] { return dispatch(request); });
+}
+
+http::Response Router::dispatch(http::Request& request) {
   if (!request.peer && !is_public(request.path)) return unauthorized();
   auto info = parse_request_info(request);
   if (!info) return non_resource(request);
@@ -50,10 +63,14 @@ http::Response Router::handle(http::Request& request) {
 }
 
 std::optional<http::Response> Router::handle_fast(http::Request& request) {
+  return answer_bad_json([&] { return dispatch_fast(request); });
+}
+
+std::optional<http::Response> Router::dispatch_fast(http::Request& request) {
   if (request.method != "GET") return std::nullopt;
   // Everything but resources (version, health, discovery, OpenAPI) is served from memory.
   auto info = parse_request_info(request);
-  if (!info || !info->is_resource_request) return handle(request);
+  if (!info || !info->is_resource_request) return dispatch(request);
   if (!request.peer || info->verb != "get" || !info->subresource.empty()) return std::nullopt;
   const api::Resource* r = registry_->find(info->group, info->version, info->resource);
   if (!r || !r->stored() || !r->has_verb("get") || (r->namespaced && info->namespace_.empty())) {

@@ -26,6 +26,8 @@ class Router {
   std::optional<http::Response> handle_fast(http::Request& request);
 
  private:
+  http::Response dispatch(http::Request& request);
+  std::optional<http::Response> dispatch_fast(http::Request& request);
   http::Response discovery(const http::Request& request, const RequestInfo& info);
   http::Response resource(const http::Request& request, const RequestInfo& info);
   http::Response non_resource(const http::Request& request);

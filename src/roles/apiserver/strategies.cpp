@@ -68,7 +68,8 @@ std::optional<ApiError> Strategies::before_update(const api::Resource& r, json& 
 }
 
 std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) {
-  if (!svc["spec"].is_object()) svc["spec"] = json::object();
+  if (svc["spec"].is_null()) svc["spec"] = json::object();
+  if (!svc["spec"].is_object()) return bad_request("Service spec must be an object");
   json& spec = svc["spec"];
   std::string name = svc["metadata"].value("name", "");
   std::string type = spec.value("type", "ClusterIP");
@@ -106,7 +107,7 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
                            "Invalid value: []string{\"" + ip + "\"}: may not change once set");
   }
   if (!old && ip.empty()) {
-    auto allocated = allocate_ip(name);
+    auto allocated = allocate_ip();
     if (!allocated) {
       return api_error(Code::kInternal, "failed to allocate a serviceIP: range is full");
     }
@@ -143,7 +144,7 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
         }
         continue;
       }
-      auto port = allocate_node_port(name);
+      auto port = allocate_node_port();
       if (!port) {
         return api_error(Code::kInternal, "failed to allocate a nodePort: range is full");
       }
@@ -177,7 +178,7 @@ Strategies::Used Strategies::used_by_services() const {
   return used;
 }
 
-std::optional<std::string> Strategies::allocate_ip(const std::string&) {
+std::optional<std::string> Strategies::allocate_ip() {
   std::lock_guard lock(mu_);
   drop_stale_reservations();
   Used used = used_by_services();
@@ -196,7 +197,7 @@ std::optional<std::string> Strategies::allocate_ip(const std::string&) {
   return std::nullopt;
 }
 
-std::optional<int> Strategies::allocate_node_port(const std::string&) {
+std::optional<int> Strategies::allocate_node_port() {
   std::lock_guard lock(mu_);
   drop_stale_reservations();
   Used used = used_by_services();

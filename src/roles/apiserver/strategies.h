@@ -42,8 +42,8 @@ class Strategies {
     std::set<uint32_t> ips;
     std::set<int> ports;
   };
-  std::optional<std::string> allocate_ip(const std::string& name);
-  std::optional<int> allocate_node_port(const std::string& name);
+  std::optional<std::string> allocate_ip();
+  std::optional<int> allocate_node_port();
   void drop_stale_reservations();
   Used used_by_services() const;
 

@@ -59,7 +59,13 @@ class WatchCache::Watch final : public CacheWatcher,
 
   void push_initial(std::vector<WatchEvent> events) {
     std::lock_guard lock(mu_);
+    initial_ = events.size();
     for (auto& e : events) queue_.push_back(std::move(e));
+  }
+
+  size_t initial_events() const override {
+    std::lock_guard lock(mu_);
+    return initial_;
   }
 
   void end(Status why) {
@@ -104,6 +110,7 @@ class WatchCache::Watch final : public CacheWatcher,
   const size_t limit_;
   mutable std::mutex mu_;
   std::deque<WatchEvent> queue_;
+  size_t initial_ = 0;  // synthetic ADDED events queued at the start
   Status ended_;
   std::function<void()> wake_;
 };
@@ -118,6 +125,7 @@ class WatchHandle final : public CacheWatcher {
   void set_wake(std::function<void()> wake) override { w_->set_wake(std::move(wake)); }
   Batch poll() override { return w_->poll(); }
   void cancel() override { w_->cancel(); }
+  size_t initial_events() const override { return w_->initial_events(); }
 
  private:
   std::shared_ptr<CacheWatcher> w_;

@@ -74,6 +74,8 @@ class CacheWatcher {
   virtual void set_wake(std::function<void()> wake) = 0;
   virtual Batch poll() = 0;
   virtual void cancel() = 0;
+  // How many synthetic ADDED events the watch began with (a watch from revision 0).
+  virtual size_t initial_events() const = 0;
 };
 
 struct WatchCacheOptions {
