@@ -79,9 +79,8 @@ Status ApiServerRole::start() {
   strategies_ = std::make_unique<Strategies>(
       *cache_,
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
-  rest_ =
-      std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, std::move(schemas), registry);
-  router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_);
+  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
+  router_ = std::make_unique<Router>(registry, std::move(discovery), *schemas, *rest_);
   RETURN_IF_ERROR(bootstrap_objects());
 
   http::ServerOptions options;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/version.h"
+#include "roles/apiserver/openapi_components.h"
 
 namespace k3c::apiserver {
 
@@ -23,7 +24,7 @@ std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& regist
   return operations;
 }
 
-OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
+OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry, const api::SchemaSet& schemas) {
   json parameters = json::array();
   for (const auto& p : kPatchQueryParameters) {
     parameters.push_back({{"name", p.name},
@@ -32,7 +33,9 @@ OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
                           {"description", p.description}});
   }
   std::map<std::string, json> docs;
+  std::map<std::string, std::vector<api::GroupVersionKind>> kinds;
   for (const auto& op : patch_operations(registry)) {
+    kinds[op.group_version_path].push_back(op.gvk);
     json& doc = docs[op.group_version_path];
     if (doc.is_null()) {
       doc = {{"openapi", "3.0.0"},
@@ -47,6 +50,7 @@ OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
   }
   json root = {{"paths", json::object()}};
   for (auto& [path, doc] : docs) {
+    doc["components"]["schemas"] = openapi_components(schemas, kinds[path]);
     std::string text = doc.dump();
     std::string hash = std::to_string(std::hash<std::string>{}(text));
     root["paths"][path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash}};

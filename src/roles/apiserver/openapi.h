@@ -5,8 +5,8 @@
 //  - /openapi/v3: the root index and one JSON document per group-version (kubectl 1.29+).
 //  - /openapi/v2: one Swagger 2.0 document, as gnostic's protobuf `openapi.v2.Document`
 //    (kubectl 1.27/1.28) or as JSON; openapi_v2.cpp lists the protobuf fields it writes.
-// Full schemas (for `kubectl explain`) come with the project's schema descriptions
-// (DESIGN.md decision 2); until then explain fails clearly.
+// /openapi/v3 also carries each group-version's component schemas, generated from the
+// project's schema descriptions (openapi_components.h) for `kubectl explain`.
 //
 // Thread-safety: both classes are immutable after construction.
 #pragma once
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "api/registry.h"
+#include "api/schema.h"
 
 namespace k3c::apiserver {
 
@@ -44,7 +45,7 @@ inline constexpr std::array<QueryParameter, 3> kPatchQueryParameters{{
 
 class OpenApiV3 {
  public:
-  explicit OpenApiV3(const api::ResourceRegistry& registry);
+  OpenApiV3(const api::ResourceRegistry& registry, const api::SchemaSet& schemas);
   const std::string& root() const { return root_; }
   // "api/v1" or "apis/apps/v1"; nullptr when not served.
   const std::string* group_version(const std::string& path) const;

@@ -234,7 +234,7 @@ http::Response Rest::watch(const Call& c) {
     if (w.status().code() != Code::kGone) return error_response(from_status(w.status()));
     // Too old: upstream answers 200 with one ERROR event carrying the 410 Status.
     ApiError e = api_error(Code::kGone, w.status().message());
-    r.body = WatchStream::event_line("ERROR", status_body(e).dump());
+    r.body = watch_event_line("ERROR", status_body(e).dump());
     return r;
   }
   // The initial-events-end bookmark follows the watch's own synthetic ADDEDs.

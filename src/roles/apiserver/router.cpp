@@ -43,10 +43,10 @@ auto answer_bad_json(F&& serve) -> decltype(serve()) {
 }  // namespace
 
 Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
-               api::DiscoveryDocuments discovery, Rest& rest)
+               api::DiscoveryDocuments discovery, const api::SchemaSet& schemas, Rest& rest)
     : registry_(std::move(registry)),
       discovery_(std::move(discovery)),
-      openapi_(*registry_),
+      openapi_(*registry_, schemas),
       openapi_v2_(*registry_),
       rest_(rest) {}
 

@@ -19,7 +19,7 @@ namespace k3c::apiserver {
 class Router {
  public:
   Router(std::shared_ptr<const api::ResourceRegistry> registry, api::DiscoveryDocuments discovery,
-         Rest& rest);
+         const api::SchemaSet& schemas, Rest& rest);
   http::Response handle(http::Request& request);
   // The non-blocking part: a GET of one object the watch cache can answer now. Called on
   // the HTTPS server's network threads; nullopt hands the request to handle().

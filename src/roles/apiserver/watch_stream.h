@@ -32,9 +32,6 @@ class WatchStream final : public http::BodyStream {
   Chunk poll() override;
   void cancel() override;
 
-  // One event line as upstream writes it.
-  static std::string event_line(const char* type, const std::string& object_json);
-
  private:
   std::string bookmark(int64_t revision, bool initial_end) const;
   std::string object_of(const CachedObject& o) const;
