@@ -467,7 +467,15 @@ def render(package, types):
     if kinds:
         lines.append("kinds:")
         for api_version in sorted(kinds):
-            lines.append(f"  {api_version}: [{', '.join(kinds[api_version])}]")
+            line = f"  {api_version}: ["
+            for i, kind in enumerate(kinds[api_version]):
+                item = kind + ("]" if i + 1 == len(kinds[api_version]) else ",")
+                if len(line) + 1 + len(item) > 100:  # wrap long flow lists
+                    lines.append(line)
+                    line = "    " + item
+                else:
+                    line += ("" if line.endswith("[") else " ") + item
+            lines.append(line)
         lines.append("")
     lines.append("types:")
     for name in sorted(types):
