@@ -28,7 +28,7 @@ std::string kubectl_dir() {
   return "";
 }
 
-TEST_CASE("kubectl create generators for rbac, scheduling, networking, policy and quotas") {
+TEST_CASE("kubectl create generators for rbac, scheduling, networking, policy, quotas, hpa") {
   const std::string dir = kubectl_dir();
   REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
@@ -113,6 +113,22 @@ TEST_CASE("kubectl create generators for rbac, scheduling, networking, policy an
   CHECK(get({"quota", "small", "-n", "demo"},
             "{.spec.hard.cpu} {.spec.hard.memory} {.spec.hard.pods} {.spec.scopes}") ==
         R"(1 1Gi 2 ["NotBestEffort"])");
+
+  // kubectl 1.27 posts autoscaling/v1, 1.33 autoscaling/v2 (as protobuf); each is read back in
+  // the version it was written in.
+  REQUIRE(ok({"create", "deployment", "web", "-n", "demo", "--image=busybox"}) ==
+          "deployment.apps/web created\n");
+  CHECK(ok({"autoscale", "deployment", "web", "-n", "demo", "--min=2", "--max=5",
+            "--cpu-percent=60"}) == "horizontalpodautoscaler.autoscaling/web autoscaled\n");
+  if (version == "1.27") {
+    CHECK(get({"hpa.v1.autoscaling", "web", "-n", "demo"},
+              "{.spec.minReplicas}-{.spec.maxReplicas} {.spec.targetCPUUtilizationPercentage}") ==
+          "2-5 60");
+  } else {
+    CHECK(get({"hpa.v2.autoscaling", "web", "-n", "demo"},
+              "{.spec.minReplicas}-{.spec.maxReplicas} {.spec.scaleTargetRef.name} "
+              "{.spec.metrics[0].resource.target.averageUtilization}") == "2-5 web 60");
+  }
 
   CHECK(ok({"create", "service", "nodeport", "np", "-n", "demo", "--tcp=80:8080"}) ==
         "service/np created\n");
