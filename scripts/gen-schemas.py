@@ -318,7 +318,7 @@ class Upstream:
         return ("message", target, name)
 
 
-def schema_type(up, package, proto_type, go_type):
+def schema_type(up, package, proto_type):
     """Our spelling of a field's value type (without the list or map around it)."""
     kind = up.resolve(package, proto_type)
     if kind[0] != "message":
@@ -334,7 +334,7 @@ def schema_type(up, package, proto_type, go_type):
         items = up.proto[target][name].get(1)
         if items is None or items[0] != "repeated" or len(up.proto[target][name]) != 1:
             fail(f"{target}.{name}: a slice type that is not a list wrapper")
-        inner, ref = schema_type(up, target, items[1], named[1])
+        inner, ref = schema_type(up, target, items[1])
         return "[]" + inner, ref
     spelling = name if target == package else f"{target}.{name}"
     return spelling, (target, name)
@@ -342,7 +342,9 @@ def schema_type(up, package, proto_type, go_type):
 
 def field_entry(up, package, message, number, proto_field, go_field):
     label, proto_type, proto_name = proto_field
-    value_type, ref = schema_type(up, package, proto_type, go_field.go_type if go_field else "")
+    if go_field is None:
+        fail(f"{package}.{message}: no Go field for proto field {number}")
+    value_type, ref = schema_type(up, package, proto_type)
     if label == "repeated":
         spelling = "[]" + value_type
     elif label == "map":
@@ -350,8 +352,6 @@ def field_entry(up, package, message, number, proto_field, go_field):
     else:
         spelling = value_type
     entry = {"number": number, "type": spelling}
-    if go_field is None:
-        fail(f"{package}.{message}: no Go field for proto field {number}")
     json_name, omitempty, inline = go_field.json
     if (package, message) in ONE_OF:
         # Not JSON keys: the Go type marshals itself (see ONE_OF); proto names identify them.
