@@ -115,6 +115,8 @@ class Generator {
       case Kind::kMap:
         return {{"type", "object"}, {"additionalProperties", schema_of(*type.element)}};
       case Kind::kMessage:
+        // A schema-or-bool/list value (JSONSchemaPropsOrBool, ...) is any JSON value.
+        if (type.message->one_of) return {{"x-kubernetes-preserve-unknown-fields", true}};
         add_message(*type.message);
         return {
             {"allOf",
