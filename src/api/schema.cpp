@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <set>
 
+#include "api/internal/schema_rules.h"
 #include "api/internal/yaml_keys.h"
 #include "core/yaml_json.h"
 
@@ -21,11 +22,6 @@ extern const std::string_view k3c_embedded_api_schema_authorization;
 
 namespace k3c::api {
 
-struct SchemaSet::Tables {
-  std::map<std::string, std::unique_ptr<MessageType>, std::less<>> types;
-  std::map<std::string, const MessageType*, std::less<>> kinds;  // "group/version/Kind"
-};
-
 namespace {
 
 using Tables = SchemaSet::Tables;
@@ -35,10 +31,6 @@ constexpr int kMaxFieldNumber = 4096;
 
 Status invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, "schema " + where + ": " + what);
-}
-
-std::string kind_key(std::string_view group, std::string_view version, std::string_view kind) {
-  return std::string(group) + "/" + std::string(version) + "/" + std::string(kind);
 }
 
 Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
@@ -225,7 +217,8 @@ Status define(const File& file, Tables& tables) {
       if (type == tables.types.end()) {
         return invalid(file.name, "kind " + api_version + " " + kind + " has no type " + kind);
       }
-      if (!tables.kinds.emplace(kind_key(group, version, kind), type->second.get()).second) {
+      if (!tables.kinds.emplace(internal::kind_key(group, version, kind), type->second.get())
+               .second) {
         return invalid(file.name, "kind " + api_version + " " + kind + " is declared twice");
       }
     }
@@ -261,10 +254,11 @@ const Field* MessageType::field_by_name(std::string_view json_name) const {
   return nullptr;
 }
 
-Result<SchemaSet> SchemaSet::from_yaml(
-    const std::vector<std::pair<std::string, std::string_view>>& files) {
+Result<SchemaSet> SchemaSet::from_yaml(const Files& files, const Files& rules) {
   try {
     ASSIGN_OR_RETURN(Tables tables, load(files));
+    for (const auto& [name, text] : rules)
+      RETURN_IF_ERROR(internal::apply_rules(tables, name, text));
     return SchemaSet(std::make_shared<const Tables>(std::move(tables)));
   } catch (const YAML::Exception& e) {  // a value of the wrong shape (as<int> on "x", ...)
     return error(Code::kInvalid, std::string("schema: ") + e.what());
@@ -277,7 +271,8 @@ Result<SchemaSet> SchemaSet::builtin() {
                     {"apps.yaml", k3c_embedded_api_schema_apps},
                     {"batch.yaml", k3c_embedded_api_schema_batch},
                     {"authentication.yaml", k3c_embedded_api_schema_authentication},
-                    {"authorization.yaml", k3c_embedded_api_schema_authorization}});
+                    {"authorization.yaml", k3c_embedded_api_schema_authorization}},
+                   internal::builtin_rules());
 }
 
 const MessageType* SchemaSet::type(std::string_view qualified_name) const {
@@ -286,8 +281,12 @@ const MessageType* SchemaSet::type(std::string_view qualified_name) const {
 }
 
 const MessageType* SchemaSet::kind(const GroupVersionKind& gvk) const {
-  auto it = t_->kinds.find(kind_key(gvk.group, gvk.version, gvk.kind));
+  auto it = t_->kinds.find(internal::kind_key(gvk.group, gvk.version, gvk.kind));
   return it == t_->kinds.end() ? nullptr : it->second;
+}
+
+bool SchemaSet::complete(const GroupVersionKind& gvk) const {
+  return t_->complete_kinds.count(internal::kind_key(gvk.group, gvk.version, gvk.kind)) > 0;
 }
 
 size_t SchemaSet::type_count() const { return t_->types.size(); }
