@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <set>
 
+#include "api/internal/schema_rules.h"
 #include "api/internal/yaml_keys.h"
 #include "core/yaml_json.h"
 
@@ -35,11 +36,6 @@ extern const std::string_view k3c_embedded_api_schema_storage;
 
 namespace k3c::api {
 
-struct SchemaSet::Tables {
-  std::map<std::string, std::unique_ptr<MessageType>, std::less<>> types;
-  std::map<std::string, const MessageType*, std::less<>> kinds;  // "group/version/Kind"
-};
-
 namespace {
 
 using Tables = SchemaSet::Tables;
@@ -49,10 +45,6 @@ constexpr int kMaxFieldNumber = 4096;
 
 Status invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, "schema " + where + ": " + what);
-}
-
-std::string kind_key(std::string_view group, std::string_view version, std::string_view kind) {
-  return std::string(group) + "/" + std::string(version) + "/" + std::string(kind);
 }
 
 Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
@@ -241,7 +233,8 @@ Status define(const File& file, Tables& tables) {
       if (type == tables.types.end()) {
         return invalid(file.name, "kind " + api_version + " " + kind + " has no type " + kind);
       }
-      if (!tables.kinds.emplace(kind_key(group, version, kind), type->second.get()).second) {
+      if (!tables.kinds.emplace(internal::kind_key(group, version, kind), type->second.get())
+               .second) {
         return invalid(file.name, "kind " + api_version + " " + kind + " is declared twice");
       }
     }
@@ -277,10 +270,11 @@ const Field* MessageType::field_by_name(std::string_view json_name) const {
   return nullptr;
 }
 
-Result<SchemaSet> SchemaSet::from_yaml(
-    const std::vector<std::pair<std::string, std::string_view>>& files) {
+Result<SchemaSet> SchemaSet::from_yaml(const Files& files, const Files& rules) {
   try {
     ASSIGN_OR_RETURN(Tables tables, load(files));
+    for (const auto& [name, text] : rules)
+      RETURN_IF_ERROR(internal::apply_rules(tables, name, text));
     return SchemaSet(std::make_shared<const Tables>(std::move(tables)));
   } catch (const YAML::Exception& e) {  // a value of the wrong shape (as<int> on "x", ...)
     return error(Code::kInvalid, std::string("schema: ") + e.what());
@@ -288,28 +282,30 @@ Result<SchemaSet> SchemaSet::from_yaml(
 }
 
 Result<SchemaSet> SchemaSet::builtin() {
-  return from_yaml({
-      {"meta.yaml", k3c_embedded_api_schema_meta},
-      {"core.yaml", k3c_embedded_api_schema_core},
-      {"apps.yaml", k3c_embedded_api_schema_apps},
-      {"batch.yaml", k3c_embedded_api_schema_batch},
-      {"authentication.yaml", k3c_embedded_api_schema_authentication},
-      {"authorization.yaml", k3c_embedded_api_schema_authorization},
-      {"autoscaling.yaml", k3c_embedded_api_schema_autoscaling},
-      {"autoscaling-v2.yaml", k3c_embedded_api_schema_autoscaling_v2},
-      {"admissionregistration.yaml", k3c_embedded_api_schema_admissionregistration},
-      {"apiextensions.yaml", k3c_embedded_api_schema_apiextensions},
-      {"certificates.yaml", k3c_embedded_api_schema_certificates},
-      {"coordination.yaml", k3c_embedded_api_schema_coordination},
-      {"discovery.yaml", k3c_embedded_api_schema_discovery},
-      {"events.yaml", k3c_embedded_api_schema_events},
-      {"networking.yaml", k3c_embedded_api_schema_networking},
-      {"node.yaml", k3c_embedded_api_schema_node},
-      {"policy.yaml", k3c_embedded_api_schema_policy},
-      {"rbac.yaml", k3c_embedded_api_schema_rbac},
-      {"scheduling.yaml", k3c_embedded_api_schema_scheduling},
-      {"storage.yaml", k3c_embedded_api_schema_storage},
-  });
+  return from_yaml(
+      {
+          {"meta.yaml", k3c_embedded_api_schema_meta},
+          {"core.yaml", k3c_embedded_api_schema_core},
+          {"apps.yaml", k3c_embedded_api_schema_apps},
+          {"batch.yaml", k3c_embedded_api_schema_batch},
+          {"authentication.yaml", k3c_embedded_api_schema_authentication},
+          {"authorization.yaml", k3c_embedded_api_schema_authorization},
+          {"autoscaling.yaml", k3c_embedded_api_schema_autoscaling},
+          {"autoscaling-v2.yaml", k3c_embedded_api_schema_autoscaling_v2},
+          {"admissionregistration.yaml", k3c_embedded_api_schema_admissionregistration},
+          {"apiextensions.yaml", k3c_embedded_api_schema_apiextensions},
+          {"certificates.yaml", k3c_embedded_api_schema_certificates},
+          {"coordination.yaml", k3c_embedded_api_schema_coordination},
+          {"discovery.yaml", k3c_embedded_api_schema_discovery},
+          {"events.yaml", k3c_embedded_api_schema_events},
+          {"networking.yaml", k3c_embedded_api_schema_networking},
+          {"node.yaml", k3c_embedded_api_schema_node},
+          {"policy.yaml", k3c_embedded_api_schema_policy},
+          {"rbac.yaml", k3c_embedded_api_schema_rbac},
+          {"scheduling.yaml", k3c_embedded_api_schema_scheduling},
+          {"storage.yaml", k3c_embedded_api_schema_storage},
+      },
+      internal::builtin_rules());
 }
 
 const MessageType* SchemaSet::type(std::string_view qualified_name) const {
@@ -318,8 +314,12 @@ const MessageType* SchemaSet::type(std::string_view qualified_name) const {
 }
 
 const MessageType* SchemaSet::kind(const GroupVersionKind& gvk) const {
-  auto it = t_->kinds.find(kind_key(gvk.group, gvk.version, gvk.kind));
+  auto it = t_->kinds.find(internal::kind_key(gvk.group, gvk.version, gvk.kind));
   return it == t_->kinds.end() ? nullptr : it->second;
+}
+
+bool SchemaSet::complete(const GroupVersionKind& gvk) const {
+  return t_->complete_kinds.count(internal::kind_key(gvk.group, gvk.version, gvk.kind)) > 0;
 }
 
 size_t SchemaSet::type_count() const { return t_->types.size(); }

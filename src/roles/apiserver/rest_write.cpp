@@ -1,6 +1,7 @@
 // CREATE, UPDATE, PATCH and DELETE through the store (see rest.h).
 #include "api/patch.h"
 #include "core/ids.h"
+#include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/object_codec.h"
@@ -88,16 +89,25 @@ std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
 }
 
 http::Response Rest::create(const Call& c) {
-  auto body = decode_body(c.request, codecs());
+  auto mode = field_validation(c.request);
+  if (!mode.ok()) return error_response(mode.error());
+  auto body = decode_object(c.request, codecs(), c.resource, mode.value());
   if (!body.ok()) return error_response(body.error());
-  json& object = body.value();
+  json& object = body.value().object;
   if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now()))
     return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
+  if (auto e = default_and_validate(object, nullptr, *schemas_, c.resource))
+    return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
   const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
-  if (dry_run(c.request)) return json_response(201, object.dump());
+  auto respond = [&](int status, std::string out) {
+    http::Response r = json_response(status, std::move(out));
+    add_warnings(r, body.value().warnings);
+    return r;
+  };
+  if (dry_run(c.request)) return respond(201, object.dump());
   std::string key = c.resource.storage_key(ns, name);
   auto created = store_.create(key, object.dump(), strategies_.lease_seconds(c.resource));
   if (!created.is_ok()) {
@@ -106,7 +116,7 @@ http::Response Rest::create(const Call& c) {
     }
     return error_response(from_status(created.status()));
   }
-  return json_response(201, make_cached(key, std::move(object), created->mod_revision).json);
+  return respond(201, make_cached(key, std::move(object), created->mod_revision).json);
 }
 
 http::Response Rest::write_updated(const Call& c, json updated, int64_t revision, int status) {
@@ -127,8 +137,11 @@ http::Response Rest::write_updated(const Call& c, json updated, int64_t revision
 }
 
 http::Response Rest::update(const Call& c) {
-  auto body = decode_body(c.request, codecs());
-  if (!body.ok()) return error_response(body.error());
+  auto mode = field_validation(c.request);
+  if (!mode.ok()) return error_response(mode.error());
+  auto decoded = decode_object(c.request, codecs(), c.resource, mode.value());
+  if (!decoded.ok()) return error_response(decoded.error());
+  ApiResult<json> body(std::move(decoded.value().object));
   std::string precondition = meta_rv(body.value());
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
     auto cur = read_current(c);
@@ -139,15 +152,23 @@ http::Response Rest::update(const Call& c) {
     }
     auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (c.info.subresource.empty()) {
+      if (auto e = default_and_validate(updated.value(), &current.object, *schemas_, c.resource))
+        return error_response(*e);
+    }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       json out = updated.value();
-      if (!dry_run(c.request))
-        return json_response(200, make_cached("", std::move(out), current.revision).json);
-      return json_response(200, out.dump());
+      http::Response r =
+          dry_run(c.request)
+              ? json_response(200, out.dump())
+              : json_response(200, make_cached("", std::move(out), current.revision).json);
+      add_warnings(r, decoded.value().warnings);
+      return r;
     }
     auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    add_warnings(r, decoded.value().warnings);
     // Lost a race with another writer: retry unless the client asked for this revision.
     if (r.status == 409 && precondition.empty()) continue;
     return r;
@@ -171,6 +192,8 @@ http::Response Rest::patch(const Call& c) {
         "application/json-patch+json, application/merge-patch+json, "
         "application/strategic-merge-patch+json"));
   }
+  auto mode = field_validation(c.request);
+  if (!mode.ok()) return error_response(mode.error());
   auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
   if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
@@ -201,15 +224,25 @@ http::Response Rest::patch(const Call& c) {
     if (!wanted.empty() && wanted != std::to_string(current.revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
+    auto warnings = check_patched(patched, *schemas_, c.resource, mode.value());
+    if (!warnings.ok()) return error_response(warnings.error());
     auto updated =
         prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (c.info.subresource.empty()) {
+      if (auto e = default_and_validate(updated.value(), &current.object, *schemas_, c.resource))
+        return error_response(*e);
+    }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
-      return json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
+      http::Response r =
+          json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
+      add_warnings(r, warnings.value());
+      return r;
     }
     auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    add_warnings(r, warnings.value());
     // Lost a race: patch the new state (a pinned resourceVersion then fails the check above).
     if (r.status == 409) continue;
     return r;
@@ -328,6 +361,8 @@ Status Rest::ensure(const api::Resource& resource, const std::string& ns, json o
   info.namespace_ = ns;
   info.verb = "create";
   if (auto e = prepare_create(object, resource, info, clock_.wall_now()))
+    return error(e->code, e->message);
+  if (auto e = default_and_validate(object, nullptr, *schemas_, resource))
     return error(e->code, e->message);
   if (auto e = strategies_.before_create(resource, object)) return error(e->code, e->message);
   std::string key = resource.storage_key(ns, object["metadata"]["name"].get<std::string>());
