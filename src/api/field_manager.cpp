@@ -9,6 +9,12 @@ namespace {
 
 using nlohmann::json;
 
+// A string member, or "" when absent or not a string (stored entries come from clients).
+std::string text(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 struct Entry {
   std::string manager, operation, api_version, time, subresource;
   FieldSet fields;
@@ -29,8 +35,8 @@ std::vector<Entry> read_entries(const json& object) {
   if (list == meta->end() || !list->is_array()) return out;
   for (const json& e : *list) {
     if (!e.is_object()) continue;
-    Entry entry{e.value("manager", ""), e.value("operation", ""),   e.value("apiVersion", ""),
-                e.value("time", ""),    e.value("subresource", ""), {}};
+    Entry entry{text(e, "manager"), text(e, "operation"),   text(e, "apiVersion"),
+                text(e, "time"),    text(e, "subresource"), {}};
     auto fields = e.find("fieldsV1");
     if (fields == e.end()) continue;
     auto set = fieldset_from_v1(*fields);
