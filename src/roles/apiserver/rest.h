@@ -70,6 +70,11 @@ class Rest {
   http::Response write_updated(const Call& call, nlohmann::json updated, int64_t revision,
                                int status);
   http::Response finish_delete(const Call& call, const Current& current);
+  // Stores a new object; `applied`: it comes from server-side apply with its managedFields.
+  http::Response create_object(const Call& call, nlohmann::json object, bool applied,
+                               const std::vector<std::string>& warnings = {});
+  // PATCH with application/apply-patch+yaml (rest_apply.cpp).
+  http::Response apply(const Call& call);
 
   BodyCodecs codecs() const { return {*schemas_, *registry_}; }
 
