@@ -13,11 +13,16 @@
 
 namespace k3c::http {
 
-// Who is on the other end, when the client presented a certificate that verified against
-// the server's client CA.
+// Who is on the other end: the client certificate's subject when it verified against the
+// server's client CA (set by the HTTPS server), or the user a bearer token names (set by the
+// API server's authenticator).
 struct PeerIdentity {
   std::string user;                 // certificate CN
   std::vector<std::string> groups;  // certificate O entries
+  // Set for service-account tokens: the account's uid and upstream's extra fields
+  // (authentication.kubernetes.io/credential-id, pod-name, pod-uid).
+  std::string uid;
+  std::vector<std::pair<std::string, std::vector<std::string>>> extra;
 };
 
 struct Request {

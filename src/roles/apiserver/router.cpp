@@ -2,6 +2,7 @@
 #include "roles/apiserver/router.h"
 
 #include "roles/apiserver/api_errors.h"
+#include "roles/apiserver/authorizer.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/request_info.h"
 
@@ -43,20 +44,29 @@ auto answer_bad_json(F&& serve) -> decltype(serve()) {
 }  // namespace
 
 Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
-               api::DiscoveryDocuments discovery, const api::SchemaSet& schemas, Rest& rest)
+               api::DiscoveryDocuments discovery, const api::SchemaSet& schemas, Rest& rest,
+               Actions& actions, const TokenAuthenticator& authenticator)
     : registry_(std::move(registry)),
       discovery_(std::move(discovery)),
       openapi_(*registry_, schemas),
       openapi_v2_(*registry_),
-      rest_(rest) {}
+      rest_(rest),
+      actions_(actions),
+      authn_(authenticator) {}
 
 http::Response Router::handle(http::Request& request) {
   return answer_bad_json([&] { return dispatch(request); });
 }
 
 http::Response Router::dispatch(http::Request& request) {
+  if (auto e = authn_.authenticate(request)) return error_response(*e);
   if (!request.peer && !is_public(request.path)) return unauthorized();
   auto info = parse_request_info(request);
+  if (request.peer) {
+    Attributes attributes = attributes_of(request, info);
+    Decision d = authorize(*request.peer, attributes);
+    if (!d.allowed) return error_response(forbidden(*request.peer, attributes, d.reason));
+  }
   if (!info) return non_resource(request);
   if (!info->is_resource_request) return discovery(request, *info);
   return resource(request, *info);
@@ -72,6 +82,8 @@ std::optional<http::Response> Router::dispatch_fast(http::Request& request) {
   auto info = parse_request_info(request);
   if (!info || !info->is_resource_request) return dispatch(request);
   if (!request.peer || info->verb != "get" || !info->subresource.empty()) return std::nullopt;
+  // A refusal is answered by the full path, which words it.
+  if (!authorize(*request.peer, attributes_of(request, info)).allowed) return std::nullopt;
   const api::Resource* r = registry_->find(info->group, info->version, info->resource);
   if (!r || !r->stored() || !r->has_verb("get") || (r->namespaced && info->namespace_.empty())) {
     return std::nullopt;
@@ -147,6 +159,10 @@ http::Response Router::resource(const http::Request& request, const RequestInfo&
   if (!info.subresource.empty() && !r->subresource(info.subresource)) {
     return error_response(resource_not_found());
   }
+  if (r->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
+    return error_response(resource_not_found());
+  }
+  if (auto answered = actions_.serve({info, *r, request})) return std::move(*answered);
   if (!r->stored()) {
     return not_implemented(qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");
@@ -155,9 +171,6 @@ http::Response Router::resource(const http::Request& request, const RequestInfo&
     return not_implemented("the " + info.subresource + " subresource of " +
                            qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");
-  }
-  if (r->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
-    return error_response(resource_not_found());
   }
   Call call{info, *r, request};
   const std::string& v = info.verb;
