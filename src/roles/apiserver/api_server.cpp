@@ -9,6 +9,7 @@
 #include "core/version.h"
 #include "http/https_server.h"
 #include "pki/pki.h"
+#include "roles/apiserver/crd_controller.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/router.h"
@@ -70,9 +71,6 @@ Status ApiServerRole::start() {
   std::string address =
       config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
   if (address == "0.0.0.0" || address == "::") address = "127.0.0.1";
-  ASSIGN_OR_RETURN(api::DiscoveryDocuments discovery,
-                   api::DiscoveryDocuments::build(
-                       *registry, {address + ":" + std::to_string(config_.port), version_info()}));
 
   cache_ = std::make_unique<WatchCache>(*store, decode_stored);
   RETURN_IF_ERROR(cache_->start());
@@ -81,8 +79,13 @@ Status ApiServerRole::start() {
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
   rest_ =
       std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, std::move(schemas), registry);
-  router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_);
+  ASSIGN_OR_RETURN(served_, ServedApi::create(
+                                *registry, {address + ":" + std::to_string(config_.port),
+                                            version_info()}));
+  router_ = std::make_unique<Router>(*served_, *rest_);
   RETURN_IF_ERROR(bootstrap_objects());
+  crds_ = std::make_unique<CrdController>(*store, *cache_, *served_, *rest_, clock_);
+  RETURN_IF_ERROR(crds_->start());
 
   http::ServerOptions options;
   options.bind_address = config_.bind_address;
@@ -130,6 +133,7 @@ Status ApiServerRole::bootstrap_objects() {
 void ApiServerRole::stop() {
   ready_ = false;
   if (server_) server_->stop();
+  if (crds_) crds_->stop();
   if (cache_) cache_->stop();
 }
 

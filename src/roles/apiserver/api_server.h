@@ -30,6 +30,8 @@ class WatchCache;
 class Rest;
 class Router;
 class Strategies;
+class ServedApi;
+class CrdController;
 
 struct ApiServerConfig {
   std::string tls_dir;     // <data-dir>/server/tls
@@ -71,6 +73,8 @@ class ApiServerRole final : public Role {
   std::unique_ptr<WatchCache> cache_;
   std::unique_ptr<Strategies> strategies_;
   std::unique_ptr<Rest> rest_;
+  std::unique_ptr<ServedApi> served_;
+  std::unique_ptr<CrdController> crds_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<http::HttpsServer> server_;
   std::atomic<bool> ready_{false};

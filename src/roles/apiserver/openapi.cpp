@@ -23,7 +23,8 @@ std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& regist
   return operations;
 }
 
-OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
+OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry,
+                     const std::map<std::string, json>& schemas) {
   json parameters = json::array();
   for (const auto& p : kPatchQueryParameters) {
     parameters.push_back({{"name", p.name},
@@ -44,6 +45,11 @@ OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
         {"x-kubernetes-group-version-kind",
          {{"group", op.gvk.group}, {"version", op.gvk.version}, {"kind", op.gvk.kind}}},
         {"parameters", parameters}};
+  }
+  for (const auto& [path, extra] : schemas) {
+    auto doc = docs.find(path);
+    if (doc == docs.end()) continue;
+    for (auto& [name, schema] : extra.items()) doc->second["components"]["schemas"][name] = schema;
   }
   json root = {{"paths", json::object()}};
   for (auto& [path, doc] : docs) {

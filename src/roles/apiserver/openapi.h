@@ -13,6 +13,7 @@
 
 #include <array>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +45,10 @@ inline constexpr std::array<QueryParameter, 3> kPatchQueryParameters{{
 
 class OpenApiV3 {
  public:
-  explicit OpenApiV3(const api::ResourceRegistry& registry);
+  // `schemas`: components.schemas to add to group-version documents, keyed by their path
+  // ("apis/stable.example.com/v1"): the kinds of custom resources.
+  explicit OpenApiV3(const api::ResourceRegistry& registry,
+                     const std::map<std::string, nlohmann::json>& schemas = {});
   const std::string& root() const { return root_; }
   // "api/v1" or "apis/apps/v1"; nullptr when not served.
   const std::string* group_version(const std::string& path) const;
