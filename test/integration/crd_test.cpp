@@ -91,8 +91,9 @@ TEST_CASE("kubectl serves, validates and removes custom resources") {
   install_crd(kubectl, box);
 
   auto resources = kubectl({"api-resources", "--api-group", "stable.example.com"});
-  CHECK_THAT(resources.out,
-             Catch::Contains("crontabs   ct           stable.example.com/v1   true         CronTab"));
+  CHECK_THAT(
+      resources.out,
+      Catch::Contains("crontabs   ct           stable.example.com/v1   true         CronTab"));
 
   const std::string cr = box.path("cr.yaml");
   write_file(cr, kCr);
@@ -140,27 +141,28 @@ TEST_CASE("kubectl serves, validates and removes custom resources") {
     CHECK(pruned.exit_code == 0);
     CHECK(kubectl({"get", "ct", "bad-cron", "-o", "jsonpath={.spec}"}).out ==
           R"({"cronSpec":"x","replicas":1})");
-    auto range = kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p",
-                          R"({"spec":{"replicas":11}})"});
+    auto range =
+        kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p", R"({"spec":{"replicas":11}})"});
     CHECK(range.err ==
           "The CronTab \"my-cron\" is invalid: spec.replicas: Invalid value: 11: spec.replicas in "
           "body should be less than or equal to 10\n");
   }
 
   SECTION("merge patch, watch, status and scale subresources") {
-    CHECK(kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p",
-                   R"({"spec":{"image":"other"}})"})
+    CHECK(kubectl(
+              {"patch", "ct", "my-cron", "--type", "merge", "-p", R"({"spec":{"image":"other"}})"})
               .out == "crontab.stable.example.com/my-cron patched\n");
     auto strategic = kubectl({"patch", "ct", "my-cron", "-p", R"({"spec":{"image":"x"}})"});
     CHECK(strategic.exit_code == 1);
     CHECK(strategic.err ==
-          "Error from server (UnsupportedMediaType): the body of the request was in an unknown "
+          "error: application/strategic-merge-patch+json is not supported by "
+          "stable.example.com/v1, Kind=CronTab: the body of the request was in an unknown "
           "format - accepted media types include: application/json-patch+json, "
           "application/merge-patch+json, application/apply-patch+yaml\n");
     // Through the main resource the status does not change; through /status it does.
-    CHECK(kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p",
-                   R"({"status":{"replicas":5}})"})
-              .exit_code == 0);
+    CHECK(
+        kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p", R"({"status":{"replicas":5}})"})
+            .exit_code == 0);
     CHECK(kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.status.replicas}"}).out == "");
     auto status = kubectl({"patch", "ct", "my-cron", "--subresource=status", "--type", "merge",
                            "-p", R"({"status":{"replicas":2,"labelSelector":"app=cron"}})"});
@@ -169,8 +171,8 @@ TEST_CASE("kubectl serves, validates and removes custom resources") {
     auto scaled = kubectl({"scale", "crontab", "my-cron", "--replicas=3"});
     CHECK(scaled.out == "crontab.stable.example.com/my-cron scaled\n");
     CHECK(kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.spec.replicas}"}).out == "3");
-    auto scale = kubectl({"get", "--raw",
-                          "/apis/stable.example.com/v1/namespaces/default/crontabs/my-cron/scale"});
+    auto scale = kubectl(
+        {"get", "--raw", "/apis/stable.example.com/v1/namespaces/default/crontabs/my-cron/scale"});
     CHECK_THAT(scale.out, Catch::Contains(R"("spec":{"replicas":3})"));
     CHECK_THAT(scale.out, Catch::Contains(R"("selector":"app=cron")"));
     std::this_thread::sleep_for(500ms);

@@ -79,9 +79,9 @@ Status ApiServerRole::start() {
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
   rest_ =
       std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, std::move(schemas), registry);
-  ASSIGN_OR_RETURN(served_, ServedApi::create(
-                                *registry, {address + ":" + std::to_string(config_.port),
-                                            version_info()}));
+  ASSIGN_OR_RETURN(
+      served_,
+      ServedApi::create(*registry, {address + ":" + std::to_string(config_.port), version_info()}));
   router_ = std::make_unique<Router>(*served_, *rest_);
   RETURN_IF_ERROR(bootstrap_objects());
   crds_ = std::make_unique<CrdController>(*store, *cache_, *served_, *rest_, clock_);

@@ -55,10 +55,10 @@ struct Naming {
 Naming name_crd(const json& crd, const std::set<std::string>& resources,
                 const std::set<std::string>& kinds) {
   const json& requested = crd["spec"]["names"];
-  json accepted = crd.contains("status") && crd["status"].is_object() &&
-                          crd["status"].contains("acceptedNames")
-                      ? crd["status"]["acceptedNames"]
-                      : json::object();
+  json accepted =
+      crd.contains("status") && crd["status"].is_object() && crd["status"].contains("acceptedNames")
+          ? crd["status"]["acceptedNames"]
+          : json::object();
   if (!accepted.is_object()) accepted = json::object();
   Naming n;
   n.accepted = accepted;
@@ -115,9 +115,8 @@ void set_condition(json& status, json condition, const std::string& now) {
   if (!conditions.is_array()) conditions = json::array();
   for (auto& c : conditions) {
     if (!c.is_object() || c.value("type", "") != condition["type"]) continue;
-    condition["lastTransitionTime"] = c.value("status", "") == condition["status"]
-                                          ? c.value("lastTransitionTime", now)
-                                          : now;
+    condition["lastTransitionTime"] =
+        c.value("status", "") == condition["status"] ? c.value("lastTransitionTime", now) : now;
     c = std::move(condition);
     return;
   }
@@ -304,8 +303,8 @@ bool CrdController::reconcile() {
   auto snapshot = api_.current();
   for (auto& c : crds) {
     if (!c.object["metadata"].contains("deletionTimestamp") || !has_finalizer(c.object)) continue;
-    std::string prefix = api::custom_resource_storage_prefix(
-                             c.object["spec"].value("group", ""), str(claimed[c.key], "plural")) +
+    std::string prefix = api::custom_resource_storage_prefix(c.object["spec"].value("group", ""),
+                                                             str(claimed[c.key], "plural")) +
                          "/";
     auto remaining = cache_.list({prefix, {}, {}}, 0, "", 0);
     if (!remaining.is_ok()) {

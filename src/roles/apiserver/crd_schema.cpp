@@ -30,9 +30,7 @@ std::string child(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
-std::string item(const std::string& path, size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
+std::string item(const std::string& path, size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 // Fields every object at the root (or an embedded resource) has besides its schema.
 bool is_type_meta(const std::string& key) {
@@ -183,9 +181,8 @@ struct Validator {
       if (!list.empty()) list += ", ";
       list += a.dump();
     }
-    causes.push_back(
-        {"FieldValueNotSupported", "Unsupported value: " + shown(v) + ": supported values: " + list,
-         path});
+    causes.push_back({"FieldValueNotSupported",
+                      "Unsupported value: " + shown(v) + ": supported values: " + list, path});
   }
 
   void check_number(const json& v, const json& s, const std::string& path) {
@@ -217,20 +214,20 @@ struct Validator {
     for (unsigned char c : text) runes += (c & 0xC0) != 0x80;
     if (const json* min = member(s, "minLength"); min && min->is_number_integer()) {
       if (runes < min->get<size_t>()) {
-        invalid(path, v,
-                path + " in body should be at least " + min->dump() + " chars long");
+        invalid(path, v, path + " in body should be at least " + min->dump() + " chars long");
       }
     }
     if (const json* max = member(s, "maxLength"); max && max->is_number_integer()) {
       if (runes > max->get<size_t>()) {
         size_t n = max->get<size_t>();
-        causes.push_back({"FieldValueTooLong",
-                          "Too long: may not be more than " + std::to_string(n) +
-                              (n == 1 ? " byte" : " bytes"),
-                          path});
+        causes.push_back(
+            {"FieldValueTooLong",
+             "Too long: may not be more than " + std::to_string(n) + (n == 1 ? " byte" : " bytes"),
+             path});
       }
     }
-    if (const json* p = member(s, "pattern"); p && p->is_string() && text.size() <= kMaxPatternInput) {
+    if (const json* p = member(s, "pattern");
+        p && p->is_string() && text.size() <= kMaxPatternInput) {
       try {
         std::regex re(p->get<std::string>(), std::regex::ECMAScript);
         if (!std::regex_search(text, re)) {

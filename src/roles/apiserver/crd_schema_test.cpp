@@ -82,9 +82,10 @@ TEST_CASE("validation speaks upstream's words") {
   CHECK(messages({{"spec", {{"image", "x"}, {"port", true}}}}).size() == 1);
   CHECK(messages({{"spec", {{"image", "x"}, {"when", "yesterday"}}}}).size() == 1);
   CHECK(messages({{"spec", {{"image", "x"}, {"when", "2026-01-02T03:04:05Z"}}}}).empty());
-  CHECK(messages({{"spec", {{"image", "x"}, {"items", {json::object(), json::object(),
-                                                       json::object()}}}}}) ==
-        std::vector<std::string>{"spec.items: Too many: 3: must have at most 2 items"});
+  CHECK(
+      messages({{"spec",
+                 {{"image", "x"}, {"items", {json::object(), json::object(), json::object()}}}}}) ==
+      std::vector<std::string>{"spec.items: Too many: 3: must have at most 2 items"});
   CHECK(messages({{"spec", {{"image", "x"}, {"labels", {{"k", 1}}}}}}) ==
         std::vector<std::string>{"spec.labels.k: Invalid value: \"integer\": spec.labels.k in "
                                  "body must be of type string: \"integer\""});
@@ -111,8 +112,10 @@ TEST_CASE("CRD validation names the basic mistakes as upstream") {
   std::vector<std::string> got;
   for (const auto& c : validate_crd(crd)) got.push_back(c.field + ": " + c.message);
   CHECK(got.size() == 3);
-  CHECK(got[0] == "metadata.name: Invalid value: \"wrong\": must be spec.names.plural+\".\"+spec.group");
-  CHECK(got[1] == "spec.group: Invalid value: \"example\": should be a domain with at least one dot");
+  CHECK(got[0] ==
+        "metadata.name: Invalid value: \"wrong\": must be spec.names.plural+\".\"+spec.group");
+  CHECK(got[1] ==
+        "spec.group: Invalid value: \"example\": should be a domain with at least one dot");
   CHECK(got[2].rfind("spec.versions: Invalid value: ", 0) == 0);
   CHECK(crd["spec"]["names"]["singular"] == "foo");
   CHECK(crd["spec"]["names"]["listKind"] == "FooList");

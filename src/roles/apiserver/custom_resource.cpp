@@ -79,7 +79,8 @@ json date_cell(const json& v, std::chrono::system_clock::time_point now) {
 
 json cell(const std::string& type, const json& v, std::chrono::system_clock::time_point now) {
   if (v.is_null()) return nullptr;
-  if (type == "integer") return v.is_number() ? json(static_cast<int64_t>(v.get<double>())) : json();
+  if (type == "integer")
+    return v.is_number() ? json(static_cast<int64_t>(v.get<double>())) : json();
   if (type == "number") return v.is_number() ? json(v.get<double>()) : json();
   if (type == "boolean") return v.is_boolean() ? v : json();
   if (type == "date") return date_cell(v, now);
@@ -276,10 +277,10 @@ std::vector<StatusCause> validate_crd(const json& crd) {
   if (scope.empty()) {
     required("spec.scope");
   } else if (scope != "Cluster" && scope != "Namespaced") {
-    causes.push_back({"FieldValueNotSupported",
-                      "Unsupported value: \"" + scope +
-                          "\": supported values: \"Cluster\", \"Namespaced\"",
-                      "spec.scope"});
+    causes.push_back(
+        {"FieldValueNotSupported",
+         "Unsupported value: \"" + scope + "\": supported values: \"Cluster\", \"Namespaced\"",
+         "spec.scope"});
   }
   const json& versions = arr(spec, "versions");
   std::set<std::string> seen;
@@ -291,7 +292,8 @@ std::vector<StatusCause> validate_crd(const json& crd) {
     if (Status s = names::validate_dns1123_label(vname); !s.is_ok()) {
       invalid(at + ".name", vname, s.message());
     }
-    if (!seen.insert(vname).second) invalid("spec.versions", vname, "must contain unique version names");
+    if (!seen.insert(vname).second)
+      invalid("spec.versions", vname, "must contain unique version names");
     if (v.is_object() && v.value("storage", false)) ++storage;
     const json& schema = obj(obj(v, "schema"), "openAPIV3Schema");
     const std::string schema_at = at + ".schema.openAPIV3Schema";
@@ -325,7 +327,8 @@ std::vector<StatusCause> validate_crd(const json& crd) {
   } else if (Status s = names::validate_dns1123_label(plural); !s.is_ok()) {
     invalid("spec.names.plural", plural, s.message());
   }
-  if (str(names, "singular").empty() && !str(names, "kind").empty()) required("spec.names.singular");
+  if (str(names, "singular").empty() && !str(names, "kind").empty())
+    required("spec.names.singular");
   if (str(names, "kind").empty()) required("spec.names.kind");
   return causes;
 }

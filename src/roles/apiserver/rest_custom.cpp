@@ -45,7 +45,8 @@ void set_at(json& object, const std::string& path, json value) {
   size_t start = path.rfind('.', 0) == 0 ? 1 : 0;
   while (true) {
     size_t dot = path.find('.', start);
-    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string key =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (!at->is_object()) *at = json::object();
     if (dot == std::string::npos) {
       (*at)[key] = std::move(value);
@@ -156,19 +157,18 @@ http::Response Rest::custom_scale(const Call& c) {
       wanted = api::apply_merge_patch(scale, body);
     }
     if (!wanted.is_object()) return error_response(bad_request("a Scale must be a JSON object"));
-    std::string rv = wanted["metadata"].is_object() ? wanted["metadata"].value("resourceVersion", "")
-                                                    : "";
+    std::string rv =
+        wanted["metadata"].is_object() ? wanted["metadata"].value("resourceVersion", "") : "";
     if (!rv.empty() && rv != std::to_string(current.revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
-    json replicas = wanted["spec"].is_object() ? wanted["spec"].value("replicas", json())
-                                               : json();
+    json replicas = wanted["spec"].is_object() ? wanted["spec"].value("replicas", json()) : json();
     if (!replicas.is_number_integer() || replicas.get<int64_t>() < 0) {
-      return error_response(invalid(
-          "autoscaling", "Scale", c.info.name,
-          {{"FieldValueInvalid",
-            "Invalid value: " + replicas.dump() + ": must be greater than or equal to 0",
-            "spec.replicas"}}));
+      return error_response(
+          invalid("autoscaling", "Scale", c.info.name,
+                  {{"FieldValueInvalid",
+                    "Invalid value: " + replicas.dump() + ": must be greater than or equal to 0",
+                    "spec.replicas"}}));
     }
     json updated = current.object;
     updated["metadata"].erase("resourceVersion");

@@ -70,8 +70,7 @@ std::shared_ptr<const CustomResource> ApiSnapshot::custom_resource_ptr(
   return nullptr;
 }
 
-const CustomResource* ApiSnapshot::custom_resource(std::string_view group,
-                                                   std::string_view version,
+const CustomResource* ApiSnapshot::custom_resource(std::string_view group, std::string_view version,
                                                    std::string_view plural) const {
   return custom_resource_ptr(group, version, plural).get();
 }
