@@ -8,6 +8,9 @@
 
 #include <fstream>
 #include <sstream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "server_sandbox.h"
 
@@ -33,12 +36,20 @@ struct KubectlRunner {
   std::string binary;
   std::map<std::string, std::string> extra_env = {};
 
-  Finished operator()(std::vector<std::string> args) const {
+  std::map<std::string, std::string> env() const {
+    std::map<std::string, std::string> e = box.env();
+    e["KUBECONFIG"] = box.kubeconfig();
+    for (const auto& [k, v] : extra_env) e[k] = v;
+    return e;
+  }
+  // Runs `kubectl args... [-f file]` to its end (30 s at most).
+  Finished operator()(std::vector<std::string> args, const std::string& file = "") const {
     args.insert(args.begin(), binary);
-    std::map<std::string, std::string> env = box.env();
-    env["KUBECONFIG"] = box.kubeconfig();
-    for (const auto& [k, v] : extra_env) env[k] = v;
-    return run_to_end(args, env, box.path("kubectl"), std::chrono::seconds(30));
+    if (!file.empty()) {
+      args.push_back("-f");
+      args.push_back(file);
+    }
+    return run_to_end(args, env(), box.path("kubectl"), std::chrono::seconds(30));
   }
 };
 

@@ -13,6 +13,9 @@
 
 #include <array>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,14 +48,26 @@ inline constexpr std::array<QueryParameter, 3> kPatchQueryParameters{{
 
 class OpenApiV3 {
  public:
-  OpenApiV3(const api::ResourceRegistry& registry, const api::SchemaSet& schemas);
+  // `builtin`: the schema descriptions the built-in kinds' components.schemas come from.
+  // `custom`: components.schemas to add to group-version documents, keyed by their path
+  // ("apis/stable.example.com/v1"): the kinds of custom resources.
+  OpenApiV3(const api::ResourceRegistry& registry, std::shared_ptr<const api::SchemaSet> builtin,
+            const std::map<std::string, nlohmann::json>& custom = {});
   const std::string& root() const { return root_; }
-  // "api/v1" or "apis/apps/v1"; nullptr when not served.
+  // "api/v1" or "apis/apps/v1"; nullptr when not served. A document is rendered on first
+  // use: most servers never get asked for most of them, and CRD changes rebuild this object.
   const std::string* group_version(const std::string& path) const;
 
  private:
+  struct Document {
+    nlohmann::json skeleton;  // paths and the custom kinds' schemas
+    std::vector<api::GroupVersionKind> kinds;
+    mutable std::once_flag rendered;
+    mutable std::string text;
+  };
+  std::shared_ptr<const api::SchemaSet> builtin_;
   std::string root_;
-  std::map<std::string, std::string> documents_;
+  std::map<std::string, std::unique_ptr<Document>> documents_;
 };
 
 // Clients ask for "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" (kubectl

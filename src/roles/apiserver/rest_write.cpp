@@ -5,6 +5,7 @@
 #include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/custom_resource.h"
 #include "roles/apiserver/field_ownership.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/object_meta.h"
@@ -95,6 +96,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
   if (auto e = default_and_validate(object, nullptr, *schemas_, c.resource))
     return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
+  if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
   // Server-side apply brings its own managedFields; every other create is an Update.
   if (!applied) {
     if (auto e = record_update(c, *schemas_, json(), object, clock_.wall_now()))
@@ -157,6 +159,7 @@ http::Response Rest::update(const Call& c) {
     }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
@@ -188,6 +191,13 @@ http::Response Rest::patch(const Call& c) {
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, "
         "application/strategic-merge-patch+json, application/apply-patch+yaml"));
+  }
+  if (c.custom && type == "application/strategic-merge-patch+json") {
+    // Custom resources have no schema with merge keys; upstream refuses the type for them.
+    return error_response(api_error(
+        Code::kUnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"));
   }
   auto mode = field_validation(c.request);
   if (!mode.ok()) return error_response(mode.error());
@@ -230,6 +240,7 @@ http::Response Rest::patch(const Call& c) {
     }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
@@ -308,6 +319,9 @@ http::Response Rest::remove(const Call& c) {
     };
     if (policy == "Orphan") add_finalizer("orphan");
     if (policy == "Foreground") add_finalizer("foregroundDeletion");
+    // A CRD goes once the CRD controller has deleted its objects (crd_controller.h).
+    if (c.resource.group == kCrdGroup && c.resource.plural == "customresourcedefinitions")
+      add_finalizer(kCrdCleanupFinalizer.data());
     bool is_namespace = c.resource.group.empty() && c.resource.plural == "namespaces";
     bool graceful_pod = c.resource.group.empty() && c.resource.plural == "pods" &&
                         !updated["spec"].value("nodeName", "").empty() &&

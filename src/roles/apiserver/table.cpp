@@ -47,7 +47,13 @@ json make_table(std::string_view group, std::string_view kind,
                 const std::vector<const std::string*>& objects, const std::string& resource_version,
                 const std::string& continue_token, IncludeObject include,
                 std::chrono::system_clock::time_point now) {
-  const Printer& p = printer_for(group, kind);
+  return make_table(printer_for(group, kind), objects, resource_version, continue_token, include,
+                    now);
+}
+
+json make_table(const Printer& p, const std::vector<const std::string*>& objects,
+                const std::string& resource_version, const std::string& continue_token,
+                IncludeObject include, std::chrono::system_clock::time_point now) {
   json columns = json::array();
   for (const auto& c : p.columns) {
     columns.push_back({{"name", c.name},

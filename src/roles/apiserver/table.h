@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -24,8 +25,9 @@ struct Column {
 struct Printer {
   std::vector<Column> columns;
   // Cells for one object, in column order.
-  std::vector<nlohmann::json> (*cells)(const nlohmann::json& object,
-                                       std::chrono::system_clock::time_point now);
+  std::function<std::vector<nlohmann::json>(const nlohmann::json& object,
+                                            std::chrono::system_clock::time_point now)>
+      cells;
 };
 
 const Printer& printer_for(std::string_view group, std::string_view kind);
@@ -35,6 +37,10 @@ enum class IncludeObject { kNone, kMetadata, kObject };
 // Builds a Table from objects (serialized JSON, as the cache holds them).
 nlohmann::json make_table(std::string_view group, std::string_view kind,
                           const std::vector<const std::string*>& objects,
+                          const std::string& resource_version, const std::string& continue_token,
+                          IncludeObject include, std::chrono::system_clock::time_point now);
+// The same with a printer made at run time (custom resources' printer columns).
+nlohmann::json make_table(const Printer& printer, const std::vector<const std::string*>& objects,
                           const std::string& resource_version, const std::string& continue_token,
                           IncludeObject include, std::chrono::system_clock::time_point now);
 

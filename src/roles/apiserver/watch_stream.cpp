@@ -31,8 +31,10 @@ std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
 
 std::string WatchStream::object_of(const CachedObject& o) const {
   if (!options_.table) return o.json;
-  return make_table(options_.group, options_.kind, {&o.json}, std::to_string(o.revision), "",
-                    IncludeObject::kMetadata, clock_.wall_now())
+  const Printer& p =
+      options_.printer ? *options_.printer : printer_for(options_.group, options_.kind);
+  return make_table(p, {&o.json}, std::to_string(o.revision), "", IncludeObject::kMetadata,
+                    clock_.wall_now())
       .dump();
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "http/http.h"
+#include "roles/apiserver/table.h"
 #include "roles/apiserver/watch_cache.h"
 
 namespace k3c::apiserver {
@@ -16,12 +17,13 @@ namespace k3c::apiserver {
 struct WatchStreamOptions {
   std::string api_version;  // of the watched resource, for BOOKMARK objects
   std::string kind;
-  bool bookmarks = false;           // allowWatchBookmarks
-  bool initial_events_end = false;  // sendInitialEvents: bookmark after the initial ADDEDs
-  size_t initial_events = 0;        // how many synthetic ADDEDs come first
-  bool table = false;               // objects as meta.k8s.io Tables with one row
-  std::string group;                // for the table printer
-  Clock::TimePoint deadline;        // end of the watch (timeoutSeconds)
+  bool bookmarks = false;                  // allowWatchBookmarks
+  bool initial_events_end = false;         // sendInitialEvents: bookmark after the initial ADDEDs
+  size_t initial_events = 0;               // how many synthetic ADDEDs come first
+  bool table = false;                      // objects as meta.k8s.io Tables with one row
+  std::string group;                       // for the table printer
+  std::shared_ptr<const Printer> printer;  // instead of the kind's printer (custom resources)
+  Clock::TimePoint deadline;               // end of the watch (timeoutSeconds)
 };
 
 class WatchStream final : public http::BodyStream {
