@@ -52,10 +52,13 @@ std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
   return event_line("BOOKMARK", o.dump());
 }
 
-std::string WatchStream::object_of(const CachedObject& o) const {
-  if (!options_.table) return o.json;
-  return make_table(options_.group, options_.kind, {&o.json}, std::to_string(o.revision), "",
-                    IncludeObject::kMetadata, clock_.wall_now())
+std::string WatchStream::object_of(const CachedObject& o) {
+  if (!options_.table) return o.json;  // the shared cached bytes: plain watches pay nothing
+  // Upstream's watch encoder sends the column definitions with the first event only.
+  TableOptions table{options_.include, columns_sent_};
+  columns_sent_ = true;
+  return make_table(options_.group, options_.kind, {&o.json}, std::to_string(o.revision), "", table,
+                    clock_.wall_now())
       .dump();
 }
 
