@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 

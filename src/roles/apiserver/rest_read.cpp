@@ -118,8 +118,9 @@ http::Response Rest::get(const Call& c) {
     return error_response(from_status(o.status()));
   }
   if (fmt.value() == OutputFormat::kTable) {
-    json t = make_table(printer_of(c), {&(*o)->json}, std::to_string((*o)->revision), "",
-                        include_of(c.request), clock_.wall_now());
+    TableOptions options{include_of(c.request)};
+    json t = make_table(printer_of(c), {&(*o)->json}, std::to_string((*o)->revision), "", options,
+                        clock_.wall_now());
     return json_response(200, t.dump());
   }
   return json_response(200, (*o)->json);
@@ -169,8 +170,9 @@ http::Response Rest::list(const Call& c) {
     std::vector<const std::string*> objects;
     objects.reserve(s.items.size());
     for (const auto& o : s.items) objects.push_back(&o->json);
-    json t = make_table(printer_of(c), objects, std::to_string(s.revision), next,
-                        include_of(c.request), clock_.wall_now());
+    TableOptions options{include_of(c.request)};
+    json t = make_table(printer_of(c), objects, std::to_string(s.revision), next, options,
+                        clock_.wall_now());
     return json_response(200, t.dump());
   }
   // The items are the cached bytes, written out as they are.
@@ -217,6 +219,7 @@ http::Response Rest::watch(const Call& c) {
   o.group = c.resource.group;
   o.table = fmt.value() == OutputFormat::kTable;
   if (c.custom) o.printer = c.custom->printer;
+  o.include = include_of(c.request);
   o.bookmarks = c.request.param("allowWatchBookmarks").value_or("") == "true";
   o.initial_events_end = c.request.param("sendInitialEvents").value_or("") == "true";
   int64_t timeout_s = 0;

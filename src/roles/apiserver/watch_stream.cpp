@@ -29,13 +29,14 @@ std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
   return watch_event_line("BOOKMARK", o.dump());
 }
 
-std::string WatchStream::object_of(const CachedObject& o) const {
-  if (!options_.table) return o.json;
+std::string WatchStream::object_of(const CachedObject& o) {
+  if (!options_.table) return o.json;  // the shared cached bytes: plain watches pay nothing
+  // Upstream's watch encoder sends the column definitions with the first event only.
+  TableOptions table{options_.include, columns_sent_};
+  columns_sent_ = true;
   const Printer& p =
       options_.printer ? *options_.printer : printer_for(options_.group, options_.kind);
-  return make_table(p, {&o.json}, std::to_string(o.revision), "", IncludeObject::kMetadata,
-                    clock_.wall_now())
-      .dump();
+  return make_table(p, {&o.json}, std::to_string(o.revision), "", table, clock_.wall_now()).dump();
 }
 
 void WatchStream::set_wake(std::function<void()> wake) { watcher_->set_wake(std::move(wake)); }

@@ -23,7 +23,8 @@ struct WatchStreamOptions {
   bool table = false;                      // objects as meta.k8s.io Tables with one row
   std::string group;                       // for the table printer
   std::shared_ptr<const Printer> printer;  // instead of the kind's printer (custom resources)
-  Clock::TimePoint deadline;               // end of the watch (timeoutSeconds)
+  IncludeObject include = IncludeObject::kMetadata;  // row objects of table events
+  Clock::TimePoint deadline;                         // end of the watch (timeoutSeconds)
 };
 
 class WatchStream final : public http::BodyStream {
@@ -36,7 +37,7 @@ class WatchStream final : public http::BodyStream {
 
  private:
   std::string bookmark(int64_t revision, bool initial_end) const;
-  std::string object_of(const CachedObject& o) const;
+  std::string object_of(const CachedObject& o);
 
   std::unique_ptr<CacheWatcher> watcher_;
   WatchCache& cache_;
@@ -44,6 +45,7 @@ class WatchStream final : public http::BodyStream {
   WatchStreamOptions options_;
   size_t sent_ = 0;
   bool initial_end_sent_ = false;
+  bool columns_sent_ = false;  // table watches: only the first event carries the columns
   Clock::TimePoint next_bookmark_;
   bool finished_ = false;
 };
