@@ -2,6 +2,7 @@
 // The configuration merges into the live object (or creates it) under the field ownership
 // rules of api/field_manager.h; conflicts with other managers answer 409 unless ?force=true.
 #include "api/field_manager.h"
+#include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/field_ownership.h"
 #include "roles/apiserver/object_codec.h"
@@ -112,6 +113,9 @@ http::Response Rest::apply(const Call& c) {
     json old = without_rv(live);
     auto updated = prepare_update(without_rv(std::move(applied->object)), old, c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (auto e = default_and_validate(updated.value(), &live, *schemas_, c.resource))
+      return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &live)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), live))
       return error_response(*e);
     if (updated.value() == old || dry_run(c.request)) {
