@@ -216,6 +216,7 @@ bool CrdController::reconcile() {
   }
   const std::string now = rfc3339(clock_.wall_now());
   std::vector<std::shared_ptr<const CustomResource>> served;
+  std::string served_from;
   std::vector<std::pair<StoredCrd*, json>> updates;  // CRDs whose status changes
   for (auto& c : crds) {
     const std::string group = c.object["spec"].value("group", "");
@@ -270,6 +271,8 @@ bool CrdController::reconcile() {
     }
     json with_status = c.object;
     with_status["status"] = status;
+    served_from += c.key + c.object["spec"].dump() + status["acceptedNames"].dump() +
+                   (c.object["metadata"].contains("deletionTimestamp") ? "T" : "") + "\n";
     for (auto& cr : custom_resources_of(with_status)) {
       // A name a built-in resource already uses stays with the built-in one.
       if (api_.current()->registry->find(cr->resource.group, cr->resource.version,
@@ -284,9 +287,13 @@ bool CrdController::reconcile() {
   }
   bool retry = false;
   // Serve first: a client that saw Established must find the resource.
-  if (Status s = api_.serve(served); !s.is_ok()) {
-    log->warn("serving custom resources: {}", s.message());
-    retry = true;
+  if (served_from != served_from_) {
+    if (Status s = api_.serve(served); s.is_ok()) {
+      served_from_ = std::move(served_from);
+    } else {
+      log->warn("serving custom resources: {}", s.message());
+      retry = true;
+    }
   }
   for (auto& [c, status] : updates) {
     json updated = c->object;
@@ -343,6 +350,7 @@ bool CrdController::reconcile() {
       // Stop serving first, so that a client that saw the CRD go finds the resource gone.
       const std::string name = c.object["metadata"].value("name", "");
       std::erase_if(served, [&](const auto& cr) { return cr->crd_name == name; });
+      served_from_.clear();  // the next pass serves what is left again
       if (!api_.serve(served).is_ok()) retry = true;
       s = store_.remove(c.key, c.revision).status();
     } else {

@@ -53,6 +53,9 @@ class CrdController {
   Rest& rest_;
   const Clock& clock_;
   std::unique_ptr<CacheWatcher> watch_;
+  // What the served API was last built from (controller thread only): a pass that finds the
+  // same CRDs does not rebuild the discovery and OpenAPI documents.
+  std::string served_from_;
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -46,7 +46,7 @@ std::string lower(std::string s) {
 }
 
 api::Resource resource_of(const json& crd, const json& version, const json& accepted) {
-  const json& spec = crd["spec"];
+  const json& spec = obj(crd, "spec");
   api::Resource r;
   r.group = str(spec, "group");
   r.version = str(version, "name");
@@ -200,7 +200,7 @@ std::shared_ptr<const Printer> printer_of_columns(const json& columns) {
     specs.push_back({"date", ".metadata.creationTimestamp"});
   }
   printer->cells = [specs](const json& o, std::chrono::system_clock::time_point now) {
-    std::vector<json> cells = {o["metadata"].value("name", "")};
+    std::vector<json> cells = {str(obj(o, "metadata"), "name")};
     for (const auto& s : specs) {
       auto values = eval_json_path(o, s.path);
       // Upstream shows the first match of a path (its printer supports simple paths only).
