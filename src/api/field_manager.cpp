@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 namespace k3c::api {
 namespace {
@@ -47,8 +48,57 @@ std::vector<Entry> read_entries(const json& object) {
   return out;
 }
 
+// Upstream's bound on Update entries: past it, the oldest merge into an "ancient-changes"
+// entry per apiVersion, so that many writers cannot grow an object without limit.
+constexpr size_t kMaxUpdateManagers = 10;
+
+void cap_updaters(std::vector<Entry>& entries) {
+  std::erase_if(entries, [](const Entry& e) { return e.fields.empty(); });
+  std::vector<size_t> updaters;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].operation == "Update") updaters.push_back(i);
+  }
+  if (updaters.size() <= kMaxUpdateManagers) return;
+  std::sort(updaters.begin(), updaters.end(), [&](size_t a, size_t b) {
+    return std::tie(entries[a].time, entries[a].manager) <
+           std::tie(entries[b].time, entries[b].manager);
+  });
+  std::vector<Entry> buckets;  // one per apiVersion
+  std::vector<bool> merged(entries.size(), false);
+  size_t count = updaters.size();
+  for (size_t i = 0; i < updaters.size() && count > kMaxUpdateManagers; ++i) {
+    Entry& e = entries[updaters[i]];
+    auto bucket = std::find_if(buckets.begin(), buckets.end(),
+                               [&](const Entry& b) { return b.api_version == e.api_version; });
+    if (bucket == buckets.end()) {
+      buckets.push_back({"ancient-changes", "Update", e.api_version, e.time, "", e.fields});
+    } else {
+      bucket->fields.insert(e.fields.begin(), e.fields.end());
+      bucket->time = e.time;
+      --count;  // only merging into an existing bucket shrinks the list
+    }
+    merged[updaters[i]] = true;
+  }
+  std::vector<Entry> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!merged[i]) out.push_back(std::move(entries[i]));
+  }
+  for (Entry& b : buckets) {
+    auto existing =
+        std::find_if(out.begin(), out.end(), [&](const Entry& e) { return e.same_as(b); });
+    if (existing == out.end()) {
+      out.push_back(std::move(b));
+    } else {
+      existing->fields.insert(b.fields.begin(), b.fields.end());
+      existing->time = std::max(existing->time, b.time);
+    }
+  }
+  entries = std::move(out);
+}
+
 // Sorted as upstream encodes them: by operation (Apply first), time, manager, apiVersion.
 json write_entries(std::vector<Entry> entries) {
+  cap_updaters(entries);
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.operation, a.time, a.manager, a.api_version, a.subresource) <
            std::tie(b.operation, b.time, b.manager, b.api_version, b.subresource);

@@ -157,5 +157,25 @@ TEST_CASE("updates take over the fields they change; conflicts name Update manag
           "- .spec.template.spec.containers[name=\"web\"].image");
 }
 
+TEST_CASE("at most 10 Update entries: the oldest merge into ancient-changes") {
+  json object = config("nginx:1", 1, false);
+  for (int i = 0; i < 12; ++i) {
+    json next = object;
+    next["metadata"]["labels"]["l" + std::to_string(i)] = "x";
+    std::string time =
+        "2026-11-29T10:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "Z";
+    auto fields = managed_fields_after_update(object, next, deployment(),
+                                              writer("m" + std::to_string(i), time));
+    REQUIRE(fields.is_ok());
+    next["metadata"]["managedFields"] = *fields;
+    object = next;
+  }
+  const json& list = entries(object);
+  REQUIRE(list.size() == 10);
+  REQUIRE(list[0]["manager"] == "ancient-changes");
+  REQUIRE(list[0]["fieldsV1"]["f:metadata"]["f:labels"].size() == 3);  // l0, l1, l2 (+ app)
+  REQUIRE(list[9]["manager"] == "m11");
+}
+
 }  // namespace
 }  // namespace k3c::api
