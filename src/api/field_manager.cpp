@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 namespace k3c::api {
 namespace {
@@ -47,8 +48,57 @@ std::vector<Entry> read_entries(const json& object) {
   return out;
 }
 
+// Upstream's bound on Update entries: past it, the oldest merge into an "ancient-changes"
+// entry per apiVersion, so that many writers cannot grow an object without limit.
+constexpr size_t kMaxUpdateManagers = 10;
+
+void cap_updaters(std::vector<Entry>& entries) {
+  std::erase_if(entries, [](const Entry& e) { return e.fields.empty(); });
+  std::vector<size_t> updaters;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].operation == "Update") updaters.push_back(i);
+  }
+  if (updaters.size() <= kMaxUpdateManagers) return;
+  std::sort(updaters.begin(), updaters.end(), [&](size_t a, size_t b) {
+    return std::tie(entries[a].time, entries[a].manager) <
+           std::tie(entries[b].time, entries[b].manager);
+  });
+  std::vector<Entry> buckets;  // one per apiVersion
+  std::vector<bool> merged(entries.size(), false);
+  size_t count = updaters.size();
+  for (size_t i = 0; i < updaters.size() && count > kMaxUpdateManagers; ++i) {
+    Entry& e = entries[updaters[i]];
+    auto bucket = std::find_if(buckets.begin(), buckets.end(),
+                               [&](const Entry& b) { return b.api_version == e.api_version; });
+    if (bucket == buckets.end()) {
+      buckets.push_back({"ancient-changes", "Update", e.api_version, e.time, "", e.fields});
+    } else {
+      bucket->fields.insert(e.fields.begin(), e.fields.end());
+      bucket->time = e.time;
+      --count;  // only merging into an existing bucket shrinks the list
+    }
+    merged[updaters[i]] = true;
+  }
+  std::vector<Entry> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!merged[i]) out.push_back(std::move(entries[i]));
+  }
+  for (Entry& b : buckets) {
+    auto existing =
+        std::find_if(out.begin(), out.end(), [&](const Entry& e) { return e.same_as(b); });
+    if (existing == out.end()) {
+      out.push_back(std::move(b));
+    } else {
+      existing->fields.insert(b.fields.begin(), b.fields.end());
+      existing->time = std::max(existing->time, b.time);
+    }
+  }
+  entries = std::move(out);
+}
+
 // Sorted as upstream encodes them: by operation (Apply first), time, manager, apiVersion.
 json write_entries(std::vector<Entry> entries) {
+  cap_updaters(entries);
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.operation, a.time, a.manager, a.api_version, a.subresource) <
            std::tie(b.operation, b.time, b.manager, b.api_version, b.subresource);
@@ -135,6 +185,26 @@ void release(std::vector<Entry>& entries, const Entry& writer, const FieldSet& c
   }
 }
 
+// The fields of the live object's last-applied-configuration annotation whose live values
+// still are the annotation's (upstream's lastAppliedManager); empty when there is none.
+FieldSet unchanged_since_last_applied(const json& live, const MessageType* type,
+                                      const std::string& api_version) {
+  const json* annotations = nullptr;
+  if (auto m = live.find("metadata"); m != live.end() && m->is_object()) {
+    if (auto a = m->find("annotations"); a != m->end() && a->is_object()) annotations = &*a;
+  }
+  if (annotations == nullptr) return {};
+  std::string text_value = text(*annotations, "kubectl.kubernetes.io/last-applied-configuration");
+  json last = json::parse(text_value, nullptr, false);
+  if (!last.is_object() || text(last, "apiVersion") != api_version) return {};
+  auto fields = fields_of(last, type);
+  auto cmp = compare(last, live, type);
+  if (!fields.is_ok() || !cmp.is_ok()) return {};
+  FieldSet out =
+      minus(minus(minus(std::move(fields).value(), cmp->modified), cmp->added), cmp->removed);
+  return out;
+}
+
 }  // namespace
 
 Result<json> managed_fields_after_update(const json& old_object, const json& new_object,
@@ -176,8 +246,16 @@ Result<Applied> apply_configuration(const json& live, const json& config, const 
   mine.api_version = writer.api_version;
 
   // Fields this manager applied before and dropped now go, unless someone else owns them.
-  FieldSet dropped = minus(last, applied);
-  for (const Entry& e : entries) dropped = minus(std::move(dropped), e.fields);
+  // A dropped node with owned fields below it stays (upstream keeps named fields whose
+  // children someone owns): e.g. `.data` marked "." by a migrated client-side entry.
+  FieldSet owned;
+  for (const Entry& e : entries) owned.insert(e.fields.begin(), e.fields.end());
+  FieldSet dropped = minus(last, owned);
+  std::erase_if(dropped, [&](const FieldPath& p) {
+    auto next = owned.upper_bound(p);
+    return next != owned.end() && next->size() > p.size() &&
+           std::equal(p.begin(), p.end(), next->begin());
+  });
   merged = remove_paths(std::move(merged), dropped, type);
   // As upstream, the entry's time moves only when the apply changed the object.
   if (mine.time.empty() || merged != current) mine.time = writer.time;
@@ -194,6 +272,12 @@ Result<Applied> apply_configuration(const json& live, const json& config, const 
     for (const FieldPath& p : intersection(e.fields, changed)) {
       out.conflicts.push_back({describe(e), p});
     }
+  }
+  if (!out.conflicts.empty() && !force && writer.manager == "kubectl") {
+    // kubectl switching from client-side to server-side apply: upstream lets it take the
+    // fields its last-applied-configuration set and nobody changed since.
+    FieldSet allowed = unchanged_since_last_applied(current, type, writer.api_version);
+    std::erase_if(out.conflicts, [&](const ApplyConflict& c) { return allowed.count(c.path); });
   }
   if (!out.conflicts.empty() && !force) return out;
   out.conflicts.clear();

@@ -111,6 +111,15 @@ TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
       apply_configuration(same->object, no_replicas, deployment(), writer("alice"), false);
   REQUIRE(dropped.is_ok());
   REQUIRE(dropped->object["spec"]["replicas"] == 5);
+  // A node marked as a member before (a migrated client-side entry) is not dropped while
+  // fields below it are still applied.
+  json marked = dropped->object;
+  for (json& e : marked["metadata"]["managedFields"]) {
+    if (e["manager"] == "alice") e["fieldsV1"]["f:metadata"]["f:labels"]["."] = json::object();
+  }
+  auto kept = apply_configuration(marked, no_replicas, deployment(), writer("alice"), false);
+  REQUIRE(kept.is_ok());
+  REQUIRE(kept->object["metadata"]["labels"] == json({{"app", "web"}}));
   REQUIRE(apply_configuration(live, json::parse(R"({"metadata":{"managedFields":[]}})"),
                               deployment(), writer("x"), false)
               .status()
@@ -155,6 +164,49 @@ TEST_CASE("updates take over the fields they change; conflicts name Update manag
           "Apply failed with 2 conflicts: conflicts with \"ed\" using apps/v1:\n"
           "- .spec.replicas\n"
           "- .spec.template.spec.containers[name=\"web\"].image");
+}
+
+TEST_CASE("at most 10 Update entries: the oldest merge into ancient-changes") {
+  json object = config("nginx:1", 1, false);
+  for (int i = 0; i < 12; ++i) {
+    json next = object;
+    next["metadata"]["labels"]["l" + std::to_string(i)] = "x";
+    std::string time =
+        "2026-11-29T10:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "Z";
+    auto fields = managed_fields_after_update(object, next, deployment(),
+                                              writer("m" + std::to_string(i), time));
+    REQUIRE(fields.is_ok());
+    next["metadata"]["managedFields"] = *fields;
+    object = next;
+  }
+  const json& list = entries(object);
+  REQUIRE(list.size() == 10);
+  REQUIRE(list[0]["manager"] == "ancient-changes");
+  REQUIRE(list[0]["fieldsV1"]["f:metadata"]["f:labels"].size() == 3);  // l0, l1, l2 (+ app)
+  REQUIRE(list[9]["manager"] == "m11");
+}
+
+TEST_CASE("kubectl may take over fields its last client-side apply set") {
+  json live = config("nginx:1", 2, false);
+  live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] =
+      config("nginx:1", 2, false).dump();
+  auto fields =
+      managed_fields_after_update(json(), live, deployment(), writer("kubectl-client-side-apply"));
+  REQUIRE(fields.is_ok());
+  live["metadata"]["managedFields"] = *fields;
+  auto applied = apply_configuration(live, config("nginx:2", 2, false), deployment(),
+                                     writer("kubectl"), false);
+  REQUIRE(applied.is_ok());
+  REQUIRE(applied->conflicts.empty());
+  REQUIRE(applied->object["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:2");
+  // Another manager gets no such pass; nor does kubectl for a field changed since.
+  REQUIRE(
+      apply_configuration(live, config("nginx:2", 2, false), deployment(), writer("other"), false)
+          ->conflicts.size() == 1);
+  live["spec"]["replicas"] = 7;
+  REQUIRE(
+      apply_configuration(live, config("nginx:1", 2, false), deployment(), writer("kubectl"), false)
+          ->conflicts.size() == 1);
 }
 
 }  // namespace

@@ -193,6 +193,18 @@ TEST_CASE("server-side apply through kubectl") {
   CHECK_THAT(fields, Catch::Contains("operation: Update"));
   CHECK_THAT(fields, Catch::Contains("f:tier: {}"));
 
+  // Switching from client-side to server-side apply: kubectl takes over what it applied.
+  const std::string legacy = box.path("legacy.yaml");
+  write_file(legacy,
+             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\ndata:\n  a: '1'\n");
+  CHECK(kubectl({"apply", "-f", legacy}).exit_code == 0);
+  write_file(legacy,
+             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: legacy\ndata:\n  a: '2'\n");
+  auto switched = kubectl({"apply", "--server-side", "-f", legacy});
+  INFO(switched.err);
+  CHECK(switched.exit_code == 0);
+  CHECK(kubectl({"get", "cm", "legacy", "-o", "jsonpath={.data.a}"}).out == "2");
+
   // Lists: a Deployment applied twice with a changed container.
   const std::string deploy = box.path("deploy.yaml");
   write_file(deploy, deployment("nginx:1", "{app: web}", "[{name: A, value: '1'}]",
