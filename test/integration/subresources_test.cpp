@@ -109,6 +109,10 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK(negative.exit_code == 1);
     CHECK_THAT(negative.err, Catch::Contains("The Scale \"web\" is invalid: spec.replicas: Invalid "
                                              "value: -1: must be greater than or equal to 0"));
+    REQUIRE(kubectl({"patch", "deployment", "web", "--subresource=scale", "--type=json", "-p",
+                     R"([{"op":"replace","path":"/spec/replicas","value":4}])"})
+                .exit_code == 0);
+    CHECK(kubectl({"get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"}).out == "4");
     auto missing =
         kubectl({"get", "--raw", "/apis/apps/v1/namespaces/default/deployments/nope/scale"});
     CHECK(missing.exit_code == 1);
@@ -191,6 +195,19 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     auto nobody = kubectl({"create", "token", "nobody"});
     CHECK(nobody.exit_code == 1);
     CHECK_THAT(nobody.err, Catch::Contains("serviceaccounts \"nobody\" not found"));
+
+    // A token bound to a pod authenticates while that pod exists.
+    REQUIRE(kubectl({"run", "q", "--image=busybox",
+                     R"(--overrides={"spec":{"serviceAccountName":"bot"}})"})
+                .exit_code == 0);
+    auto bound =
+        kubectl({"create", "token", "bot", "--bound-object-kind=Pod", "--bound-object-name=q"});
+    REQUIRE(bound.exit_code == 0);
+    Kubectl pod_bot = kubectl.with_token(trimmed(bound.out));
+    CHECK(pod_bot({"auth", "can-i", "get", "pods"}).out ==
+          "no - RBAC authorization is not implemented in k3c yet\n");
+    REQUIRE(kubectl({"delete", "pod", "q", "--grace-period=0", "--force"}).exit_code == 0);
+    CHECK_THAT(pod_bot({"auth", "can-i", "get", "pods"}).err, Catch::Contains("Unauthorized"));
 
     // A deleted account's tokens stop working.
     REQUIRE(kubectl({"delete", "serviceaccount", "bot"}).exit_code == 0);
