@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <set>
 
+#include "api/internal/schema_rules.h"
 #include "api/internal/yaml_keys.h"
 #include "core/yaml_json.h"
 
@@ -18,13 +19,22 @@ extern const std::string_view k3c_embedded_api_schema_apps;
 extern const std::string_view k3c_embedded_api_schema_batch;
 extern const std::string_view k3c_embedded_api_schema_authentication;
 extern const std::string_view k3c_embedded_api_schema_authorization;
+extern const std::string_view k3c_embedded_api_schema_autoscaling;
+extern const std::string_view k3c_embedded_api_schema_autoscaling_v2;
+extern const std::string_view k3c_embedded_api_schema_admissionregistration;
+extern const std::string_view k3c_embedded_api_schema_apiextensions;
+extern const std::string_view k3c_embedded_api_schema_certificates;
+extern const std::string_view k3c_embedded_api_schema_coordination;
+extern const std::string_view k3c_embedded_api_schema_discovery;
+extern const std::string_view k3c_embedded_api_schema_events;
+extern const std::string_view k3c_embedded_api_schema_networking;
+extern const std::string_view k3c_embedded_api_schema_node;
+extern const std::string_view k3c_embedded_api_schema_policy;
+extern const std::string_view k3c_embedded_api_schema_rbac;
+extern const std::string_view k3c_embedded_api_schema_scheduling;
+extern const std::string_view k3c_embedded_api_schema_storage;
 
 namespace k3c::api {
-
-struct SchemaSet::Tables {
-  std::map<std::string, std::unique_ptr<MessageType>, std::less<>> types;
-  std::map<std::string, const MessageType*, std::less<>> kinds;  // "group/version/Kind"
-};
 
 namespace {
 
@@ -35,10 +45,6 @@ constexpr int kMaxFieldNumber = 4096;
 
 Status invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, "schema " + where + ": " + what);
-}
-
-std::string kind_key(std::string_view group, std::string_view version, std::string_view kind) {
-  return std::string(group) + "/" + std::string(version) + "/" + std::string(kind);
 }
 
 Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
@@ -147,7 +153,8 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
 
 Status parse_fields(const YAML::Node& node, const std::string& package, const Tables& tables,
                     MessageType& type, const std::string& where) {
-  RETURN_IF_ERROR(check_keys(node, {"fields", "description"}, where));
+  RETURN_IF_ERROR(check_keys(node, {"fields", "oneOf", "description"}, where));
+  type.one_of = node["oneOf"] && node["oneOf"].as<bool>();
   const YAML::Node fields = node["fields"];
   if (!fields || !fields.IsSequence()) return invalid(where, "\"fields\" must be a list");
   std::set<std::string, std::less<>> names;
@@ -157,6 +164,7 @@ Status parse_fields(const YAML::Node& node, const std::string& package, const Ta
         (fnode["name"] ? fnode["name"].as<std::string>()
                        : "#" + (fnode["number"] ? fnode["number"].as<std::string>() : "?"));
     ASSIGN_OR_RETURN(Field f, parse_field(fnode, package, tables, fwhere));
+    if (type.one_of && f.inline_fields) return invalid(fwhere, "a oneOf type has no inline fields");
     if (!f.name.empty() && !names.insert(f.name).second)
       return invalid(fwhere, "duplicate field name");
     if (type.field_by_number(static_cast<uint64_t>(f.number))) {
@@ -225,7 +233,8 @@ Status define(const File& file, Tables& tables) {
       if (type == tables.types.end()) {
         return invalid(file.name, "kind " + api_version + " " + kind + " has no type " + kind);
       }
-      if (!tables.kinds.emplace(kind_key(group, version, kind), type->second.get()).second) {
+      if (!tables.kinds.emplace(internal::kind_key(group, version, kind), type->second.get())
+               .second) {
         return invalid(file.name, "kind " + api_version + " " + kind + " is declared twice");
       }
     }
@@ -261,10 +270,11 @@ const Field* MessageType::field_by_name(std::string_view json_name) const {
   return nullptr;
 }
 
-Result<SchemaSet> SchemaSet::from_yaml(
-    const std::vector<std::pair<std::string, std::string_view>>& files) {
+Result<SchemaSet> SchemaSet::from_yaml(const Files& files, const Files& rules) {
   try {
     ASSIGN_OR_RETURN(Tables tables, load(files));
+    for (const auto& [name, text] : rules)
+      RETURN_IF_ERROR(internal::apply_rules(tables, name, text));
     return SchemaSet(std::make_shared<const Tables>(std::move(tables)));
   } catch (const YAML::Exception& e) {  // a value of the wrong shape (as<int> on "x", ...)
     return error(Code::kInvalid, std::string("schema: ") + e.what());
@@ -272,12 +282,30 @@ Result<SchemaSet> SchemaSet::from_yaml(
 }
 
 Result<SchemaSet> SchemaSet::builtin() {
-  return from_yaml({{"meta.yaml", k3c_embedded_api_schema_meta},
-                    {"core.yaml", k3c_embedded_api_schema_core},
-                    {"apps.yaml", k3c_embedded_api_schema_apps},
-                    {"batch.yaml", k3c_embedded_api_schema_batch},
-                    {"authentication.yaml", k3c_embedded_api_schema_authentication},
-                    {"authorization.yaml", k3c_embedded_api_schema_authorization}});
+  return from_yaml(
+      {
+          {"meta.yaml", k3c_embedded_api_schema_meta},
+          {"core.yaml", k3c_embedded_api_schema_core},
+          {"apps.yaml", k3c_embedded_api_schema_apps},
+          {"batch.yaml", k3c_embedded_api_schema_batch},
+          {"authentication.yaml", k3c_embedded_api_schema_authentication},
+          {"authorization.yaml", k3c_embedded_api_schema_authorization},
+          {"autoscaling.yaml", k3c_embedded_api_schema_autoscaling},
+          {"autoscaling-v2.yaml", k3c_embedded_api_schema_autoscaling_v2},
+          {"admissionregistration.yaml", k3c_embedded_api_schema_admissionregistration},
+          {"apiextensions.yaml", k3c_embedded_api_schema_apiextensions},
+          {"certificates.yaml", k3c_embedded_api_schema_certificates},
+          {"coordination.yaml", k3c_embedded_api_schema_coordination},
+          {"discovery.yaml", k3c_embedded_api_schema_discovery},
+          {"events.yaml", k3c_embedded_api_schema_events},
+          {"networking.yaml", k3c_embedded_api_schema_networking},
+          {"node.yaml", k3c_embedded_api_schema_node},
+          {"policy.yaml", k3c_embedded_api_schema_policy},
+          {"rbac.yaml", k3c_embedded_api_schema_rbac},
+          {"scheduling.yaml", k3c_embedded_api_schema_scheduling},
+          {"storage.yaml", k3c_embedded_api_schema_storage},
+      },
+      internal::builtin_rules());
 }
 
 const MessageType* SchemaSet::type(std::string_view qualified_name) const {
@@ -286,8 +314,12 @@ const MessageType* SchemaSet::type(std::string_view qualified_name) const {
 }
 
 const MessageType* SchemaSet::kind(const GroupVersionKind& gvk) const {
-  auto it = t_->kinds.find(kind_key(gvk.group, gvk.version, gvk.kind));
+  auto it = t_->kinds.find(internal::kind_key(gvk.group, gvk.version, gvk.kind));
   return it == t_->kinds.end() ? nullptr : it->second;
+}
+
+bool SchemaSet::complete(const GroupVersionKind& gvk) const {
+  return t_->complete_kinds.count(internal::kind_key(gvk.group, gvk.version, gvk.kind)) > 0;
 }
 
 size_t SchemaSet::type_count() const { return t_->types.size(); }

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -73,10 +74,20 @@ struct Field {
   std::string patch_merge_key;
   std::string patch_strategy;
   std::string description;
+  // From the rules overlay (src/api/schemas/rules/, doc/schemas.md): a named check of a
+  // string value ("dns1123-label", "dns1123-subdomain", "qualified-name", "label-value") and
+  // an inclusive range of a number.
+  std::string format;
+  std::optional<int64_t> minimum;
+  std::optional<int64_t> maximum;
 };
 
 struct MessageType {
-  std::string name;            // qualified: "core.v1.Container"
+  std::string name;  // qualified: "core.v1.Container"
+  // The JSON form is not an object but the value of one field: the highest-numbered one
+  // that is set (`oneOf: true`; upstream's JSONSchemaPropsOrBool/OrArray/OrStringArray,
+  // whose Go types marshal themselves as a bool, a schema or a list).
+  bool one_of = false;
   std::vector<Field> fields;   // in field-number order
   std::vector<int> by_number;  // field number -> index in fields, -1 when unused
 
@@ -91,16 +102,20 @@ class SchemaSet {
  public:
   // The built-in schemas from the files embedded from src/api/schemas/.
   static Result<SchemaSet> builtin();
-  // Parses schema files (name for messages, YAML text). kInvalid with the file, type and
-  // field on a syntax error or inconsistent data: unknown type, duplicate number or name,
-  // a kind without its type, a rule on a field it does not fit.
-  static Result<SchemaSet> from_yaml(
-      const std::vector<std::pair<std::string, std::string_view>>& files);
+  // Parses schema files (name for messages, YAML text), then the rules files laid over
+  // them. kInvalid with the file, type and field on a syntax error or inconsistent data:
+  // unknown type, duplicate number or name, a kind without its type, a rule on a field it
+  // does not fit or on a field that does not exist.
+  using Files = std::vector<std::pair<std::string, std::string_view>>;
+  static Result<SchemaSet> from_yaml(const Files& files, const Files& rules = {});
 
   // A type by qualified name ("meta.v1.ObjectMeta"), or nullptr.
   const MessageType* type(std::string_view qualified_name) const;
   // The top-level type of a group-version-kind, or nullptr.
   const MessageType* kind(const GroupVersionKind& gvk) const;
+  // Whether every field of the kind's whole type tree is described (a rules file says so):
+  // only then are fields the schema does not know reported as unknown (fieldValidation).
+  bool complete(const GroupVersionKind& gvk) const;
   size_t type_count() const;
   size_t kind_count() const;
 

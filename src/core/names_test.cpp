@@ -41,5 +41,24 @@ TEST_CASE("Label values") {
   CHECK_FALSE(validate_label_value(std::string(64, 'a')).is_ok());
 }
 
+TEST_CASE("problems are worded as upstream words them") {
+  CHECK(dns1123_subdomain_problems("Bad_Name") ==
+        std::vector<std::string>{
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+            "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+            "'example.com', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"});
+  CHECK(dns1123_label_problems("Web") ==
+        std::vector<std::string>{
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+            "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+            "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"});
+  CHECK(dns1123_label_problems(std::string(64, 'a')) ==
+        std::vector<std::string>{"must be no more than 63 characters"});
+  CHECK(qualified_name_problems("/x") == std::vector<std::string>{"prefix part must be non-empty"});
+  CHECK(label_value_problems("ok").empty());
+  CHECK(validate_dns1123_label("A").message().starts_with("\"A\": a lowercase RFC 1123 label"));
+}
+
 }  // namespace
 }  // namespace k3c::names

@@ -48,9 +48,19 @@ struct Request {
 // poll() may have something new.
 class BodyStream {
  public:
+  // Bytes to send now, as pieces written in order. A piece may be shared by many streams
+  // (one serialized watch event goes to every watcher without a copy per watcher).
   struct Chunk {
-    std::string data;    // bytes to send now (may be empty)
+    std::vector<std::shared_ptr<const std::string>> pieces;
     bool ended = false;  // no more data will come
+
+    void append(std::shared_ptr<const std::string> piece) {
+      if (piece && !piece->empty()) pieces.push_back(std::move(piece));
+    }
+    void append(std::string bytes) {
+      if (!bytes.empty()) pieces.push_back(std::make_shared<const std::string>(std::move(bytes)));
+    }
+    bool empty() const { return pieces.empty(); }
   };
   virtual ~BodyStream() = default;
   // Called once, before the first poll().

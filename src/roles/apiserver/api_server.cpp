@@ -9,7 +9,14 @@
 #include "core/version.h"
 #include "http/https_server.h"
 #include "pki/pki.h"
-#include "roles/apiserver/actions.h"
+rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
+authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
+actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_);
+ASSIGN_OR_RETURN(served_,
+                 ServedApi::create(*registry,
+                                   {address + ":" + std::to_string(config_.port), version_info()},
+                                   schemas));
+router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_);
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/router.h"
@@ -81,20 +88,17 @@ Status ApiServerRole::start() {
   std::string address =
       config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
   if (address == "0.0.0.0" || address == "::") address = "127.0.0.1";
-  ASSIGN_OR_RETURN(api::DiscoveryDocuments discovery,
-                   api::DiscoveryDocuments::build(
-                       *registry, {address + ":" + std::to_string(config_.port), version_info()}));
 
   cache_ = std::make_unique<WatchCache>(*store, decode_stored);
   RETURN_IF_ERROR(cache_->start());
   strategies_ = std::make_unique<Strategies>(
       *cache_,
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
-  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
-  authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
-  actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_);
-  router_ = std::make_unique<Router>(registry, std::move(discovery), *rest_, *actions_, *authn_);
+#include "roles/apiserver/actions.h"
+#include "roles/apiserver/crd_controller.h"
   RETURN_IF_ERROR(bootstrap_objects());
+  crds_ = std::make_unique<CrdController>(*store, *cache_, *served_, *rest_, clock_);
+  RETURN_IF_ERROR(crds_->start());
 
   http::ServerOptions options;
   options.bind_address = config_.bind_address;
@@ -142,6 +146,7 @@ Status ApiServerRole::bootstrap_objects() {
 void ApiServerRole::stop() {
   ready_ = false;
   if (server_) server_->stop();
+  if (crds_) crds_->stop();
   if (cache_) cache_->stop();
 }
 

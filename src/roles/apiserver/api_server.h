@@ -33,6 +33,8 @@ class ServiceAccountTokens;
 class TokenAuthenticator;
 class Router;
 class Strategies;
+class ServedApi;
+class CrdController;
 
 struct ApiServerConfig {
   std::string tls_dir;     // <data-dir>/server/tls
@@ -77,6 +79,8 @@ class ApiServerRole final : public Role {
   std::unique_ptr<ServiceAccountTokens> tokens_;
   std::unique_ptr<TokenAuthenticator> authn_;
   std::unique_ptr<Actions> actions_;
+  std::unique_ptr<ServedApi> served_;
+  std::unique_ptr<CrdController> crds_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<http::HttpsServer> server_;
   std::atomic<bool> ready_{false};

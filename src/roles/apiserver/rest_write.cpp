@@ -1,8 +1,12 @@
 // CREATE, UPDATE, PATCH and DELETE through the store (see rest.h).
 #include "api/patch.h"
+#include "api/strategic_merge.h"
 #include "core/ids.h"
+#include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/custom_resource.h"
+#include "roles/apiserver/field_ownership.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/object_meta.h"
 #include "roles/apiserver/rest.h"
@@ -64,18 +68,6 @@ ApiError store_error(const Call& c, const Status& s) {
   }
 }
 
-// Whether a strategic merge patch uses anything beyond plain merge-patch semantics: lists
-// (merged by key per the schema) or $-directives. Those need the schemas' merge keys.
-bool needs_merge_keys(const json& patch) {
-  if (patch.is_array()) return true;
-  if (!patch.is_object()) return false;
-  for (auto& [k, v] : patch.items()) {
-    if (!k.empty() && k[0] == '$') return true;
-    if (v.is_array() || needs_merge_keys(v)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
@@ -88,16 +80,35 @@ std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
 }
 
 http::Response Rest::create(const Call& c) {
-  auto body = decode_body(c.request, codecs());
+  auto mode = field_validation(c.request);
+  if (!mode.ok()) return error_response(mode.error());
+  auto body = decode_object(c.request, codecs(), c.resource, mode.value());
   if (!body.ok()) return error_response(body.error());
-  json& object = body.value();
+  return create_object(c, std::move(body.value().object), false, body.value().warnings);
+}
+
+http::Response Rest::create_object(const Call& c, json object, bool applied,
+                                   const std::vector<std::string>& warnings) {
   if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now()))
     return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
+  if (auto e = default_and_validate(object, nullptr, *schemas_, c.resource))
+    return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
+  if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
+  // Server-side apply brings its own managedFields; every other create is an Update.
+  if (!applied) {
+    if (auto e = record_update(c, *schemas_, json(), object, clock_.wall_now()))
+      return error_response(*e);
+  }
   const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
-  if (dry_run(c.request)) return json_response(201, object.dump());
+  auto respond = [&](int status, std::string out) {
+    http::Response r = json_response(status, std::move(out));
+    add_warnings(r, warnings);
+    return r;
+  };
+  if (dry_run(c.request)) return respond(201, object.dump());
   std::string key = c.resource.storage_key(ns, name);
   auto created = store_.create(key, object.dump(), strategies_.lease_seconds(c.resource));
   if (!created.is_ok()) {
@@ -106,7 +117,7 @@ http::Response Rest::create(const Call& c) {
     }
     return error_response(from_status(created.status()));
   }
-  return json_response(201, make_cached(key, std::move(object), created->mod_revision).json);
+  return respond(201, make_cached(key, std::move(object), created->mod_revision).json);
 }
 
 http::Response Rest::write_updated(const Call& c, json updated, int64_t revision, int status) {
@@ -127,8 +138,11 @@ http::Response Rest::write_updated(const Call& c, json updated, int64_t revision
 }
 
 http::Response Rest::update(const Call& c) {
-  auto body = decode_body(c.request, codecs());
-  if (!body.ok()) return error_response(body.error());
+  auto mode = field_validation(c.request);
+  if (!mode.ok()) return error_response(mode.error());
+  auto decoded = decode_object(c.request, codecs(), c.resource, mode.value());
+  if (!decoded.ok()) return error_response(decoded.error());
+  ApiResult<json> body(std::move(decoded.value().object));
   std::string precondition = meta_rv(body.value());
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
     auto cur = read_current(c);
@@ -139,15 +153,26 @@ http::Response Rest::update(const Call& c) {
     }
     auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (c.info.subresource.empty()) {
+      if (auto e = default_and_validate(updated.value(), &current.object, *schemas_, c.resource))
+        return error_response(*e);
+    }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
+      return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
+    if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       json out = updated.value();
-      if (!dry_run(c.request))
-        return json_response(200, make_cached("", std::move(out), current.revision).json);
-      return json_response(200, out.dump());
+      http::Response r =
+          dry_run(c.request)
+              ? json_response(200, out.dump())
+              : json_response(200, make_cached("", std::move(out), current.revision).json);
+      add_warnings(r, decoded.value().warnings);
+      return r;
     }
     auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    add_warnings(r, decoded.value().warnings);
     // Lost a race with another writer: retry unless the client asked for this revision.
     if (r.status == 409 && precondition.empty()) continue;
     return r;
@@ -158,28 +183,26 @@ http::Response Rest::update(const Call& c) {
 http::Response Rest::patch(const Call& c) {
   std::string type(c.request.header("content-type").value_or(""));
   type = type.substr(0, type.find(';'));
-  if (type == "application/apply-patch+yaml") {
-    return error_response(api_error(
-        Code::kUnsupportedMediaType,
-        "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c"));
-  }
+  if (type == "application/apply-patch+yaml") return apply(c);
   if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
       type != "application/strategic-merge-patch+json") {
     return error_response(api_error(
         Code::kUnsupportedMediaType,
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, "
-        "application/strategic-merge-patch+json"));
+        "application/strategic-merge-patch+json, application/apply-patch+yaml"));
   }
+  if (c.custom && type == "application/strategic-merge-patch+json") {
+    // Custom resources have no schema with merge keys; upstream refuses the type for them.
+    return error_response(api_error(
+        Code::kUnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"));
+  }
+  auto mode = field_validation(c.request);
+  if (!mode.ok()) return error_response(mode.error());
   auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
-  if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
-    ApiError e = api_error(
-        Code::kUnsupportedMediaType,
-        "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
-        "use a JSON merge patch (--type merge) or a JSON patch (--type json)");
-    return error_response(e);
-  }
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
     auto cur = read_current(c);
     if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
@@ -192,6 +215,11 @@ http::Response Rest::patch(const Call& c) {
         return error_response(e);
       }
       patched = std::move(applied).value();
+    } else if (type == "application/strategic-merge-patch+json") {
+      auto applied = api::apply_strategic_merge_patch(current.object, patch.value(),
+                                                      schemas_->kind(c.resource.gvk()));
+      if (!applied.is_ok()) return error_response(from_status(applied.status()));
+      patched = std::move(applied).value();
     } else {
       patched = api::apply_merge_patch(current.object, patch.value());
     }
@@ -201,15 +229,28 @@ http::Response Rest::patch(const Call& c) {
     if (!wanted.empty() && wanted != std::to_string(current.revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
+    auto warnings = check_patched(patched, *schemas_, c.resource, mode.value());
+    if (!warnings.ok()) return error_response(warnings.error());
     auto updated =
         prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
+    if (c.info.subresource.empty()) {
+      if (auto e = default_and_validate(updated.value(), &current.object, *schemas_, c.resource))
+        return error_response(*e);
+    }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
+    if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
+      return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
-      return json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
+      http::Response r =
+          json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
+      add_warnings(r, warnings.value());
+      return r;
     }
     auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    add_warnings(r, warnings.value());
     // Lost a race: patch the new state (a pinned resourceVersion then fails the check above).
     if (r.status == 409) continue;
     return r;
@@ -278,6 +319,9 @@ http::Response Rest::remove(const Call& c) {
     };
     if (policy == "Orphan") add_finalizer("orphan");
     if (policy == "Foreground") add_finalizer("foregroundDeletion");
+    // A CRD goes once the CRD controller has deleted its objects (crd_controller.h).
+    if (c.resource.group == kCrdGroup && c.resource.plural == "customresourcedefinitions")
+      add_finalizer(kCrdCleanupFinalizer.data());
     bool is_namespace = c.resource.group.empty() && c.resource.plural == "namespaces";
     bool graceful_pod = c.resource.group.empty() && c.resource.plural == "pods" &&
                         !updated["spec"].value("nodeName", "").empty() &&
@@ -328,6 +372,8 @@ Status Rest::ensure(const api::Resource& resource, const std::string& ns, json o
   info.namespace_ = ns;
   info.verb = "create";
   if (auto e = prepare_create(object, resource, info, clock_.wall_now()))
+    return error(e->code, e->message);
+  if (auto e = default_and_validate(object, nullptr, *schemas_, resource))
     return error(e->code, e->message);
   if (auto e = strategies_.before_create(resource, object)) return error(e->code, e->message);
   std::string key = resource.storage_key(ns, object["metadata"]["name"].get<std::string>());

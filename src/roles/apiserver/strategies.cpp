@@ -72,31 +72,10 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
   if (!svc["spec"].is_object()) return bad_request("Service spec must be an object");
   json& spec = svc["spec"];
   std::string name = svc["metadata"].value("name", "");
+  // Field defaults and checks (type, ports, protocols, traffic policies) ran before, from the
+  // schemas (api/validation.h); what is left needs cluster state.
   std::string type = spec.value("type", "ClusterIP");
-  static const std::set<std::string> types = {"ClusterIP", "NodePort", "LoadBalancer",
-                                              "ExternalName"};
-  if (!types.count(type)) {
-    return service_invalid(
-        svc, "spec.type",
-        "Unsupported value: \"" + type +
-            "\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"",
-        "FieldValueNotSupported");
-  }
-  spec["type"] = type;
-  if (!spec.contains("sessionAffinity")) spec["sessionAffinity"] = "None";
   if (type == "ExternalName") return std::nullopt;
-  if (!spec["ports"].is_array() || spec["ports"].empty()) {
-    return service_invalid(svc, "spec.ports", "Required value", "FieldValueRequired");
-  }
-  for (auto& p : spec["ports"]) {
-    if (!p.is_object() || !p["port"].is_number_integer() || p["port"] < 1 || p["port"] > 65535) {
-      return service_invalid(svc, "spec.ports[0].port",
-                             "Invalid value: must be between 1 and 65535, inclusive");
-    }
-    if (!p.contains("protocol")) p["protocol"] = "TCP";
-    if (!p.contains("targetPort")) p["targetPort"] = p["port"];
-  }
-  if (!spec.contains("internalTrafficPolicy")) spec["internalTrafficPolicy"] = "Cluster";
   // clusterIP: kept from before (immutable), "None" (headless), a requested address, or
   // allocated.
   std::string old_ip = old ? (*old)["spec"].value("clusterIP", "") : "";
@@ -129,9 +108,9 @@ std::optional<ApiError> Strategies::prepare_service(json& svc, const json* old) 
     spec["ipFamilies"] = {"IPv4"};
     spec["ipFamilyPolicy"] = spec.value("ipFamilyPolicy", "SingleStack");
   }
-  if (type == "NodePort" || type == "LoadBalancer") {
-    if (!spec.contains("externalTrafficPolicy")) spec["externalTrafficPolicy"] = "Cluster";
+  if ((type == "NodePort" || type == "LoadBalancer") && spec["ports"].is_array()) {
     for (auto& p : spec["ports"]) {
+      if (!p.is_object()) continue;
       if (p.contains("nodePort") && p["nodePort"].is_number_integer()) {
         int port = p["nodePort"];
         if (port < networks_.node_port_first || port > networks_.node_port_last) {

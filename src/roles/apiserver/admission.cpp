@@ -1,0 +1,117 @@
+// Field validation, defaulting and validation of written objects (see admission.h).
+#include "roles/apiserver/admission.h"
+
+#include "api/patch.h"
+#include "api/strict_json.h"
+#include "api/validation.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+std::string_view media_type(const http::Request& request) {
+  std::string_view t = request.header("content-type").value_or("application/json");
+  t = t.substr(0, t.find(';'));
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  return t;
+}
+
+const api::MessageType* complete_type(const api::SchemaSet& schemas, const api::Resource& r) {
+  return schemas.complete(r.gvk()) ? schemas.kind(r.gvk()) : nullptr;
+}
+
+std::string joined(const std::vector<std::string>& problems) {
+  std::string s = "strict decoding error: ";
+  for (size_t i = 0; i < problems.size(); ++i) s += (i ? ", " : "") + problems[i];
+  return s;
+}
+
+// Go's %q-like quoting for a warning's text (quotes and backslashes escaped).
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += (c == '\r' || c == '\n') ? ' ' : c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+ApiResult<FieldValidation> field_validation(const http::Request& request) {
+  auto value = request.param("fieldValidation");
+  if (!value || value->empty() || *value == "Warn") return FieldValidation::kWarn;
+  if (*value == "Strict") return FieldValidation::kStrict;
+  if (*value == "Ignore") return FieldValidation::kIgnore;
+  std::string options = request.method == "POST"  ? "CreateOptions"
+                        : request.method == "PUT" ? "UpdateOptions"
+                                                  : "PatchOptions";
+  return invalid("meta.k8s.io", options, "",
+                 {{"FieldValueNotSupported",
+                   "Unsupported value: \"" + std::string(*value) +
+                       "\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
+                   "fieldValidation"}});
+}
+
+ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyCodecs& codecs,
+                                       const api::Resource& resource, FieldValidation mode) {
+  const api::MessageType* type = complete_type(codecs.schemas, resource);
+  const bool drop = mode != FieldValidation::kStrict;
+  DecodedObject out;
+  std::vector<std::string> problems;
+  std::string_view media = media_type(request);
+  std::optional<api::CheckedJson> checked;
+  if (media == "application/json" || media == "*/*" || media.empty())
+    checked = api::parse_checked(request.body, type, drop);
+  if (checked && api::json_depth(checked->value) <= api::kMaxJsonDepth) {
+    out.object = std::move(checked->value);
+    problems = std::move(checked->problems);
+  } else {
+    // YAML and protobuf bodies, and every malformed body (decode_body words the error).
+    auto body = decode_body(request, codecs);
+    if (!body.ok()) return body.error();
+    out.object = std::move(body.value());
+    if (type && media != "application/vnd.kubernetes.protobuf")
+      problems = api::unknown_fields(out.object, *type, drop);
+  }
+  if (problems.empty() || mode == FieldValidation::kIgnore) return out;
+  if (mode == FieldValidation::kStrict) {
+    return bad_request(resource.kind + " in version \"" + resource.version +
+                       "\" cannot be handled as a " + resource.kind + ": " + joined(problems));
+  }
+  out.warnings = std::move(problems);
+  return out;
+}
+
+ApiResult<std::vector<std::string>> check_patched(json& object, const api::SchemaSet& schemas,
+                                                  const api::Resource& resource,
+                                                  FieldValidation mode) {
+  const api::MessageType* type = complete_type(schemas, resource);
+  if (!type) return std::vector<std::string>{};
+  auto problems = api::unknown_fields(object, *type, mode != FieldValidation::kStrict);
+  if (problems.empty() || mode == FieldValidation::kIgnore) return std::vector<std::string>{};
+  if (mode == FieldValidation::kStrict) return bad_request(joined(problems));
+  return problems;
+}
+
+std::optional<ApiError> default_and_validate(json& object, const json* old,
+                                             const api::SchemaSet& schemas,
+                                             const api::Resource& resource) {
+  const api::MessageType* type = schemas.kind(resource.gvk());
+  if (!type || !object.is_object()) return std::nullopt;
+  api::apply_defaults(object, *type);
+  api::FieldErrors errors = api::validate(object, old, *type);
+  if (errors.empty()) return std::nullopt;
+  std::vector<StatusCause> causes;
+  for (const auto& e : errors) causes.push_back({e.reason(), e.body(), e.field});
+  std::string name;
+  if (object["metadata"].is_object()) name = object["metadata"].value("name", "");
+  return invalid(resource.group, resource.kind, name, std::move(causes));
+}
+
+void add_warnings(http::Response& response, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) response.headers.emplace_back("Warning", "299 - " + quoted(w));
+}
+
+}  // namespace k3c::apiserver
