@@ -9,14 +9,8 @@
 #include "core/version.h"
 #include "http/https_server.h"
 #include "pki/pki.h"
-rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
-authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
-actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_);
-ASSIGN_OR_RETURN(served_,
-                 ServedApi::create(*registry,
-                                   {address + ":" + std::to_string(config_.port), version_info()},
-                                   schemas));
-router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_);
+#include "roles/apiserver/actions.h"
+#include "roles/apiserver/crd_controller.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/router.h"
@@ -94,8 +88,14 @@ Status ApiServerRole::start() {
   strategies_ = std::make_unique<Strategies>(
       *cache_,
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
-#include "roles/apiserver/actions.h"
-#include "roles/apiserver/crd_controller.h"
+  rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
+  authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
+  actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_);
+  ASSIGN_OR_RETURN(
+      served_,
+      ServedApi::create(*registry, {address + ":" + std::to_string(config_.port), version_info()},
+                        schemas));
+  router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_);
   RETURN_IF_ERROR(bootstrap_objects());
   crds_ = std::make_unique<CrdController>(*store, *cache_, *served_, *rest_, clock_);
   RETURN_IF_ERROR(crds_->start());
