@@ -81,7 +81,8 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
         kubectl({"get", "deploy", "web", "-o", "jsonpath={.spec.replicas}/{.metadata.generation}"})
             .out == "3/2");
     auto raw = kubectl({"get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"});
-    CHECK_THAT(raw.out, Catch::Contains(R"("kind":"Scale","apiVersion":"autoscaling/v1")"));
+    CHECK_THAT(raw.out, Catch::Contains(R"("kind":"Scale")"));
+    CHECK_THAT(raw.out, Catch::Contains(R"("apiVersion":"autoscaling/v1")"));
     CHECK_THAT(
         raw.out,
         Catch::Contains(R"("spec":{"replicas":3},"status":{"replicas":0,"selector":"app=web"})"));
@@ -90,22 +91,32 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
         kubectl({"scale", "deployment", "web", "--current-replicas=2", "--replicas=5"});
     CHECK(precondition.exit_code == 1);
     CHECK_THAT(precondition.err, Catch::Contains("Expected replicas to be 2, was 3"));
+    // kubectl checks --resource-version itself against a GET of the scale...
     auto stale = kubectl({"scale", "deployment", "web", "--resource-version=1", "--replicas=5"});
     CHECK(stale.exit_code == 1);
-    CHECK_THAT(stale.err,
+    CHECK_THAT(stale.err, Catch::Contains("Expected resource version to be 1, was"));
+    // ...and the server checks a resourceVersion sent in the Scale.
+    auto conflict =
+        kubectl({"patch", "deployment", "web", "--subresource=scale", "--type=merge", "-p",
+                 R"({"metadata":{"resourceVersion":"1"},"spec":{"replicas":5}})"});
+    CHECK(conflict.exit_code == 1);
+    CHECK_THAT(conflict.err,
                Catch::Contains("Error from server (Conflict): Operation cannot be fulfilled on "
                                "deployments.apps \"web\": the object has been modified; please "
                                "apply your changes to the latest version and try again"));
     auto negative = kubectl({"patch", "deployment", "web", "--subresource=scale", "--type=merge",
                              "-p", R"({"spec":{"replicas":-1}})"});
     CHECK(negative.exit_code == 1);
-    CHECK_THAT(negative.err,
-               Catch::Contains("Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid "
-                               "value: -1: must be greater than or equal to 0"));
+    CHECK_THAT(negative.err, Catch::Contains("The Scale \"web\" is invalid: spec.replicas: Invalid "
+                                             "value: -1: must be greater than or equal to 0"));
+    REQUIRE(kubectl({"patch", "deployment", "web", "--subresource=scale", "--type=json", "-p",
+                     R"([{"op":"replace","path":"/spec/replicas","value":4}])"})
+                .exit_code == 0);
+    CHECK(kubectl({"get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"}).out == "4");
     auto missing =
         kubectl({"get", "--raw", "/apis/apps/v1/namespaces/default/deployments/nope/scale"});
     CHECK(missing.exit_code == 1);
-    CHECK_THAT(missing.err, Catch::Contains("deployments/scale.apps \\\"nope\\\" not found"));
+    CHECK_THAT(missing.err, Catch::Contains("deployments/scale.apps \"nope\" not found"));
 
     const std::string rs = box.path("rs.yaml");
     write(rs,
@@ -118,14 +129,16 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK(kubectl({"scale", "rs", "front", "--replicas=2"}).out ==
           "replicaset.apps/front scaled\n");
     CHECK(kubectl({"get", "rs", "front", "-o", "jsonpath={.spec.replicas}"}).out == "2");
-    CHECK_THAT(kubectl({"get", "--raw", "/apis/apps/v1/namespaces/default/replicasets/front/scale"}).out,
-               Catch::Contains(R"("selector":"app=front,tier in (edge,web)")"));
+    auto rs_scale =
+        kubectl({"get", "--raw", "/apis/apps/v1/namespaces/default/replicasets/front/scale"});
+    CHECK_THAT(rs_scale.out, Catch::Contains(R"x("selector":"app=front,tier in (edge,web)")x"));
 
     const std::string sts = box.path("sts.yaml");
     write(sts,
           "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 1\n"
           "  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n"
-          "      labels: {app: db}\n    spec:\n      containers:\n      - {name: c, image: busybox}\n");
+          "      labels: {app: db}\n    spec:\n      containers:\n      - {name: c, image: "
+          "busybox}\n");
     REQUIRE(kubectl({"create", "-f", sts}).exit_code == 0);
     CHECK(kubectl({"scale", "statefulset", "db", "--replicas=4"}).out ==
           "statefulset.apps/db scaled\n");
@@ -143,8 +156,8 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     if (version != "1.27") {  // 1.27's whoami asks for v1beta1/v1alpha1 only
       auto me = kubectl({"auth", "whoami"});
       CHECK(me.exit_code == 0);
-      CHECK_THAT(me.out, Catch::Contains("Username   system:admin"));
-      CHECK_THAT(me.out, Catch::Contains("Groups     [system:masters system:authenticated]"));
+      CHECK_THAT(me.out, Catch::Contains("system:admin"));
+      CHECK_THAT(me.out, Catch::Contains("[system:masters system:authenticated]"));
       auto who = bot({"auth", "whoami"});
       CHECK(who.exit_code == 0);
       CHECK_THAT(who.out, Catch::Contains("system:serviceaccount:default:bot"));
@@ -182,6 +195,19 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     auto nobody = kubectl({"create", "token", "nobody"});
     CHECK(nobody.exit_code == 1);
     CHECK_THAT(nobody.err, Catch::Contains("serviceaccounts \"nobody\" not found"));
+
+    // A token bound to a pod authenticates while that pod exists.
+    REQUIRE(kubectl({"run", "q", "--image=busybox",
+                     R"(--overrides={"spec":{"serviceAccountName":"bot"}})"})
+                .exit_code == 0);
+    auto bound =
+        kubectl({"create", "token", "bot", "--bound-object-kind=Pod", "--bound-object-name=q"});
+    REQUIRE(bound.exit_code == 0);
+    Kubectl pod_bot = kubectl.with_token(trimmed(bound.out));
+    CHECK(pod_bot({"auth", "can-i", "get", "pods"}).out ==
+          "no - RBAC authorization is not implemented in k3c yet\n");
+    REQUIRE(kubectl({"delete", "pod", "q", "--grace-period=0", "--force"}).exit_code == 0);
+    CHECK_THAT(pod_bot({"auth", "can-i", "get", "pods"}).err, Catch::Contains("Unauthorized"));
 
     // A deleted account's tokens stop working.
     REQUIRE(kubectl({"delete", "serviceaccount", "bot"}).exit_code == 0);
@@ -225,9 +251,8 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
             .out == "n1/True");
     auto again = kubectl({"create", "--raw", "/api/v1/namespaces/default/bindings", "-f", binding});
     CHECK(again.exit_code == 1);
-    CHECK_THAT(again.err,
-               Catch::Contains("Operation cannot be fulfilled on pods/binding \\\"p\\\": "
-                               "pod p is already assigned to node \\\"n1\\\""));
+    CHECK_THAT(again.err, Catch::Contains("Operation cannot be fulfilled on pods/binding \"p\": "
+                                          "pod p is already assigned to node \"n1\""));
 
     auto logs = kubectl({"logs", "p"});
     CHECK(logs.exit_code == 1);
@@ -235,14 +260,17 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(logs.err, Catch::Contains("the kubelet role is not running"));
     auto exec = kubectl({"exec", "p", "--", "true"});
     CHECK(exec.exit_code != 0);
+    CHECK_THAT(exec.err, Catch::Contains("the kubelet role is not running"));
 
     // A running pod under a budget with no disruptions left: 429 naming the budget.
     REQUIRE(kubectl({"patch", "pod", "p", "--subresource=status", "--type=merge", "-p",
                      R"({"status":{"phase":"Running"}})"})
                 .exit_code == 0);
-    REQUIRE(
-        kubectl({"create", "poddisruptionbudget", "pdb", "--selector=run=p", "--min-available=2"})
-            .exit_code == 0);
+    const std::string pdb = box.path("pdb.yaml");
+    write(pdb,
+          "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\n"
+          "spec:\n  minAvailable: 2\n  selector:\n    matchLabels: {run: p}\n");
+    REQUIRE(kubectl({"create", "-f", pdb}).exit_code == 0);
     auto set_allowed = [&](int n) {
       return kubectl({"patch", "pdb", "pdb", "--subresource=status", "--type=merge", "-p",
                       R"({"status":{"observedGeneration":1,"desiredHealthy":2,"currentHealthy":1,)"

@@ -126,7 +126,7 @@ ApiResult<nlohmann::json> Actions::body_of(const Call& c, std::string_view api_v
   if (!body.ok()) return body;
   nlohmann::json& o = body.value();
   if (!o.is_object())
-    return bad_request("the request body must be a " + std::string(kind) + " object");
+    return bad_request("the request body must be a JSON object (" + std::string(kind) + ")");
   std::string k = o.value("kind", ""), av = o.value("apiVersion", "");
   // Another version of the same group (policy/v1beta1 Eviction) has the same fields here.
   auto group_of = [](std::string_view gv) { return gv.substr(0, gv.rfind('/') + 1); };

@@ -116,10 +116,11 @@ std::string patch_type(const http::Request& r) {
 }
 
 std::string rv_of(const json& o) {
-  const json& m = o.value("metadata", json::object());
-  return m.is_object() && m.contains("resourceVersion") && m["resourceVersion"].is_string()
-             ? m["resourceVersion"].get<std::string>()
-             : "";
+  if (!o.is_object()) return "";  // a JSON patch is a list
+  auto m = o.find("metadata");
+  if (m == o.end() || !m->is_object()) return "";
+  auto rv = m->find("resourceVersion");
+  return rv != m->end() && rv->is_string() ? rv->get<std::string>() : "";
 }
 
 }  // namespace
@@ -188,6 +189,7 @@ http::Response Actions::update_scale(const Call& c) {
         wanted = api::apply_merge_patch(old, body);
       }
     }
+    if (!wanted.is_object()) return error_response(bad_request("a Scale must be a JSON object"));
     const json& meta = wanted.value("metadata", json::object());
     std::string name = meta.is_object() ? meta.value("name", "") : "";
     if (!name.empty() && name != c.info.name) {

@@ -25,7 +25,9 @@ http::Response Actions::token_request(const Call& c) {
   if (!spec.is_object()) spec = json::object();
   const std::string req_name = req["metadata"].value("name", "");
 
-  json seconds = spec.value("expirationSeconds", json(kDefaultSeconds));
+  // Absent and null (kubectl 1.27 sends null) both mean the default.
+  json seconds = spec.value("expirationSeconds", json());
+  if (seconds.is_null()) seconds = kDefaultSeconds;
   if (!seconds.is_number_integer()) {
     return error_response(bad_request("spec.expirationSeconds must be an integer"));
   }
