@@ -87,16 +87,17 @@ TEST_CASE("kubectl meets upstream's defaults, validation and field validation") 
              Catch::Contains("The Deployment \"typo\" is invalid: spec.selector: Invalid value: "
                              "{\"matchLabels\":{\"app\":\"web2\"}}: field is immutable"));
 
-  // Several causes at once are bracketed; a Job needs a restartPolicy that ends.
+  // Several causes at once (kubectl lists them); a Job needs a restartPolicy that ends.
   write_file(file,
              "apiVersion: batch/v1\nkind: Job\nmetadata: {name: pi}\nspec:\n  template:\n"
              "    spec:\n      containers: [{name: pi, image: ''}]\n");
   auto job = kubectl({"create"}, file);
   CHECK(job.exit_code == 1);
   CHECK(job.err ==
-        "The Job \"pi\" is invalid: [spec.template.spec.restartPolicy: Unsupported value: "
-        "\"Always\": supported values: \"OnFailure\", \"Never\", "
-        "spec.template.spec.containers[0].image: Required value]\n");
+        "The Job \"pi\" is invalid: \n"
+        "* spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported values: "
+        "\"OnFailure\", \"Never\"\n"
+        "* spec.template.spec.containers[0].image: Required value\n");
 
   // Services: ports are required; defaults fill in the rest.
   write_file(file, "apiVersion: v1\nkind: Service\nmetadata: {name: noports}\nspec: {}\n");
