@@ -106,6 +106,15 @@ bool is_zero(const json& v) {
   return false;
 }
 
+// A oneOf type's JSON is the value of its highest-numbered field that is set, or null.
+json one_of_value(json decoded, const MessageType& type) {
+  for (auto f = type.fields.rbegin(); f != type.fields.rend(); ++f) {
+    auto it = decoded.find(f->name);
+    if (it != decoded.end()) return std::move(*it);
+  }
+  return nullptr;
+}
+
 class Transcoder {
  public:
   Result<json> message(std::string_view bytes, const MessageType& type, int depth);
@@ -142,6 +151,7 @@ Result<json> Transcoder::message(std::string_view bytes, const MessageType& type
     const std::string where = type.name + "." + (f->inline_fields ? f->type.spelling : f->name);
     RETURN_IF_ERROR(field(out, *f, w, where, depth));
   }
+  if (type.one_of) return one_of_value(std::move(out), type);
   return out;
 }
 
@@ -183,13 +193,16 @@ Status Transcoder::field(json& out, const Field& f, const WireField& w, const st
     return Status::ok();
   }
   if (t.kind == Kind::kMap || t.kind == Kind::kMessage) {
-    // A repeated map entry adds to the map; a repeated message merges into the first.
+    // A repeated map entry adds to the map; a repeated message merges into the first. A
+    // oneOf message may be a bool, a list or null instead of an object: the last one wins,
+    // and null is absent.
     json& slot = out[f.name];
-    if (slot.is_object()) {
+    if (slot.is_object() && v.is_object()) {
       slot.update(v);
     } else {
       slot = std::move(v);
     }
+    if (slot.is_null()) out.erase(f.name);
     return Status::ok();
   }
   // Later occurrences of a scalar win, as in protobuf; zero means "not set" unless kept.

@@ -19,6 +19,20 @@ extern const std::string_view k3c_embedded_api_schema_apps;
 extern const std::string_view k3c_embedded_api_schema_batch;
 extern const std::string_view k3c_embedded_api_schema_authentication;
 extern const std::string_view k3c_embedded_api_schema_authorization;
+extern const std::string_view k3c_embedded_api_schema_autoscaling;
+extern const std::string_view k3c_embedded_api_schema_autoscaling_v2;
+extern const std::string_view k3c_embedded_api_schema_admissionregistration;
+extern const std::string_view k3c_embedded_api_schema_apiextensions;
+extern const std::string_view k3c_embedded_api_schema_certificates;
+extern const std::string_view k3c_embedded_api_schema_coordination;
+extern const std::string_view k3c_embedded_api_schema_discovery;
+extern const std::string_view k3c_embedded_api_schema_events;
+extern const std::string_view k3c_embedded_api_schema_networking;
+extern const std::string_view k3c_embedded_api_schema_node;
+extern const std::string_view k3c_embedded_api_schema_policy;
+extern const std::string_view k3c_embedded_api_schema_rbac;
+extern const std::string_view k3c_embedded_api_schema_scheduling;
+extern const std::string_view k3c_embedded_api_schema_storage;
 
 namespace k3c::api {
 
@@ -139,7 +153,8 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
 
 Status parse_fields(const YAML::Node& node, const std::string& package, const Tables& tables,
                     MessageType& type, const std::string& where) {
-  RETURN_IF_ERROR(check_keys(node, {"fields", "description"}, where));
+  RETURN_IF_ERROR(check_keys(node, {"fields", "oneOf", "description"}, where));
+  type.one_of = node["oneOf"] && node["oneOf"].as<bool>();
   const YAML::Node fields = node["fields"];
   if (!fields || !fields.IsSequence()) return invalid(where, "\"fields\" must be a list");
   std::set<std::string, std::less<>> names;
@@ -149,6 +164,7 @@ Status parse_fields(const YAML::Node& node, const std::string& package, const Ta
         (fnode["name"] ? fnode["name"].as<std::string>()
                        : "#" + (fnode["number"] ? fnode["number"].as<std::string>() : "?"));
     ASSIGN_OR_RETURN(Field f, parse_field(fnode, package, tables, fwhere));
+    if (type.one_of && f.inline_fields) return invalid(fwhere, "a oneOf type has no inline fields");
     if (!f.name.empty() && !names.insert(f.name).second)
       return invalid(fwhere, "duplicate field name");
     if (type.field_by_number(static_cast<uint64_t>(f.number))) {
@@ -266,13 +282,30 @@ Result<SchemaSet> SchemaSet::from_yaml(const Files& files, const Files& rules) {
 }
 
 Result<SchemaSet> SchemaSet::builtin() {
-  return from_yaml({{"meta.yaml", k3c_embedded_api_schema_meta},
-                    {"core.yaml", k3c_embedded_api_schema_core},
-                    {"apps.yaml", k3c_embedded_api_schema_apps},
-                    {"batch.yaml", k3c_embedded_api_schema_batch},
-                    {"authentication.yaml", k3c_embedded_api_schema_authentication},
-                    {"authorization.yaml", k3c_embedded_api_schema_authorization}},
-                   internal::builtin_rules());
+  return from_yaml(
+      {
+          {"meta.yaml", k3c_embedded_api_schema_meta},
+          {"core.yaml", k3c_embedded_api_schema_core},
+          {"apps.yaml", k3c_embedded_api_schema_apps},
+          {"batch.yaml", k3c_embedded_api_schema_batch},
+          {"authentication.yaml", k3c_embedded_api_schema_authentication},
+          {"authorization.yaml", k3c_embedded_api_schema_authorization},
+          {"autoscaling.yaml", k3c_embedded_api_schema_autoscaling},
+          {"autoscaling-v2.yaml", k3c_embedded_api_schema_autoscaling_v2},
+          {"admissionregistration.yaml", k3c_embedded_api_schema_admissionregistration},
+          {"apiextensions.yaml", k3c_embedded_api_schema_apiextensions},
+          {"certificates.yaml", k3c_embedded_api_schema_certificates},
+          {"coordination.yaml", k3c_embedded_api_schema_coordination},
+          {"discovery.yaml", k3c_embedded_api_schema_discovery},
+          {"events.yaml", k3c_embedded_api_schema_events},
+          {"networking.yaml", k3c_embedded_api_schema_networking},
+          {"node.yaml", k3c_embedded_api_schema_node},
+          {"policy.yaml", k3c_embedded_api_schema_policy},
+          {"rbac.yaml", k3c_embedded_api_schema_rbac},
+          {"scheduling.yaml", k3c_embedded_api_schema_scheduling},
+          {"storage.yaml", k3c_embedded_api_schema_storage},
+      },
+      internal::builtin_rules());
 }
 
 const MessageType* SchemaSet::type(std::string_view qualified_name) const {

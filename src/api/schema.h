@@ -83,7 +83,11 @@ struct Field {
 };
 
 struct MessageType {
-  std::string name;            // qualified: "core.v1.Container"
+  std::string name;  // qualified: "core.v1.Container"
+  // The JSON form is not an object but the value of one field: the highest-numbered one
+  // that is set (`oneOf: true`; upstream's JSONSchemaPropsOrBool/OrArray/OrStringArray,
+  // whose Go types marshal themselves as a bool, a schema or a list).
+  bool one_of = false;
   std::vector<Field> fields;   // in field-number order
   std::vector<int> by_number;  // field number -> index in fields, -1 when unused
 

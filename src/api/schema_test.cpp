@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "api/registry.h"
+
 using namespace k3c;
 using namespace k3c::api;
 
@@ -108,4 +110,77 @@ TEST_CASE("schemas: types may refer forwards and across files") {
   CHECK(f.type.kind == FieldType::Kind::kMap);
   CHECK(f.type.element->element->message == set->type("b.v1.B"));
   CHECK(f.default_value == nlohmann::json{{"x", 1}});
+}
+
+TEST_CASE("schemas: every kind the registry serves has a schema") {
+  // So a kind added to resources.yaml without a schema (scripts/gen-schemas.py, KINDS) fails
+  // here instead of answering protobuf bodies with 415.
+  auto set = SchemaSet::builtin();
+  REQUIRE(set.is_ok());
+  auto registry = ResourceRegistry::builtin();
+  REQUIRE(registry.is_ok());
+  size_t checked = 0;
+  for (const Resource& r : registry->resources()) {
+    INFO(r.group_version() << " " << r.kind);
+    CHECK(set->kind({r.group, r.version, r.kind}) != nullptr);
+    for (const Subresource& sub : r.subresources) {
+      const GroupVersionKind& k = sub.response_kind;
+      INFO(r.plural << "/" << sub.name << ": " << k.group << "/" << k.version << " " << k.kind);
+      CHECK(set->kind(k) != nullptr);
+    }
+    ++checked;
+  }
+  CHECK(checked > 50);
+}
+
+TEST_CASE("schemas: generated facts for newer kinds") {
+  auto set = SchemaSet::builtin();
+  REQUIRE(set.is_ok());
+  // rbac: a binding's subjects and roleRef.
+  const MessageType* binding = set->kind({"rbac.authorization.k8s.io", "v1", "RoleBinding"});
+  REQUIRE(binding != nullptr);
+  CHECK(binding->field_by_number(2)->name == "subjects");
+  CHECK(binding->field_by_number(3)->type.message == set->type("rbac.v1.RoleRef"));
+  CHECK(set->type("rbac.v1.RoleRef")->field_by_name("apiGroup")->keep_zero);  // no omitempty
+  // A PDB's minAvailable is a *IntOrString; its selector replaces on patch.
+  const MessageType* pdb_spec = set->type("policy.v1.PodDisruptionBudgetSpec");
+  REQUIRE(pdb_spec != nullptr);
+  CHECK(pdb_spec->field_by_name("minAvailable")->type.kind == FieldType::Kind::kIntOrString);
+  CHECK(pdb_spec->field_by_name("minAvailable")->keep_zero);
+  CHECK(pdb_spec->field_by_name("selector")->patch_strategy == "replace");
+  // ResourceQuota: map[ResourceName]Quantity.
+  const Field* hard = set->type("core.v1.ResourceQuotaSpec")->field_by_name("hard");
+  CHECK(hard->type.kind == FieldType::Kind::kMap);
+  CHECK(hard->type.element->kind == FieldType::Kind::kQuantity);
+  // CSR: extra is map[string]ExtraValue, a list wrapper on the wire.
+  const Field* extra =
+      set->type("certificates.v1.CertificateSigningRequestSpec")->field_by_name("extra");
+  CHECK(extra->type.spelling == "map[string][]string");
+  // CRDs: JSONSchemaProps is recursive, JSON values are RawExtension, the Or* types oneOf.
+  const MessageType* props = set->type("apiextensions.v1.JSONSchemaProps");
+  REQUIRE(props != nullptr);
+  CHECK(props->field_by_name("properties")->type.element->message == props);
+  CHECK(props->field_by_name("default")->type.kind == FieldType::Kind::kRawExtension);
+  CHECK(props->field_by_name("x-kubernetes-preserve-unknown-fields")->number == 38);
+  CHECK(props->field_by_name("$ref")->keep_zero);  // *string
+  CHECK(props->field_by_name("maximum")->type.kind == FieldType::Kind::kDouble);
+  const MessageType* or_bool = props->field_by_name("additionalProperties")->type.message;
+  REQUIRE(or_bool != nullptr);
+  CHECK(or_bool->one_of);
+  CHECK(!props->one_of);
+  CHECK(set->type("apiextensions.v1.CustomResourceSubresourceStatus")->fields.empty());
+  // meta/v1 DeleteOptions for DELETE bodies.
+  CHECK(set->kind({"meta.k8s.io", "v1", "DeleteOptions"}) != nullptr);
+}
+
+TEST_CASE("schemas: oneOf is a type key and excludes inline fields") {
+  auto set = SchemaSet::from_yaml(
+      {{"t.yaml",
+        "package: t.v1\ntypes:\n  A:\n    oneOf: true\n    fields:\n"
+        "    - {name: b, number: 1, type: bool}\n    - {name: a, number: 2, type: A}\n"}});
+  REQUIRE(set.is_ok());
+  CHECK(set->type("t.v1.A")->one_of);
+  CHECK(load_error("package: t.v1\ntypes:\n  A:\n    oneOf: true\n    fields:\n"
+                   "    - {inline: true, number: 1, type: A}\n")
+            .message() == "schema t.yaml: t.v1.A.#1: a oneOf type has no inline fields");
 }

@@ -13,11 +13,16 @@
 
 namespace k3c::http {
 
-// Who is on the other end, when the client presented a certificate that verified against
-// the server's client CA.
+// Who is on the other end: the client certificate's subject when it verified against the
+// server's client CA (set by the HTTPS server), or the user a bearer token names (set by the
+// API server's authenticator).
 struct PeerIdentity {
   std::string user;                 // certificate CN
   std::vector<std::string> groups;  // certificate O entries
+  // Set for service-account tokens: the account's uid and upstream's extra fields
+  // (authentication.kubernetes.io/credential-id, pod-name, pod-uid).
+  std::string uid;
+  std::vector<std::pair<std::string, std::vector<std::string>>> extra;
 };
 
 struct Request {
@@ -43,9 +48,19 @@ struct Request {
 // poll() may have something new.
 class BodyStream {
  public:
+  // Bytes to send now, as pieces written in order. A piece may be shared by many streams
+  // (one serialized watch event goes to every watcher without a copy per watcher).
   struct Chunk {
-    std::string data;    // bytes to send now (may be empty)
+    std::vector<std::shared_ptr<const std::string>> pieces;
     bool ended = false;  // no more data will come
+
+    void append(std::shared_ptr<const std::string> piece) {
+      if (piece && !piece->empty()) pieces.push_back(std::move(piece));
+    }
+    void append(std::string bytes) {
+      if (!bytes.empty()) pieces.push_back(std::make_shared<const std::string>(std::move(bytes)));
+    }
+    bool empty() const { return pieces.empty(); }
   };
   virtual ~BodyStream() = default;
   // Called once, before the first poll().

@@ -52,7 +52,7 @@ class PushStream : public BodyStream {
     std::lock_guard lock(mu_);
     Chunk c;
     while (!queue_.empty()) {
-      c.data += queue_.front();
+      c.append(queue_.front());
       queue_.pop_front();
     }
     c.ended = ended_;

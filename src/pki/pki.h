@@ -101,6 +101,53 @@ Result<Identity> identity_from_certificate(const X509* cert);
 // sent no certificate, kUnauthorized when its certificate did not verify or has no CN.
 Result<std::optional<Identity>> peer_identity(const SSL* ssl);
 
+// The service-account signing keys, in k3s's files under <tls_dir>: service.current.key
+// (the RSA key new tokens are signed with) and service.key (every key whose tokens are
+// still accepted; private or public keys, PEM, one after another). Both are created once
+// (RSA 2048, PKCS#1 PEM, mode 0600) and reused; a service.key left by an older k3s-style
+// layout without service.current.key has its first key promoted to the current one.
+struct ServiceAccountKeys {
+  std::string signing_key_pem;
+  std::vector<std::string> verify_key_pems;  // the current key's PEM is always among them
+};
+Result<ServiceAccountKeys> ensure_service_account_keys(const std::string& tls_dir);
+
+// JSON Web Tokens in compact form, signed RS256 as Kubernetes signs service-account
+// tokens, with the "kid" header upstream derives from the public key (base64url of the
+// SHA-256 of its DER SubjectPublicKeyInfo). Immutable after creation; any thread.
+class JwtSigner {
+ public:
+  static Result<JwtSigner> from_pem(std::string_view private_key_pem);
+  // header.payload.signature for the claims (a JSON object's text, used as given).
+  Result<std::string> sign(std::string_view claims_json) const;
+  const std::string& key_id() const { return key_id_; }
+
+ private:
+  std::shared_ptr<EVP_PKEY> key_;
+  std::string key_id_;
+};
+
+class JwtVerifier {
+ public:
+  // Each PEM holds a private or public RSA key; kInvalid when one does not parse.
+  static Result<JwtVerifier> from_pems(const std::vector<std::string>& key_pems);
+  // The claims' JSON text when the token is well formed, its header names alg RS256 (no
+  // other algorithm, "none" least of all) and one of the keys verifies its signature;
+  // kUnauthorized otherwise. Claims (expiry, issuer, audience) are the caller's to check.
+  Result<std::string> verify(std::string_view token) const;
+
+ private:
+  struct Key {
+    std::shared_ptr<EVP_PKEY> key;
+    std::string id;
+  };
+  std::vector<Key> keys_;
+};
+
+// base64url without padding (RFC 7515 section 2), and its inverse (nullopt when malformed).
+std::string base64url_encode(std::string_view bytes);
+std::optional<std::string> base64url_decode(std::string_view text);
+
 struct SslContextDeleter {
   void operator()(SSL_CTX* ctx) const;
 };

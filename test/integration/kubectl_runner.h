@@ -1,18 +1,21 @@
-// Running the real kubectl (the versioned binaries kubectl.1.27 ... kubectl.1.33 next to the
-// kubectl on PATH) against a Sandbox's server.
+// Runs the real kubectl (a given version) against a sandboxed k3c server: the versioned
+// binaries kubectl.1.27 ... kubectl.1.33 sit in the folder the kubectl on PATH resolves into.
 #pragma once
 
 #include <limits.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "server_sandbox.h"
 
-namespace k3c::testing {
+namespace k3c {
 
-// The folder the kubectl on PATH resolves into.
 inline std::string kubectl_dir() {
   const char* path = getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/bin:/bin");
@@ -28,19 +31,25 @@ inline std::string kubectl_dir() {
   return "";
 }
 
-struct Kubectl {
+struct KubectlRunner {
   const Sandbox& box;
   std::string binary;
-  // Runs kubectl with `args`, then `-f file` when a file is given.
+  std::map<std::string, std::string> extra_env = {};
+
+  std::map<std::string, std::string> env() const {
+    std::map<std::string, std::string> e = box.env();
+    e["KUBECONFIG"] = box.kubeconfig();
+    for (const auto& [k, v] : extra_env) e[k] = v;
+    return e;
+  }
+  // Runs `kubectl args... [-f file]` to its end (30 s at most).
   Finished operator()(std::vector<std::string> args, const std::string& file = "") const {
     args.insert(args.begin(), binary);
-    std::map<std::string, std::string> env = box.env();
-    env["KUBECONFIG"] = box.kubeconfig();
     if (!file.empty()) {
       args.push_back("-f");
       args.push_back(file);
     }
-    return run_to_end(args, env, box.path("kubectl"), 30s);
+    return run_to_end(args, env(), box.path("kubectl"), std::chrono::seconds(30));
   }
 };
 
@@ -48,4 +57,4 @@ inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;
 }
 
-}  // namespace k3c::testing
+}  // namespace k3c

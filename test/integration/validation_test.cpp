@@ -7,10 +7,6 @@
 namespace k3c {
 namespace {
 
-using testing::Kubectl;
-using testing::kubectl_dir;
-using testing::write_file;
-
 std::string deployment(const std::string& name, const std::string& selector_app,
                        const std::string& extra_spec = "") {
   return "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name + "\nspec:\n" +
@@ -27,7 +23,7 @@ TEST_CASE("kubectl meets upstream's defaults, validation and field validation") 
   Sandbox box;
   RunningServer server(box, {"--disable-agent"});
   REQUIRE(server.ready == "READY=1");
-  Kubectl kubectl{box, dir + "/kubectl." + version};
+  KubectlRunner kubectl{box, dir + "/kubectl." + version};
   const std::string file = box.path("obj.yaml");
 
   // Defaults, as `kubectl get -o yaml` shows them on a real cluster.

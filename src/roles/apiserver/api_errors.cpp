@@ -112,7 +112,9 @@ nlohmann::json status_body(const ApiError& e) {
   if (!e.causes.empty()) {
     auto& causes = details["causes"] = nlohmann::json::array();
     for (const auto& c : e.causes) {
-      causes.push_back({{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
+      nlohmann::json cause = {{"reason", c.reason}, {"message", c.message}};
+      if (!c.field.empty()) cause["field"] = c.field;  // omitempty upstream
+      causes.push_back(std::move(cause));
     }
   }
   if (e.retry_after_seconds > 0) details["retryAfterSeconds"] = e.retry_after_seconds;

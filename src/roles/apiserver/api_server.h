@@ -28,8 +28,13 @@ namespace k3c::apiserver {
 
 class WatchCache;
 class Rest;
+class Actions;
+class ServiceAccountTokens;
+class TokenAuthenticator;
 class Router;
 class Strategies;
+class ServedApi;
+class CrdController;
 
 struct ApiServerConfig {
   std::string tls_dir;     // <data-dir>/server/tls
@@ -71,6 +76,11 @@ class ApiServerRole final : public Role {
   std::unique_ptr<WatchCache> cache_;
   std::unique_ptr<Strategies> strategies_;
   std::unique_ptr<Rest> rest_;
+  std::unique_ptr<ServiceAccountTokens> tokens_;
+  std::unique_ptr<TokenAuthenticator> authn_;
+  std::unique_ptr<Actions> actions_;
+  std::unique_ptr<ServedApi> served_;
+  std::unique_ptr<CrdController> crds_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<http::HttpsServer> server_;
   std::atomic<bool> ready_{false};

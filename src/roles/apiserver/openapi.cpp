@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/version.h"
+#include "roles/apiserver/openapi_components.h"
 
 namespace k3c::apiserver {
 
@@ -23,7 +24,10 @@ std::vector<PatchOperation> patch_operations(const api::ResourceRegistry& regist
   return operations;
 }
 
-OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
+OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry,
+                     std::shared_ptr<const api::SchemaSet> builtin,
+                     const std::map<std::string, json>& custom)
+    : builtin_(std::move(builtin)) {
   json parameters = json::array();
   for (const auto& p : kPatchQueryParameters) {
     parameters.push_back({{"name", p.name},
@@ -31,33 +35,55 @@ OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry) {
                           {"schema", {{"type", "string"}}},
                           {"description", p.description}});
   }
-  std::map<std::string, json> docs;
   for (const auto& op : patch_operations(registry)) {
-    json& doc = docs[op.group_version_path];
-    if (doc.is_null()) {
-      doc = {{"openapi", "3.0.0"},
-             {"info", {{"title", "Kubernetes"}, {"version", version::kKubernetesVersion}}},
-             {"paths", json::object()},
-             {"components", {{"schemas", json::object()}}}};
+    auto& doc = documents_[op.group_version_path];
+    if (!doc) {
+      doc = std::make_unique<Document>();
+      doc->skeleton = {
+          {"openapi", "3.0.0"},
+          {"info", {{"title", "Kubernetes"}, {"version", version::kKubernetesVersion}}},
+          {"paths", json::object()},
+          {"components", {{"schemas", json::object()}}}};
     }
-    doc["paths"][op.path]["patch"] = {
+    doc->kinds.push_back(op.gvk);
+    doc->skeleton["paths"][op.path]["patch"] = {
         {"x-kubernetes-group-version-kind",
          {{"group", op.gvk.group}, {"version", op.gvk.version}, {"kind", op.gvk.kind}}},
         {"parameters", parameters}};
   }
+  for (const auto& [path, extra] : custom) {
+    auto doc = documents_.find(path);
+    if (doc == documents_.end()) continue;
+    for (auto& [name, schema] : extra.items()) {
+      doc->second->skeleton["components"]["schemas"][name] = schema;
+    }
+  }
+  // The hash names the content for clients' caches: the skeleton plus the build (which fixes
+  // the built-in schemas), without rendering the document.
   json root = {{"paths", json::object()}};
-  for (auto& [path, doc] : docs) {
-    std::string text = doc.dump();
-    std::string hash = std::to_string(std::hash<std::string>{}(text));
+  for (const auto& [path, doc] : documents_) {
+    std::string hash = std::to_string(
+        std::hash<std::string>{}(doc->skeleton.dump() + version::kGitCommit + version::kVersion));
     root["paths"][path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash}};
-    documents_[path] = std::move(text);
   }
   root_ = root.dump();
 }
 
 const std::string* OpenApiV3::group_version(const std::string& path) const {
   auto it = documents_.find(path);
-  return it == documents_.end() ? nullptr : &it->second;
+  if (it == documents_.end()) return nullptr;
+  const Document& doc = *it->second;
+  std::call_once(doc.rendered, [&] {
+    json full = doc.skeleton;
+    json& schemas = full["components"]["schemas"];
+    if (builtin_) {
+      for (auto& [name, schema] : openapi_components(*builtin_, doc.kinds).items()) {
+        if (!schemas.contains(name)) schemas[name] = std::move(schema);
+      }
+    }
+    doc.text = full.dump();
+  });
+  return &doc.text;
 }
 
 }  // namespace k3c::apiserver

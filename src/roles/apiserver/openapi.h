@@ -5,19 +5,23 @@
 //  - /openapi/v3: the root index and one JSON document per group-version (kubectl 1.29+).
 //  - /openapi/v2: one Swagger 2.0 document, as gnostic's protobuf `openapi.v2.Document`
 //    (kubectl 1.27/1.28) or as JSON; openapi_v2.cpp lists the protobuf fields it writes.
-// Full schemas (for `kubectl explain`) come with the project's schema descriptions
-// (DESIGN.md decision 2); until then explain fails clearly.
+// /openapi/v3 also carries each group-version's component schemas, generated from the
+// project's schema descriptions (openapi_components.h) for `kubectl explain`.
 //
 // Thread-safety: both classes are immutable after construction.
 #pragma once
 
 #include <array>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/registry.h"
+#include "api/schema.h"
 
 namespace k3c::apiserver {
 
@@ -44,14 +48,26 @@ inline constexpr std::array<QueryParameter, 3> kPatchQueryParameters{{
 
 class OpenApiV3 {
  public:
-  explicit OpenApiV3(const api::ResourceRegistry& registry);
+  // `builtin`: the schema descriptions the built-in kinds' components.schemas come from.
+  // `custom`: components.schemas to add to group-version documents, keyed by their path
+  // ("apis/stable.example.com/v1"): the kinds of custom resources.
+  OpenApiV3(const api::ResourceRegistry& registry, std::shared_ptr<const api::SchemaSet> builtin,
+            const std::map<std::string, nlohmann::json>& custom = {});
   const std::string& root() const { return root_; }
-  // "api/v1" or "apis/apps/v1"; nullptr when not served.
+  // "api/v1" or "apis/apps/v1"; nullptr when not served. A document is rendered on first
+  // use: most servers never get asked for most of them, and CRD changes rebuild this object.
   const std::string* group_version(const std::string& path) const;
 
  private:
+  struct Document {
+    nlohmann::json skeleton;  // paths and the custom kinds' schemas
+    std::vector<api::GroupVersionKind> kinds;
+    mutable std::once_flag rendered;
+    mutable std::string text;
+  };
+  std::shared_ptr<const api::SchemaSet> builtin_;
   std::string root_;
-  std::map<std::string, std::string> documents_;
+  std::map<std::string, std::unique_ptr<Document>> documents_;
 };
 
 // Clients ask for "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" (kubectl

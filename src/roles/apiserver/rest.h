@@ -21,11 +21,15 @@
 
 namespace k3c::apiserver {
 
+struct CustomResource;
+
 // One API call, as the handlers see it.
 struct Call {
   const RequestInfo& info;
   const api::Resource& resource;
   const http::Request& request;
+  // Set when the resource is a custom resource (a CRD version); lives as long as the call.
+  const CustomResource* custom = nullptr;
 };
 
 // The keys, label selector and field selector a list, watch or deletecollection addresses
@@ -56,6 +60,8 @@ class Rest {
   http::Response patch(const Call& call);
   http::Response remove(const Call& call);
   http::Response remove_collection(const Call& call);
+  // GET, PUT and PATCH of a custom resource's scale subresource (rest_custom.cpp).
+  http::Response custom_scale(const Call& call);
 
   // Creates an object if it does not exist (bootstrap: default namespaces, services).
   Status ensure(const api::Resource& resource, const std::string& ns, nlohmann::json object);
@@ -70,6 +76,15 @@ class Rest {
   http::Response write_updated(const Call& call, nlohmann::json updated, int64_t revision,
                                int status);
   http::Response finish_delete(const Call& call, const Current& current);
+  // Stores a new object; `applied`: it comes from server-side apply with its managedFields.
+  http::Response create_object(const Call& call, nlohmann::json object, bool applied,
+                               const std::vector<std::string>& warnings = {});
+  // PATCH with application/apply-patch+yaml (rest_apply.cpp).
+  http::Response apply(const Call& call);
+  // The rules of custom resources and CRDs on create and update (rest_custom.cpp): schema
+  // pruning, defaults and validation; CRD defaults and validation. `old` is null on create.
+  std::optional<ApiError> admit_custom(const Call& call, nlohmann::json& object,
+                                       const nlohmann::json* old);
 
   BodyCodecs codecs() const { return {*schemas_, *registry_}; }
 

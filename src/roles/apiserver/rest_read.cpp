@@ -5,6 +5,7 @@
 #include "core/base64.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/custom_resource.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/table.h"
@@ -74,6 +75,12 @@ IncludeObject include_of(const http::Request& r) {
   return IncludeObject::kMetadata;
 }
 
+// Custom resources print their CRD's columns; built-in kinds their own printers.
+const Printer& printer_of(const Call& c) {
+  if (c.custom) return *c.custom->printer;
+  return printer_for(c.resource.group, c.resource.kind);
+}
+
 }  // namespace
 
 ApiResult<Filter> filter_for(const Call& c) {
@@ -111,9 +118,9 @@ http::Response Rest::get(const Call& c) {
     return error_response(from_status(o.status()));
   }
   if (fmt.value() == OutputFormat::kTable) {
-    json t =
-        make_table(c.resource.group, c.resource.kind, {&(*o)->json}, std::to_string((*o)->revision),
-                   "", include_of(c.request), clock_.wall_now());
+    TableOptions options{include_of(c.request)};
+    json t = make_table(printer_of(c), {&(*o)->json}, std::to_string((*o)->revision), "", options,
+                        clock_.wall_now());
     return json_response(200, t.dump());
   }
   return json_response(200, (*o)->json);
@@ -163,8 +170,9 @@ http::Response Rest::list(const Call& c) {
     std::vector<const std::string*> objects;
     objects.reserve(s.items.size());
     for (const auto& o : s.items) objects.push_back(&o->json);
-    json t = make_table(c.resource.group, c.resource.kind, objects, std::to_string(s.revision),
-                        next, include_of(c.request), clock_.wall_now());
+    TableOptions options{include_of(c.request)};
+    json t = make_table(printer_of(c), objects, std::to_string(s.revision), next, options,
+                        clock_.wall_now());
     return json_response(200, t.dump());
   }
   // The items are the cached bytes, written out as they are.
@@ -210,6 +218,8 @@ http::Response Rest::watch(const Call& c) {
   o.kind = c.resource.kind;
   o.group = c.resource.group;
   o.table = fmt.value() == OutputFormat::kTable;
+  if (c.custom) o.printer = c.custom->printer;
+  o.include = include_of(c.request);
   o.bookmarks = c.request.param("allowWatchBookmarks").value_or("") == "true";
   o.initial_events_end = c.request.param("sendInitialEvents").value_or("") == "true";
   int64_t timeout_s = 0;
@@ -234,7 +244,7 @@ http::Response Rest::watch(const Call& c) {
     if (w.status().code() != Code::kGone) return error_response(from_status(w.status()));
     // Too old: upstream answers 200 with one ERROR event carrying the 410 Status.
     ApiError e = api_error(Code::kGone, w.status().message());
-    r.body = WatchStream::event_line("ERROR", status_body(e).dump());
+    r.body = watch_event_line("ERROR", status_body(e).dump());
     return r;
   }
   // The initial-events-end bookmark follows the watch's own synthetic ADDEDs.

@@ -1,9 +1,12 @@
 // CREATE, UPDATE, PATCH and DELETE through the store (see rest.h).
 #include "api/patch.h"
+#include "api/strategic_merge.h"
 #include "core/ids.h"
 #include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/custom_resource.h"
+#include "roles/apiserver/field_ownership.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/object_meta.h"
 #include "roles/apiserver/rest.h"
@@ -65,18 +68,6 @@ ApiError store_error(const Call& c, const Status& s) {
   }
 }
 
-// Whether a strategic merge patch uses anything beyond plain merge-patch semantics: lists
-// (merged by key per the schema) or $-directives. Those need the schemas' merge keys.
-bool needs_merge_keys(const json& patch) {
-  if (patch.is_array()) return true;
-  if (!patch.is_object()) return false;
-  for (auto& [k, v] : patch.items()) {
-    if (!k.empty() && k[0] == '$') return true;
-    if (v.is_array() || needs_merge_keys(v)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
@@ -93,7 +84,11 @@ http::Response Rest::create(const Call& c) {
   if (!mode.ok()) return error_response(mode.error());
   auto body = decode_object(c.request, codecs(), c.resource, mode.value());
   if (!body.ok()) return error_response(body.error());
-  json& object = body.value().object;
+  return create_object(c, std::move(body.value().object), false, body.value().warnings);
+}
+
+http::Response Rest::create_object(const Call& c, json object, bool applied,
+                                   const std::vector<std::string>& warnings) {
   if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now()))
     return error_response(*e);
   std::string name = object["metadata"]["name"];
@@ -101,10 +96,16 @@ http::Response Rest::create(const Call& c) {
   if (auto e = default_and_validate(object, nullptr, *schemas_, c.resource))
     return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
+  if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
+  // Server-side apply brings its own managedFields; every other create is an Update.
+  if (!applied) {
+    if (auto e = record_update(c, *schemas_, json(), object, clock_.wall_now()))
+      return error_response(*e);
+  }
   const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
   auto respond = [&](int status, std::string out) {
     http::Response r = json_response(status, std::move(out));
-    add_warnings(r, body.value().warnings);
+    add_warnings(r, warnings);
     return r;
   };
   if (dry_run(c.request)) return respond(201, object.dump());
@@ -158,6 +159,9 @@ http::Response Rest::update(const Call& c) {
     }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
+    if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
+      return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       json out = updated.value();
       http::Response r =
@@ -179,30 +183,26 @@ http::Response Rest::update(const Call& c) {
 http::Response Rest::patch(const Call& c) {
   std::string type(c.request.header("content-type").value_or(""));
   type = type.substr(0, type.find(';'));
-  if (type == "application/apply-patch+yaml") {
-    return error_response(api_error(
-        Code::kUnsupportedMediaType,
-        "server-side apply (application/apply-patch+yaml) is not implemented yet in k3c"));
-  }
+  if (type == "application/apply-patch+yaml") return apply(c);
   if (type != "application/json-patch+json" && type != "application/merge-patch+json" &&
       type != "application/strategic-merge-patch+json") {
     return error_response(api_error(
         Code::kUnsupportedMediaType,
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, "
-        "application/strategic-merge-patch+json"));
+        "application/strategic-merge-patch+json, application/apply-patch+yaml"));
+  }
+  if (c.custom && type == "application/strategic-merge-patch+json") {
+    // Custom resources have no schema with merge keys; upstream refuses the type for them.
+    return error_response(api_error(
+        Code::kUnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"));
   }
   auto mode = field_validation(c.request);
   if (!mode.ok()) return error_response(mode.error());
   auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
-  if (type == "application/strategic-merge-patch+json" && needs_merge_keys(patch.value())) {
-    ApiError e = api_error(
-        Code::kUnsupportedMediaType,
-        "strategic merge patches of lists and $-directives are not implemented yet in k3c; "
-        "use a JSON merge patch (--type merge) or a JSON patch (--type json)");
-    return error_response(e);
-  }
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
     auto cur = read_current(c);
     if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
@@ -214,6 +214,11 @@ http::Response Rest::patch(const Call& c) {
         ApiError e = from_status(applied.status());
         return error_response(e);
       }
+      patched = std::move(applied).value();
+    } else if (type == "application/strategic-merge-patch+json") {
+      auto applied = api::apply_strategic_merge_patch(current.object, patch.value(),
+                                                      schemas_->kind(c.resource.gvk()));
+      if (!applied.is_ok()) return error_response(from_status(applied.status()));
       patched = std::move(applied).value();
     } else {
       patched = api::apply_merge_patch(current.object, patch.value());
@@ -234,6 +239,9 @@ http::Response Rest::patch(const Call& c) {
         return error_response(*e);
     }
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
+      return error_response(*e);
+    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
+    if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       http::Response r =
@@ -311,6 +319,9 @@ http::Response Rest::remove(const Call& c) {
     };
     if (policy == "Orphan") add_finalizer("orphan");
     if (policy == "Foreground") add_finalizer("foregroundDeletion");
+    // A CRD goes once the CRD controller has deleted its objects (crd_controller.h).
+    if (c.resource.group == kCrdGroup && c.resource.plural == "customresourcedefinitions")
+      add_finalizer(kCrdCleanupFinalizer.data());
     bool is_namespace = c.resource.group.empty() && c.resource.plural == "namespaces";
     bool graceful_pod = c.resource.group.empty() && c.resource.plural == "pods" &&
                         !updated["spec"].value("nodeName", "").empty() &&

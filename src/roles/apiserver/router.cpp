@@ -2,6 +2,7 @@
 #include "roles/apiserver/router.h"
 
 #include "roles/apiserver/api_errors.h"
+#include "roles/apiserver/authorizer.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/request_info.h"
 
@@ -42,24 +43,27 @@ auto answer_bad_json(F&& serve) -> decltype(serve()) {
 
 }  // namespace
 
-Router::Router(std::shared_ptr<const api::ResourceRegistry> registry,
-               api::DiscoveryDocuments discovery, Rest& rest)
-    : registry_(std::move(registry)),
-      discovery_(std::move(discovery)),
-      openapi_(*registry_),
-      openapi_v2_(*registry_),
-      rest_(rest) {}
+Router::Router(const ServedApi& api, Rest& rest, Actions& actions,
+               const TokenAuthenticator& authenticator)
+    : api_(api), rest_(rest), actions_(actions), authn_(authenticator) {}
 
 http::Response Router::handle(http::Request& request) {
   return answer_bad_json([&] { return dispatch(request); });
 }
 
 http::Response Router::dispatch(http::Request& request) {
+  if (auto e = authn_.authenticate(request)) return error_response(*e);
   if (!request.peer && !is_public(request.path)) return unauthorized();
   auto info = parse_request_info(request);
-  if (!info) return non_resource(request);
-  if (!info->is_resource_request) return discovery(request, *info);
-  return resource(request, *info);
+  if (request.peer) {
+    Attributes attributes = attributes_of(request, info);
+    Decision d = authorize(*request.peer, attributes);
+    if (!d.allowed) return error_response(forbidden(*request.peer, attributes, d.reason));
+  }
+  auto api = api_.current();
+  if (!info) return non_resource(*api, request);
+  if (!info->is_resource_request) return discovery(*api, request, *info);
+  return resource(*api, request, *info);
 }
 
 std::optional<http::Response> Router::handle_fast(http::Request& request) {
@@ -72,16 +76,20 @@ std::optional<http::Response> Router::dispatch_fast(http::Request& request) {
   auto info = parse_request_info(request);
   if (!info || !info->is_resource_request) return dispatch(request);
   if (!request.peer || info->verb != "get" || !info->subresource.empty()) return std::nullopt;
-  const api::Resource* r = registry_->find(info->group, info->version, info->resource);
+  // A refusal is answered by the full path, which words it.
+  if (!authorize(*request.peer, attributes_of(request, info)).allowed) return std::nullopt;
+  auto api = api_.current();
+  const api::Resource* r = api->registry->find(info->group, info->version, info->resource);
   if (!r || !r->stored() || !r->has_verb("get") || (r->namespaced && info->namespace_.empty())) {
     return std::nullopt;
   }
-  return rest_.get_if_ready({*info, *r, request});
+  return rest_.get_if_ready(
+      {*info, *r, request, api->custom_resource(info->group, info->version, info->resource)});
 }
 
-http::Response Router::non_resource(const http::Request& request) {
+http::Response Router::non_resource(const ApiSnapshot& api, const http::Request& request) {
   const std::string& p = request.path;
-  if (p == "/version") return json_response(200, discovery_.version());
+  if (p == "/version") return json_response(200, api.discovery.version());
   if (p == "/healthz" || p == "/livez" || p == "/readyz") {
     if (request.param("verbose")) {
       return text(200,
@@ -99,24 +107,25 @@ http::Response Router::non_resource(const http::Request& request) {
     // kubectl 1.27/1.28 ask for protobuf; anything else gets the same document as JSON.
     std::string_view accept = request.header("accept").value_or("");
     if (accept.find(kOpenApiV2ProtobufPrefix) == std::string_view::npos) {
-      return json_response(200, openapi_v2_.json());
+      return json_response(200, api.openapi_v2.json());
     }
     http::Response r;
     r.status = 200;
-    r.body = openapi_v2_.protobuf();
+    r.body = api.openapi_v2.protobuf();
     r.set_header("Content-Type", std::string(kOpenApiV2ProtobufType));
     return r;
   }
-  if (p == "/openapi/v3" || p == "/openapi/v3/") return json_response(200, openapi_.root());
+  if (p == "/openapi/v3" || p == "/openapi/v3/") return json_response(200, api.openapi.root());
   if (p.rfind("/openapi/v3/", 0) == 0) {
-    if (const std::string* doc = openapi_.group_version(p.substr(12)))
+    if (const std::string* doc = api.openapi.group_version(p.substr(12)))
       return json_response(200, *doc);
     return text(404, "404 page not found\n");
   }
   return text(404, "404 page not found\n");
 }
 
-http::Response Router::discovery(const http::Request& request, const RequestInfo& info) {
+http::Response Router::discovery(const ApiSnapshot& api, const http::Request& request,
+                                 const RequestInfo& info) {
   if (request.method != "GET" && request.method != "HEAD")
     return error_response(method_not_allowed());
   std::string_view accept = request.header("accept").value_or("");
@@ -124,28 +133,37 @@ http::Response Router::discovery(const http::Request& request, const RequestInfo
     // /api or /apis: aggregated when asked for, legacy otherwise.
     auto root = info.api_prefix == "api" ? api::DiscoveryRoot::kApi : api::DiscoveryRoot::kApis;
     if (auto v = api::negotiate_aggregated_discovery(accept)) {
-      http::Response r = json_response(200, discovery_.aggregated(root, *v));
+      http::Response r = json_response(200, api.discovery.aggregated(root, *v));
       r.set_header("Content-Type", std::string(api::content_type_of(*v)));
       return r;
     }
     return json_response(
-        200, info.api_prefix == "api" ? discovery_.api_versions() : discovery_.group_list());
+        200, info.api_prefix == "api" ? api.discovery.api_versions() : api.discovery.group_list());
   }
   if (info.version.empty()) {
-    if (const std::string* g = discovery_.group(info.group)) return json_response(200, *g);
+    if (const std::string* g = api.discovery.group(info.group)) return json_response(200, *g);
     return error_response(resource_not_found());
   }
-  if (const std::string* l = discovery_.resource_list(info.group, info.version)) {
+  if (const std::string* l = api.discovery.resource_list(info.group, info.version)) {
     return json_response(200, *l);
   }
   return error_response(resource_not_found());
 }
 
-http::Response Router::resource(const http::Request& request, const RequestInfo& info) {
-  const api::Resource* r = registry_->find(info.group, info.version, info.resource);
+http::Response Router::resource(const ApiSnapshot& api, const http::Request& request,
+                                const RequestInfo& info) {
+  const api::Resource* r = api.registry->find(info.group, info.version, info.resource);
   if (!r) return error_response(resource_not_found());
   if (!info.subresource.empty() && !r->subresource(info.subresource)) {
     return error_response(resource_not_found());
+  }
+  if (r->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
+    return error_response(resource_not_found());
+  }
+  const CustomResource* custom = api.custom_resource(info.group, info.version, info.resource);
+  if (custom && info.subresource == "scale") return rest_.custom_scale({info, *r, request, custom});
+  if (!custom) {
+    if (auto answered = actions_.serve({info, *r, request})) return std::move(*answered);
   }
   if (!r->stored()) {
     return not_implemented(qualified_resource(r->group, r->plural) +
@@ -156,10 +174,7 @@ http::Response Router::resource(const http::Request& request, const RequestInfo&
                            qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");
   }
-  if (r->namespaced && info.namespace_.empty() && info.verb != "list" && info.verb != "watch") {
-    return error_response(resource_not_found());
-  }
-  Call call{info, *r, request};
+  Call call{info, *r, request, custom};
   const std::string& v = info.verb;
   auto allowed = [&](const char* verb) { return r->has_verb(verb) || !info.subresource.empty(); };
   if (v == "get" && allowed("get")) return rest_.get(call);

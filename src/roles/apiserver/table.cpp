@@ -1,4 +1,4 @@
-// Table building and the generic columns (see table.h); kind printers are in printers.cpp.
+// Table building and the age cells (see table.h); kind printers are in printers_*.cpp.
 #include "roles/apiserver/table.h"
 
 #include "core/ids.h"
@@ -33,37 +33,64 @@ std::string human_duration(std::chrono::seconds d) {
   return std::to_string(y) + "y";
 }
 
-std::string age_of(const json& object, std::chrono::system_clock::time_point now) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "<unknown>";
-  auto ts = meta->find("creationTimestamp");
-  if (ts == meta->end() || !ts->is_string()) return "<unknown>";
-  auto t = parse_rfc3339(ts->get<std::string>());
+namespace {
+
+json definitions_of(const std::vector<Column>& columns) {
+  json definitions = json::array();
+  for (const auto& c : columns) {
+    definitions.push_back({{"name", c.name},
+                           {"type", c.type},
+                           {"format", c.format},
+                           {"description", c.description},
+                           {"priority", c.priority}});
+  }
+  return definitions;
+}
+
+}  // namespace
+
+Printer::Printer(std::vector<Column> cols, CellsFn cells_fn, ConditionsFn conditions_fn)
+    : columns(std::move(cols)),
+      cells(std::move(cells_fn)),
+      conditions(conditions_fn),
+      definitions(definitions_of(columns)) {}
+
+std::string since(const json& timestamp, WallTime now) {
+  if (!timestamp.is_string()) return "<unknown>";
+  auto t = parse_rfc3339(timestamp.get_ref<const std::string&>());
   if (!t) return "<unknown>";
   return human_duration(std::chrono::duration_cast<std::chrono::seconds>(now - *t));
 }
 
+std::string age_of(const json& object, WallTime now) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "<unknown>";
+  auto ts = meta->find("creationTimestamp");
+  return ts == meta->end() ? "<unknown>" : since(*ts, now);
+}
+
 json make_table(std::string_view group, std::string_view kind,
                 const std::vector<const std::string*>& objects, const std::string& resource_version,
-                const std::string& continue_token, IncludeObject include,
-                std::chrono::system_clock::time_point now) {
-  const Printer& p = printer_for(group, kind);
-  json columns = json::array();
-  for (const auto& c : p.columns) {
-    columns.push_back({{"name", c.name},
-                       {"type", c.type},
-                       {"format", c.format},
-                       {"description", c.description},
-                       {"priority", c.priority}});
-  }
+                const std::string& continue_token, const TableOptions& options, WallTime now) {
+  return make_table(printer_for(group, kind), objects, resource_version, continue_token, options,
+                    now);
+}
+
+json make_table(const Printer& p, const std::vector<const std::string*>& objects,
+                const std::string& resource_version, const std::string& continue_token,
+                const TableOptions& options, WallTime now) {
   json rows = json::array();
   for (const std::string* text : objects) {
     json object = json::parse(*text, nullptr, false);
     if (!object.is_object()) continue;
     json row = {{"cells", p.cells(object, now)}};
-    if (include == IncludeObject::kObject) {
+    if (p.conditions) {
+      json conditions = p.conditions(object);
+      if (!conditions.is_null()) row["conditions"] = std::move(conditions);
+    }
+    if (options.include == IncludeObject::kObject) {
       row["object"] = std::move(object);
-    } else if (include == IncludeObject::kMetadata) {
+    } else if (options.include == IncludeObject::kMetadata) {
       row["object"] = {{"kind", "PartialObjectMetadata"},
                        {"apiVersion", "meta.k8s.io/v1"},
                        {"metadata", object["metadata"]}};
@@ -75,7 +102,9 @@ json make_table(std::string_view group, std::string_view kind,
   return {{"kind", "Table"},
           {"apiVersion", "meta.k8s.io/v1"},
           {"metadata", std::move(meta)},
-          {"columnDefinitions", std::move(columns)},
+          {"columnDefinitions", options.no_headers         ? json()
+                                : p.definitions.is_array() ? p.definitions
+                                                           : definitions_of(p.columns)},
           {"rows", std::move(rows)}};
 }
 

@@ -41,7 +41,7 @@ TEST_CASE("pod table has upstream's columns and cells") {
                               {"restartCount", 2},
                               {"state", {{"running", json::object()}}}}}}}}}
                         .dump();
-  json t = make_table("", "Pod", {&pod}, "7", "", IncludeObject::kMetadata, now);
+  json t = make_table("", "Pod", {&pod}, "7", "", {}, now);
   REQUIRE(t["kind"] == "Table");
   REQUIRE(t["columnDefinitions"][0]["name"] == "Name");
   REQUIRE(t["columnDefinitions"][5]["priority"] == 1);

@@ -15,7 +15,54 @@ bool has_prefix(std::string_view key, std::string_view prefix) {
   return key.substr(0, prefix.size()) == prefix;
 }
 
+// The lines of one cache event, built on first use: a watch whose filter the object enters
+// or leaves sees it as ADDED or DELETED (of the previous object), so one event can need up to
+// three different lines.
+class EventLines {
+ public:
+  WatchEvent event(EventType type, const ObjectPtr& object) {
+    for (const auto& [t, o, line] : made_) {
+      if (t == type && o == object.get()) return {type, object, line};
+    }
+    auto line =
+        std::make_shared<const std::string>(watch_event_line(event_type_name(type), object->json));
+    made_.push_back({type, object.get(), line});
+    return {type, object, std::move(line)};
+  }
+
+ private:
+  struct Made {
+    EventType type;
+    const CachedObject* object;
+    std::shared_ptr<const std::string> line;
+  };
+  std::vector<Made> made_;
+};
+
 }  // namespace
+
+const char* event_type_name(EventType type) {
+  switch (type) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+  }
+  return "ERROR";
+}
+
+std::string watch_event_line(std::string_view type, const std::string& object_json) {
+  std::string line;
+  line.reserve(object_json.size() + 32);
+  line += R"({"type":")";
+  line += type;
+  line += R"(","object":)";
+  line += object_json;
+  line += "}\n";
+  return line;
+}
 
 bool Filter::matches(const CachedObject& o) const {
   return has_prefix(o.key, prefix) && labels.matches(o.labels) && fields.matches(o.fields);
@@ -30,30 +77,31 @@ class WatchCache::Watch final : public CacheWatcher,
 
   // Applies the filter to a change: an object leaving the filter is a DELETED for this
   // watch, one entering it an ADDED. Returns false once the watch has ended.
-  bool offer(const WatchEvent& e, const ObjectPtr& previous) {
+  bool offer(const WatchEvent& e, const ObjectPtr& previous, EventLines& lines) {
     bool now = e.type != EventType::kDeleted && filter_.matches(*e.object);
     bool before = e.type == EventType::kDeleted ? filter_.matches(*e.object)
                                                 : previous && filter_.matches(*previous);
     if (!now && !before) return !ended();
-    if (now && before) return push({EventType::kModified, e.object});
-    if (now) return push({EventType::kAdded, e.object});
-    return push({EventType::kDeleted, e.type == EventType::kDeleted ? e.object : previous});
+    if (now && before) return push(lines.event(EventType::kModified, e.object));
+    if (now) return push(lines.event(EventType::kAdded, e.object));
+    return push(
+        lines.event(EventType::kDeleted, e.type == EventType::kDeleted ? e.object : previous));
   }
 
   bool push(WatchEvent e) {
-    std::function<void()> wake;
-    {
-      std::lock_guard lock(mu_);
-      if (!ended_.is_ok()) return false;
-      if (queue_.size() >= limit_) {
-        queue_.clear();
-        ended_ = error(Code::kGone, "the watcher is too slow; start a new watch");
-      } else {
-        queue_.push_back(std::move(e));
-      }
-      wake = wake_;
+    std::lock_guard lock(mu_);
+    if (!ended_.is_ok()) return false;
+    if (queue_.size() >= limit_) {
+      queue_.clear();
+      ended_ = error(Code::kGone, "the watcher is too slow; start a new watch");
+    } else {
+      queue_.push_back(std::move(e));
     }
-    if (wake) wake();
+    // poll() drains the whole queue, so only the first event since the last poll needs a
+    // wake-up. (Called under the lock: the wake only posts, it never calls back.)
+    if (queue_.size() == 1 || !ended_.is_ok()) {
+      if (wake_) wake_();
+    }
     return true;
   }
 
@@ -266,8 +314,9 @@ void WatchCache::apply(const std::vector<store::Event>& events) {
 }
 
 void WatchCache::deliver(const WatchEvent& event, const ObjectPtr& previous) {
+  EventLines lines;
   std::erase_if(watchers_,
-                [&](const std::shared_ptr<Watch>& w) { return !w->offer(event, previous); });
+                [&](const std::shared_ptr<Watch>& w) { return !w->offer(event, previous, lines); });
 }
 
 int64_t WatchCache::revision() const {
@@ -345,7 +394,9 @@ Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter,
                    history_floor_);
     }
     for (const auto& [event, previous] : history_) {
-      if (event.object->revision > from_revision) w->offer(event, previous);
+      if (event.object->revision <= from_revision) continue;
+      EventLines lines;  // a replay is for this watch alone
+      w->offer(event, previous, lines);
     }
   }
   watchers_.push_back(w);

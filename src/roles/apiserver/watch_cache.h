@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -41,7 +42,14 @@ enum class EventType { kAdded, kModified, kDeleted };
 struct WatchEvent {
   EventType type;
   ObjectPtr object;
+  // The event as one line of upstream's JSON watch stream, serialized once and shared by
+  // every watcher it goes to; null for events a watch makes for itself (initial ADDEDs).
+  std::shared_ptr<const std::string> line = nullptr;
 };
+
+const char* event_type_name(EventType type);
+// {"type":"<type>","object":<object_json>}\n
+std::string watch_event_line(std::string_view type, const std::string& object_json);
 
 // Turns a stored key-value into a CachedObject (parse, set resourceVersion, extract fields).
 // Supplied by the apiserver, which knows which resource a key belongs to.

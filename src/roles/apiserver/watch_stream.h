@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "http/http.h"
+#include "roles/apiserver/table.h"
 #include "roles/apiserver/watch_cache.h"
 
 namespace k3c::apiserver {
@@ -16,12 +17,14 @@ namespace k3c::apiserver {
 struct WatchStreamOptions {
   std::string api_version;  // of the watched resource, for BOOKMARK objects
   std::string kind;
-  bool bookmarks = false;           // allowWatchBookmarks
-  bool initial_events_end = false;  // sendInitialEvents: bookmark after the initial ADDEDs
-  size_t initial_events = 0;        // how many synthetic ADDEDs come first
-  bool table = false;               // objects as meta.k8s.io Tables with one row
-  std::string group;                // for the table printer
-  Clock::TimePoint deadline;        // end of the watch (timeoutSeconds)
+  bool bookmarks = false;                  // allowWatchBookmarks
+  bool initial_events_end = false;         // sendInitialEvents: bookmark after the initial ADDEDs
+  size_t initial_events = 0;               // how many synthetic ADDEDs come first
+  bool table = false;                      // objects as meta.k8s.io Tables with one row
+  std::string group;                       // for the table printer
+  std::shared_ptr<const Printer> printer;  // instead of the kind's printer (custom resources)
+  IncludeObject include = IncludeObject::kMetadata;  // row objects of table events
+  Clock::TimePoint deadline;                         // end of the watch (timeoutSeconds)
 };
 
 class WatchStream final : public http::BodyStream {
@@ -32,12 +35,9 @@ class WatchStream final : public http::BodyStream {
   Chunk poll() override;
   void cancel() override;
 
-  // One event line as upstream writes it.
-  static std::string event_line(const char* type, const std::string& object_json);
-
  private:
   std::string bookmark(int64_t revision, bool initial_end) const;
-  std::string object_of(const CachedObject& o) const;
+  std::string object_of(const CachedObject& o);
 
   std::unique_ptr<CacheWatcher> watcher_;
   WatchCache& cache_;
@@ -45,6 +45,7 @@ class WatchStream final : public http::BodyStream {
   WatchStreamOptions options_;
   size_t sent_ = 0;
   bool initial_end_sent_ = false;
+  bool columns_sent_ = false;  // table watches: only the first event carries the columns
   Clock::TimePoint next_bookmark_;
   bool finished_ = false;
 };

@@ -1,0 +1,226 @@
+// managedFields bookkeeping for updates and server-side apply (see field_manager.h).
+#include "api/field_manager.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace k3c::api {
+namespace {
+
+using nlohmann::json;
+
+// A string member, or "" when absent or not a string (stored entries come from clients).
+std::string text(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+struct Entry {
+  std::string manager, operation, api_version, time, subresource;
+  FieldSet fields;
+
+  // Upstream's manager identity: appliers are one manager whatever apiVersion they use.
+  bool same_as(const Entry& o) const {
+    return manager == o.manager && operation == o.operation && subresource == o.subresource &&
+           (operation == "Apply" || api_version == o.api_version);
+  }
+};
+
+std::vector<Entry> read_entries(const json& object) {
+  std::vector<Entry> out;
+  if (!object.is_object()) return out;
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return out;
+  auto list = meta->find("managedFields");
+  if (list == meta->end() || !list->is_array()) return out;
+  for (const json& e : *list) {
+    if (!e.is_object()) continue;
+    Entry entry{text(e, "manager"), text(e, "operation"),   text(e, "apiVersion"),
+                text(e, "time"),    text(e, "subresource"), {}};
+    auto fields = e.find("fieldsV1");
+    if (fields == e.end()) continue;
+    auto set = fieldset_from_v1(*fields);
+    if (!set.is_ok()) continue;  // unreadable stored entries are dropped, not fatal
+    entry.fields = std::move(set).value();
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// Sorted as upstream encodes them: by operation (Apply first), time, manager, apiVersion.
+json write_entries(std::vector<Entry> entries) {
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.operation, a.time, a.manager, a.api_version, a.subresource) <
+           std::tie(b.operation, b.time, b.manager, b.api_version, b.subresource);
+  });
+  json out = json::array();
+  for (const Entry& e : entries) {
+    if (e.fields.empty()) continue;
+    json j = {{"manager", e.manager},        {"operation", e.operation},
+              {"apiVersion", e.api_version}, {"time", e.time},
+              {"fieldsType", "FieldsV1"},    {"fieldsV1", fieldset_to_v1(e.fields)}};
+    if (!e.subresource.empty()) j["subresource"] = e.subresource;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The object as fields are compared: without managedFields (bookkeeping, not content).
+json content_of(const json& object) {
+  if (!object.is_object()) return json::object();
+  json out = object;
+  if (out.contains("metadata") && out["metadata"].is_object()) {
+    out["metadata"].erase("managedFields");
+  }
+  return out;
+}
+
+// Paths upstream never records, and those the writer's endpoint resets.
+FieldSet filtered(FieldSet set, const std::string& subresource) {
+  static const std::vector<FieldPath> stripped = {
+      {"f:apiVersion"},
+      {"f:kind"},
+      {"f:metadata"},
+      {"f:metadata", "f:name"},
+      {"f:metadata", "f:namespace"},
+      {"f:metadata", "f:creationTimestamp"},
+      {"f:metadata", "f:selfLink"},
+      {"f:metadata", "f:uid"},
+      {"f:metadata", "f:clusterName"},
+      {"f:metadata", "f:generation"},
+      {"f:metadata", "f:managedFields"},
+      {"f:metadata", "f:resourceVersion"},
+  };
+  for (const FieldPath& p : stripped) set.erase(p);
+  std::erase_if(set, [&](const FieldPath& p) {
+    bool status = !p.empty() && p[0] == "f:status";
+    return subresource == "status" ? !status : status;
+  });
+  return set;
+}
+
+FieldSet minus(FieldSet a, const FieldSet& b) {
+  for (const FieldPath& p : b) a.erase(p);
+  return a;
+}
+FieldSet intersection(const FieldSet& a, const FieldSet& b) {
+  FieldSet out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::inserter(out, out.end()));
+  return out;
+}
+
+std::string describe(const Entry& e) {
+  std::string out = json(e.manager).dump();
+  if (!e.subresource.empty()) out += " with subresource " + json(e.subresource).dump();
+  if (e.operation == "Update") out += " using " + e.api_version;
+  return out;
+}
+
+Entry& entry_for(std::vector<Entry>& entries, const Writer& w, const char* operation) {
+  Entry wanted{w.manager, operation, w.api_version, w.time, w.subresource, {}};
+  for (Entry& e : entries) {
+    if (e.same_as(wanted)) return e;
+  }
+  entries.push_back(std::move(wanted));
+  return entries.back();
+}
+
+// upstream's Updater.update: the fields a write changed leave their other owners (after
+// conflicts were checked), removed fields leave everyone.
+void release(std::vector<Entry>& entries, const Entry& writer, const FieldSet& changed,
+             const FieldSet& removed) {
+  for (Entry& e : entries) {
+    if (e.same_as(writer)) continue;
+    e.fields = minus(minus(std::move(e.fields), changed), removed);
+  }
+}
+
+}  // namespace
+
+Result<json> managed_fields_after_update(const json& old_object, const json& new_object,
+                                         const MessageType* type, const Writer& writer) {
+  // Managed fields sent with a write through the main resource replace the stored ones (as
+  // upstream allows); otherwise the stored ones are the base.
+  std::vector<Entry> entries;
+  if (writer.subresource.empty()) entries = read_entries(new_object);
+  if (entries.empty()) entries = read_entries(old_object);
+  ASSIGN_OR_RETURN(Comparison cmp, compare(content_of(old_object), content_of(new_object), type));
+  FieldSet changed = filtered(cmp.modified, writer.subresource);
+  for (const FieldPath& p : filtered(cmp.added, writer.subresource)) changed.insert(p);
+  FieldSet removed = filtered(cmp.removed, writer.subresource);
+  Entry& mine = entry_for(entries, writer, "Update");
+  mine.fields = minus(std::move(mine.fields), removed);
+  for (const FieldPath& p : changed) mine.fields.insert(p);
+  if (!changed.empty()) mine.time = writer.time;
+  Entry me = mine;
+  release(entries, me, changed, removed);
+  return write_entries(std::move(entries));
+}
+
+Result<Applied> apply_configuration(const json& live, const json& config, const MessageType* type,
+                                    const Writer& writer, bool force) {
+  if (config.contains("metadata") && config["metadata"].is_object() &&
+      config["metadata"].contains("managedFields") &&
+      !config["metadata"]["managedFields"].is_null()) {
+    return error(Code::kBadRequest, "metadata.managedFields must be nil");
+  }
+  std::vector<Entry> entries = read_entries(live);
+  json current = content_of(live);
+  ASSIGN_OR_RETURN(json merged, merge_applied(current, config, type));
+  ASSIGN_OR_RETURN(FieldSet applied, fields_of(config, type));
+  applied = filtered(std::move(applied), writer.subresource);
+
+  Entry& mine = entry_for(entries, writer, "Apply");
+  FieldSet last = std::move(mine.fields);
+  mine.fields = applied;
+  mine.api_version = writer.api_version;
+
+  // Fields this manager applied before and dropped now go, unless someone else owns them.
+  FieldSet dropped = minus(last, applied);
+  for (const Entry& e : entries) dropped = minus(std::move(dropped), e.fields);
+  merged = remove_paths(std::move(merged), dropped, type);
+  // As upstream, the entry's time moves only when the apply changed the object.
+  if (mine.time.empty() || merged != current) mine.time = writer.time;
+  Entry me = mine;
+
+  ASSIGN_OR_RETURN(Comparison cmp, compare(current, merged, type));
+  FieldSet changed = filtered(cmp.modified, writer.subresource);
+  for (const FieldPath& p : filtered(cmp.added, writer.subresource)) changed.insert(p);
+  FieldSet removed = filtered(cmp.removed, writer.subresource);
+
+  Applied out;
+  for (const Entry& e : entries) {
+    if (e.same_as(me)) continue;
+    for (const FieldPath& p : intersection(e.fields, changed)) {
+      out.conflicts.push_back({describe(e), p});
+    }
+  }
+  if (!out.conflicts.empty() && !force) return out;
+  out.conflicts.clear();
+  release(entries, me, changed, removed);
+  merged["metadata"]["managedFields"] = write_entries(std::move(entries));
+  out.object = std::move(merged);
+  return out;
+}
+
+std::string conflict_message(const std::vector<ApplyConflict>& conflicts) {
+  if (conflicts.size() == 1) {
+    return "Apply failed with 1 conflict: conflict with " + conflicts[0].manager + ": " +
+           path_string(conflicts[0].path);
+  }
+  std::vector<ApplyConflict> sorted = conflicts;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.manager < b.manager; });
+  std::string lines;
+  std::string manager;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i].manager != manager) {
+      manager = sorted[i].manager;
+      lines += (i ? "\n" : "") + std::string("conflicts with ") + manager + ":";
+    }
+    lines += "\n- " + path_string(sorted[i].path);
+  }
+  return "Apply failed with " + std::to_string(conflicts.size()) + " conflicts: " + lines;
+}
+
+}  // namespace k3c::api

@@ -1,0 +1,161 @@
+#include "api/field_manager.h"
+
+#include <catch2/catch.hpp>
+
+namespace k3c::api {
+namespace {
+
+using nlohmann::json;
+
+const MessageType* deployment() {
+  static const SchemaSet set = SchemaSet::builtin().value();
+  return set.kind({"apps", "v1", "Deployment"});
+}
+
+Writer writer(const std::string& manager, const std::string& time = "2026-11-29T10:00:00Z") {
+  return {manager, "apps/v1", "", time};
+}
+
+json config(const std::string& image, int replicas, bool with_env) {
+  json c = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+    "metadata":{"name":"web","labels":{"app":"web"}},
+    "spec":{"selector":{"matchLabels":{"app":"web"}},
+      "template":{"metadata":{"labels":{"app":"web"}},
+        "spec":{"containers":[{"name":"web","ports":[{"containerPort":80}]}]}}}})");
+  c["spec"]["replicas"] = replicas;
+  c["spec"]["template"]["spec"]["containers"][0]["image"] = image;
+  if (with_env) c["spec"]["template"]["spec"]["containers"][0]["env"] = {{{"name", "A"}}};
+  return c;
+}
+
+const json& entries(const json& object) { return object["metadata"]["managedFields"]; }
+
+TEST_CASE("field sets: FieldsV1 round trip and path strings") {
+  json v1 = json::parse(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}},
+    "f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{}}}}})");
+  auto set = fieldset_from_v1(v1);
+  REQUIRE(set.is_ok());
+  REQUIRE(set->size() == 4);
+  REQUIRE(fieldset_to_v1(*set) == v1);
+  REQUIRE(path_string({"f:spec", "f:containers", "k:{\"name\":\"web\"}", "f:image"}) ==
+          ".spec.containers[name=\"web\"].image");
+  REQUIRE(path_string({"f:ports", "k:{\"containerPort\":80,\"protocol\":\"TCP\"}"}) ==
+          ".ports[containerPort=80,protocol=\"TCP\"]");
+  REQUIRE(path_string({"f:finalizers", "v:\"x\""}) == ".finalizers[=\"x\"]");
+  REQUIRE_FALSE(fieldset_from_v1(json::parse(R"({"x:1":{}})")).is_ok());
+}
+
+TEST_CASE("fields of a configuration: leaves and keyed items (key defaults filled in)") {
+  auto set = fields_of(config("nginx:1", 2, false), deployment());
+  REQUIRE(set.is_ok());
+  const FieldPath item = {"f:spec", "f:template", "f:spec", "f:containers", "k:{\"name\":\"web\"}"};
+  REQUIRE(set->count(item));
+  FieldPath image = item;
+  image.push_back("f:image");
+  REQUIRE(set->count(image));
+  FieldPath port = item;
+  port.push_back("f:ports");
+  port.push_back("k:{\"containerPort\":80,\"protocol\":\"TCP\"}");
+  REQUIRE(set->count(port));
+  REQUIRE_FALSE(set->count({"f:spec"}));  // structs with fields are not members
+}
+
+TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
+  auto first =
+      apply_configuration(json(), config("nginx:1", 2, true), deployment(), writer("alice"), false);
+  REQUIRE(first.is_ok());
+  json live = first->object;
+  REQUIRE(entries(live).size() == 1);
+  REQUIRE(entries(live)[0]["manager"] == "alice");
+  REQUIRE(entries(live)[0]["operation"] == "Apply");
+  REQUIRE(entries(live)[0]["fieldsType"] == "FieldsV1");
+  REQUIRE(entries(live)[0]["fieldsV1"]["f:spec"].contains("f:replicas"));
+
+  // alice drops env: it goes (no one else owns it); the image changes.
+  auto second = apply_configuration(live, config("nginx:2", 2, false), deployment(),
+                                    writer("alice", "2026-11-29T11:00:00Z"), false);
+  REQUIRE(second.is_ok());
+  REQUIRE(second->conflicts.empty());
+  live = second->object;
+  const json& c = live["spec"]["template"]["spec"]["containers"][0];
+  REQUIRE(c["image"] == "nginx:2");
+  REQUIRE_FALSE(c.contains("env"));
+  REQUIRE(entries(live)[0]["time"] == "2026-11-29T11:00:00Z");
+
+  // bob changes replicas: conflict with alice, unless forced.
+  json bob = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+      "metadata":{"name":"web"},"spec":{"replicas":5}})");
+  auto refused = apply_configuration(live, bob, deployment(), writer("bob"), false);
+  REQUIRE(refused.is_ok());
+  REQUIRE(refused->conflicts.size() == 1);
+  REQUIRE(conflict_message(refused->conflicts) ==
+          "Apply failed with 1 conflict: conflict with \"alice\": .spec.replicas");
+  auto forced = apply_configuration(live, bob, deployment(), writer("bob"), true);
+  REQUIRE(forced.is_ok());
+  REQUIRE(forced->object["spec"]["replicas"] == 5);
+  live = forced->object;
+  REQUIRE(entries(live).size() == 2);
+  for (const json& e : entries(live)) {
+    bool owns = e["fieldsV1"]["f:spec"].contains("f:replicas");
+    REQUIRE(owns == (e["manager"] == "bob"));
+  }
+  // Same value: shared ownership, no conflict.
+  auto same =
+      apply_configuration(live, config("nginx:2", 5, false), deployment(), writer("alice"), false);
+  REQUIRE(same.is_ok());
+  REQUIRE(same->conflicts.empty());
+  // A field alice drops but bob owns stays.
+  json no_replicas = config("nginx:2", 5, false);
+  no_replicas["spec"].erase("replicas");
+  auto dropped =
+      apply_configuration(same->object, no_replicas, deployment(), writer("alice"), false);
+  REQUIRE(dropped.is_ok());
+  REQUIRE(dropped->object["spec"]["replicas"] == 5);
+  REQUIRE(apply_configuration(live, json::parse(R"({"metadata":{"managedFields":[]}})"),
+                              deployment(), writer("x"), false)
+              .status()
+              .message() == "metadata.managedFields must be nil");
+}
+
+TEST_CASE("updates take over the fields they change; conflicts name Update managers") {
+  auto applied = apply_configuration(json(), config("nginx:1", 2, false), deployment(),
+                                     writer("alice"), false);
+  REQUIRE(applied.is_ok());
+  json live = applied->object;
+  json edited = live;
+  edited["spec"]["replicas"] = 3;
+  edited["metadata"]["labels"]["tier"] = "front";
+  auto fields = managed_fields_after_update(live, edited, deployment(), writer("kubectl-edit"));
+  REQUIRE(fields.is_ok());
+  edited["metadata"]["managedFields"] = *fields;
+  REQUIRE(fields->size() == 2);
+  const json& update = (*fields)[1];
+  REQUIRE(update["operation"] == "Update");
+  REQUIRE(update["apiVersion"] == "apps/v1");
+  REQUIRE(update["fieldsV1"] == json::parse(R"({"f:metadata":{"f:labels":{"f:tier":{}}},
+      "f:spec":{"f:replicas":{}}})"));
+  REQUIRE_FALSE((*fields)[0]["fieldsV1"]["f:spec"].contains("f:replicas"));
+
+  // alice re-applies replicas 2: it is kubectl-edit's now.
+  auto again = apply_configuration(edited, config("nginx:1", 2, false), deployment(),
+                                   writer("alice"), false);
+  REQUIRE(again.is_ok());
+  REQUIRE(conflict_message(again->conflicts) ==
+          "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using apps/v1: "
+          ".spec.replicas");
+  json two = config("nginx:9", 4, false);
+  edited["spec"]["template"]["spec"]["containers"][0]["image"] = "x";
+  edited["metadata"].erase("managedFields");
+  auto more = managed_fields_after_update(applied->object, edited, deployment(), writer("ed"));
+  REQUIRE(more.is_ok());
+  edited["metadata"]["managedFields"] = *more;
+  auto both = apply_configuration(edited, two, deployment(), writer("alice"), false);
+  REQUIRE(both.is_ok());
+  REQUIRE(conflict_message(both->conflicts) ==
+          "Apply failed with 2 conflicts: conflicts with \"ed\" using apps/v1:\n"
+          "- .spec.replicas\n"
+          "- .spec.template.spec.containers[name=\"web\"].image");
+}
+
+}  // namespace
+}  // namespace k3c::api

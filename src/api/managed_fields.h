@@ -1,0 +1,50 @@
+// Field sets for server-side apply and metadata.managedFields, in upstream's FieldsV1 form
+// (sigs.k8s.io/structured-merge-diff): a path is a list of steps, each "f:<field>",
+// "k:<key fields as JSON>" (an item of a listType=map list), "v:<value as JSON>" (an item of
+// a listType=set list) or "i:<index>". The schemas (api/schema.h) say which lists are
+// associative; a field or kind without schema data is walked as plain JSON (objects by key,
+// lists atomic).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/schema.h"
+#include "core/status.h"
+
+namespace k3c::api {
+
+using FieldPath = std::vector<std::string>;
+using FieldSet = std::set<FieldPath>;
+
+// FieldsV1 JSON <-> set. Members are leaves (`{}`) and nodes marked with ".".
+Result<FieldSet> fieldset_from_v1(const nlohmann::json& fields_v1);
+nlohmann::json fieldset_to_v1(const FieldSet& set);
+// As upstream prints a path: .spec.containers[name="web"].image, .metadata.finalizers[="x"].
+std::string path_string(const FieldPath& path);
+
+// The fields a configuration sets (upstream's ToFieldSet): scalars, atomic values, empty
+// objects and lists, and the items of associative lists. kBadRequest when a list item lacks
+// a key field that has no default.
+Result<FieldSet> fields_of(const nlohmann::json& object, const MessageType* type);
+
+// What changed between two versions of an object: paths only in the new one (with every
+// node below them), only in the old one, and values that differ.
+struct Comparison {
+  FieldSet added, modified, removed;
+};
+Result<Comparison> compare(const nlohmann::json& old_object, const nlohmann::json& new_object,
+                           const MessageType* type);
+
+// Merges an applied configuration into a live object the way server-side apply does:
+// objects merge by key, listType=map lists by their keys, listType=set lists become unions,
+// everything else (atomic lists, scalars) is replaced by the configuration's value.
+Result<nlohmann::json> merge_applied(const nlohmann::json& live, const nlohmann::json& config,
+                                     const MessageType* type);
+
+// Removes the value at each path (a field, or an item of an associative list).
+nlohmann::json remove_paths(nlohmann::json object, const FieldSet& paths, const MessageType* type);
+
+}  // namespace k3c::api

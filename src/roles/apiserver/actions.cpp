@@ -1,0 +1,144 @@
+// Dispatch of the non-CRUD calls (see actions.h), and the helpers the action files share.
+#include "roles/apiserver/actions.h"
+
+#include "roles/apiserver/content.h"
+
+namespace k3c::apiserver {
+
+namespace actions {
+
+http::Request synthetic(const http::Request& request, std::string method, std::string body) {
+  http::Request r;
+  r.method = std::move(method);
+  r.target = request.target;
+  r.path = request.path;
+  for (const auto& [k, v] : request.query) {
+    if (k == "dryRun") r.query.emplace_back(k, v);
+  }
+  r.headers = {{"content-type", "application/json"}};
+  r.body = std::move(body);
+  r.peer = request.peer;
+  r.remote_address = request.remote_address;
+  return r;
+}
+
+bool dry_run(const http::Request& request) {
+  for (auto v : request.params("dryRun")) {
+    if (v == "All") return true;
+  }
+  return false;
+}
+
+http::Response created_success() {
+  nlohmann::json s = success_status();
+  s["code"] = 201;
+  return json_response(201, s.dump());
+}
+
+ApiResult<Stored> read(WatchCache& cache, const std::string& key) {
+  auto o = cache.get(key, 0);
+  if (!o.is_ok()) return from_status(o.status());
+  nlohmann::json object = nlohmann::json::parse((*o)->json, nullptr, false);
+  if (!object.is_object()) return api_error(Code::kInternal, "stored object is not JSON");
+  return Stored{std::move(object), (*o)->revision};
+}
+
+}  // namespace actions
+
+namespace {
+
+// The subresources the kubelet serves, and what each would do.
+const char* kubelet_action(const Call& c) {
+  const std::string& sub = c.info.subresource;
+  if (c.resource.group.empty() && c.resource.plural == "pods") {
+    if (sub == "log") return "container logs";
+    if (sub == "exec") return "exec";
+    if (sub == "attach") return "attach";
+    if (sub == "portforward") return "port forwarding";
+    if (sub == "proxy") return "proxying to pods";
+  }
+  if (sub == "proxy" && c.resource.group.empty() && c.resource.plural == "nodes") {
+    return "proxying to nodes";
+  }
+  if (sub == "proxy" && c.resource.group.empty() && c.resource.plural == "services") {
+    return "proxying to services";
+  }
+  return nullptr;
+}
+
+// 503 until the kubelet exists: an honest "not here yet" that clients may retry later.
+http::Response kubelet_unavailable(const Call& c, const char* what) {
+  std::string target = c.resource.plural + "/" + c.info.name + "/" + c.info.subresource;
+  return error_response(api_error(
+      Code::kServiceUnavailable,
+      std::string(what) + " (" + target +
+          ") needs the kubelet, and the kubelet role is not running: it is not implemented "
+          "in k3c yet"));
+}
+
+}  // namespace
+
+std::optional<http::Response> Actions::serve(const Call& c) {
+  const std::string& g = c.resource.group;
+  const std::string& p = c.resource.plural;
+  const std::string& sub = c.info.subresource;
+  const std::string& v = c.info.verb;
+  auto only = [&](bool allowed, auto&& serve) -> http::Response {
+    if (!allowed) return error_response(method_not_allowed());
+    return serve();
+  };
+  if (sub == "scale")
+    return only(v == "get" || v == "update" || v == "patch", [&] { return scale(c); });
+  if (const char* what = kubelet_action(c)) return kubelet_unavailable(c, what);
+  bool create = v == "create";
+  if (g.empty() && p == "pods" && sub == "binding") {
+    return only(create, [&] { return bind(c, c.info.name); });
+  }
+  if (g.empty() && p == "bindings" && sub.empty()) {
+    return only(create && c.info.name.empty(), [&] { return bind(c, ""); });
+  }
+  if (g.empty() && p == "pods" && sub == "eviction") return only(create, [&] { return evict(c); });
+  if (g.empty() && p == "serviceaccounts" && sub == "token") {
+    return only(create, [&] { return token_request(c); });
+  }
+  if (!sub.empty()) return std::nullopt;
+  bool collection_create = create && c.info.name.empty();
+  if (g == "authentication.k8s.io" && p == "selfsubjectreviews") {
+    return only(collection_create, [&] { return self_subject_review(c); });
+  }
+  if (g == "authentication.k8s.io" && p == "tokenreviews") {
+    return only(collection_create, [&] { return token_review(c); });
+  }
+  if (g == "authorization.k8s.io" &&
+      (p == "selfsubjectaccessreviews" || p == "subjectaccessreviews" ||
+       p == "localsubjectaccessreviews")) {
+    return only(collection_create, [&] { return access_review(c); });
+  }
+  if (g == "authorization.k8s.io" && p == "selfsubjectrulesreviews") {
+    return only(collection_create, [&] { return rules_review(c); });
+  }
+  return std::nullopt;
+}
+
+ApiResult<nlohmann::json> Actions::body_of(const Call& c, std::string_view api_version,
+                                           std::string_view kind) {
+  auto body = decode_body(c.request, codecs());
+  if (!body.ok()) return body;
+  nlohmann::json& o = body.value();
+  if (!o.is_object())
+    return bad_request("the request body must be a " + std::string(kind) + " object");
+  std::string k = o.value("kind", ""), av = o.value("apiVersion", "");
+  // Another version of the same group (policy/v1beta1 Eviction) has the same fields here.
+  auto group_of = [](std::string_view gv) { return gv.substr(0, gv.rfind('/') + 1); };
+  if ((!k.empty() && k != kind) || (!av.empty() && group_of(av) != group_of(api_version))) {
+    return bad_request("expected " + std::string(api_version) + " " + std::string(kind) + ", got " +
+                       (av.empty() ? "?" : av) + " " + (k.empty() ? "?" : k));
+  }
+  o["apiVersion"] = api_version;
+  o["kind"] = kind;
+  if (!o.contains("metadata") || !o["metadata"].is_object())
+    o["metadata"] = nlohmann::json::object();
+  return body;
+}
+
+}  // namespace k3c::apiserver

@@ -1,0 +1,86 @@
+// The API calls that are not plain CRUD on a stored object: the create-only review kinds
+// (TokenReview, SelfSubjectReview, the access reviews) and the subresources that act on
+// their parent (scale, pods/binding and /bindings, pods/eviction, serviceaccounts/token),
+// plus a clear 503 for those the kubelet serves (log, exec, attach, portforward, proxy)
+// while no kubelet role runs. Each lives in its own file; this class dispatches.
+//
+// Writes go through Rest (a synthetic update or delete on the parent), so metadata rules,
+// strategies and optimistic concurrency stay in one place. Binding writes the pod directly,
+// as upstream's does: spec.nodeName is otherwise immutable.
+//
+// Thread-safety: serve() from any thread; the class holds no mutable state.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "api/registry.h"
+#include "api/schema.h"
+#include "core/clock.h"
+#include "http/http.h"
+#include "roles/apiserver/rest.h"
+#include "roles/apiserver/token_authenticator.h"
+#include "roles/apiserver/watch_cache.h"
+#include "store/store.h"
+
+namespace k3c::apiserver {
+
+class Actions {
+ public:
+  Actions(Rest& rest, WatchCache& cache, store::Store& store, const Clock& clock,
+          std::shared_ptr<const api::SchemaSet> schemas,
+          std::shared_ptr<const api::ResourceRegistry> registry,
+          const TokenAuthenticator& authenticator)
+      : rest_(rest),
+        cache_(cache),
+        store_(store),
+        clock_(clock),
+        schemas_(std::move(schemas)),
+        registry_(std::move(registry)),
+        authn_(authenticator) {}
+
+  // The answer when `call` is one of the above; nullopt hands it back to the router.
+  std::optional<http::Response> serve(const Call& call);
+
+ private:
+  http::Response scale(const Call& call);
+  http::Response update_scale(const Call& call);
+  http::Response bind(const Call& call, const std::string& name);
+  http::Response evict(const Call& call);
+  http::Response token_request(const Call& call);
+  http::Response self_subject_review(const Call& call);
+  http::Response token_review(const Call& call);
+  http::Response access_review(const Call& call);
+  http::Response rules_review(const Call& call);
+
+  BodyCodecs codecs() const { return {*schemas_, *registry_}; }
+  // The request body as a JSON object of `kind` (apiVersion/kind checked when given).
+  ApiResult<nlohmann::json> body_of(const Call& call, std::string_view api_version,
+                                    std::string_view kind);
+
+  Rest& rest_;
+  WatchCache& cache_;
+  store::Store& store_;
+  const Clock& clock_;
+  std::shared_ptr<const api::SchemaSet> schemas_;
+  std::shared_ptr<const api::ResourceRegistry> registry_;
+  const TokenAuthenticator& authn_;
+};
+
+// Helpers the action files share.
+namespace actions {
+// A copy of `request` as another verb on the parent: method, body (JSON) and the dryRun
+// parameters of the original.
+http::Request synthetic(const http::Request& request, std::string method, std::string body);
+bool dry_run(const http::Request& request);
+// The Success Status a create answers with (code 201, as upstream's create handler sets).
+http::Response created_success();
+// A stored object with its revision, or the NotFound/other error as an ApiError.
+struct Stored {
+  nlohmann::json object;
+  int64_t revision = 0;
+};
+ApiResult<Stored> read(WatchCache& cache, const std::string& key);
+}  // namespace actions
+
+}  // namespace k3c::apiserver

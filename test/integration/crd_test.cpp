@@ -1,0 +1,266 @@
+// CustomResourceDefinitions end to end, driven by the real kubectl (1.27 and 1.33) against a
+// real `k3c server`: a CRD becomes a served resource (discovery, printer columns, short
+// names, categories, explain), its objects are pruned, defaulted and validated by the
+// schema, status and scale subresources work, and deleting the CRD takes it all away.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "kubectl_runner.h"
+
+namespace k3c {
+namespace {
+
+const char* kCrd = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames: [ct]
+    categories: [all]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+        labelSelectorPath: .status.labelSelector
+    additionalPrinterColumns:
+    - {name: Spec, type: string, jsonPath: .spec.cronSpec}
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: the crontab's wishes
+            required: [cronSpec]
+            properties:
+              cronSpec: {type: string, description: when to run}
+              image: {type: string}
+              replicas: {type: integer, minimum: 1, maximum: 10, default: 1}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              labelSelector: {type: string}
+)";
+
+const char* kCr = R"(apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-cron
+spec:
+  cronSpec: "* * * * */5"
+  image: my-image
+)";
+
+void install_crd(const KubectlRunner& kubectl, const Sandbox& box) {
+  const std::string crd = box.path("crd.yaml");
+  write_file(crd, kCrd);
+  auto applied = kubectl({"apply"}, crd);
+  REQUIRE(applied.err == "");
+  CHECK(applied.out ==
+        "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created\n");
+  auto established = kubectl({"wait", "--for", "condition=established", "--timeout=20s",
+                              "crd/crontabs.stable.example.com"});
+  CHECK(established.out ==
+        "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com condition "
+        "met\n");
+}
+
+TEST_CASE("kubectl serves, validates and removes custom resources") {
+  const std::string dir = kubectl_dir();
+  REQUIRE_FALSE(dir.empty());
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Sandbox box;
+  RunningServer server(box, {"--disable-agent"});
+  REQUIRE(server.ready == "READY=1");
+  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  install_crd(kubectl, box);
+
+  auto resources = kubectl({"api-resources", "--api-group", "stable.example.com"});
+  CHECK_THAT(
+      resources.out,
+      Catch::Contains("crontabs   ct           stable.example.com/v1   true         CronTab"));
+
+  const std::string cr = box.path("cr.yaml");
+  write_file(cr, kCr);
+  ChildProcess watch({kubectl.binary, "get", "crontabs", "-w", "-o", "name"}, kubectl.env(),
+                     box.path("watch"));
+  auto created = kubectl({"apply"}, cr);
+  REQUIRE(created.err == "");
+  CHECK(created.out == "crontab.stable.example.com/my-cron created\n");
+
+  SECTION("printer columns, short names, defaults, categories, explain") {
+    auto table = kubectl({"get", "crontabs"});
+    CHECK_THAT(table.out, Catch::StartsWith("NAME      SPEC          REPLICAS   AGE\n"
+                                            "my-cron   * * * * */5   1          "));
+    auto yaml = kubectl({"get", "ct", "my-cron", "-o", "yaml"});
+    CHECK_THAT(yaml.out, Catch::Contains("kind: CronTab"));
+    CHECK_THAT(yaml.out, Catch::Contains("  replicas: 1\n"));  // the schema's default
+    CHECK_THAT(yaml.out, Catch::Contains("  cronSpec: '* * * * */5'\n"));
+    auto all = kubectl({"get", "all", "-o", "name"});
+    CHECK_THAT(all.out, Catch::Contains("crontab.stable.example.com/my-cron"));
+    auto explain = kubectl({"explain", "crontab.spec"});
+    CHECK(explain.exit_code == 0);
+    CHECK_THAT(explain.out, Catch::Contains("cronSpec"));
+    CHECK_THAT(explain.out, Catch::Contains("when to run"));
+  }
+
+  SECTION("validation, pruning and strict field validation") {
+    const std::string bad = box.path("bad.yaml");
+    write_file(bad,
+               "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: bad-cron\n"
+               "spec:\n  cronSpec: x\n  replicas: two\n");
+    auto invalid = kubectl({"apply"}, bad);
+    CHECK(invalid.exit_code == 1);
+    CHECK(invalid.err ==
+          "The CronTab \"bad-cron\" is invalid: spec.replicas: Invalid value: \"string\": "
+          "spec.replicas in body must be of type integer: \"string\"\n");
+    write_file(bad,
+               "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: bad-cron\n"
+               "spec:\n  cronSpec: x\n  foo: 1\n");
+    auto strict = kubectl({"create"}, bad);
+    CHECK(strict.exit_code == 1);
+    CHECK(strict.err == "Error from server (BadRequest): error when creating \"" + bad +
+                            "\": CronTab in version \"v1\" cannot be handled as a CronTab: strict "
+                            "decoding error: unknown field \"spec.foo\"\n");
+    auto pruned = kubectl({"create", "--validate=false"}, bad);
+    CHECK(pruned.exit_code == 0);
+    CHECK(kubectl({"get", "ct", "bad-cron", "-o", "jsonpath={.spec}"}).out ==
+          R"({"cronSpec":"x","replicas":1})");
+    auto range =
+        kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p", R"({"spec":{"replicas":11}})"});
+    CHECK(range.err ==
+          "The CronTab \"my-cron\" is invalid: spec.replicas: Invalid value: 11: spec.replicas in "
+          "body should be less than or equal to 10\n");
+  }
+
+  SECTION("merge patch, watch, status and scale subresources") {
+    CHECK(kubectl(
+              {"patch", "ct", "my-cron", "--type", "merge", "-p", R"({"spec":{"image":"other"}})"})
+              .out == "crontab.stable.example.com/my-cron patched\n");
+    auto strategic = kubectl({"patch", "ct", "my-cron", "-p", R"({"spec":{"image":"x"}})"});
+    CHECK(strategic.exit_code == 1);
+    CHECK(strategic.err ==
+          "error: application/strategic-merge-patch+json is not supported by "
+          "stable.example.com/v1, Kind=CronTab: the body of the request was in an unknown "
+          "format - accepted media types include: application/json-patch+json, "
+          "application/merge-patch+json, application/apply-patch+yaml\n");
+    // Through the main resource the status does not change; through /status it does.
+    CHECK(
+        kubectl({"patch", "ct", "my-cron", "--type", "merge", "-p", R"({"status":{"replicas":5}})"})
+            .exit_code == 0);
+    CHECK(kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.status.replicas}"}).out == "");
+    auto status = kubectl({"patch", "ct", "my-cron", "--subresource=status", "--type", "merge",
+                           "-p", R"({"status":{"replicas":2,"labelSelector":"app=cron"}})"});
+    CHECK(status.out == "crontab.stable.example.com/my-cron patched\n");
+    CHECK(kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.status.replicas}"}).out == "2");
+    auto scaled = kubectl({"scale", "crontab", "my-cron", "--replicas=3"});
+    CHECK(scaled.out == "crontab.stable.example.com/my-cron scaled\n");
+    CHECK(kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.spec.replicas}"}).out == "3");
+    auto scale = kubectl(
+        {"get", "--raw", "/apis/stable.example.com/v1/namespaces/default/crontabs/my-cron/scale"});
+    CHECK_THAT(scale.out, Catch::Contains(R"("spec":{"replicas":3})"));
+    CHECK_THAT(scale.out, Catch::Contains(R"("selector":"app=cron")"));
+    std::this_thread::sleep_for(500ms);
+    watch.signal(SIGTERM);
+    watch.wait(5s);
+    // ADDED, then the image patch, the status patch and the scale.
+    CHECK(watch.out() ==
+          "crontab.stable.example.com/my-cron\ncrontab.stable.example.com/my-cron\n"
+          "crontab.stable.example.com/my-cron\ncrontab.stable.example.com/my-cron\n");
+  }
+
+  SECTION("deleting the CRD deletes its objects and stops serving it") {
+    auto deleted = kubectl({"delete", "crd", "crontabs.stable.example.com"});
+    CHECK(deleted.out ==
+          "customresourcedefinition.apiextensions.k8s.io \"crontabs.stable.example.com\" "
+          "deleted\n");
+    auto after = kubectl({"api-resources"});
+    CHECK(after.exit_code == 0);
+    CHECK_THAT(after.out, !Catch::Contains("crontabs"));
+    auto gone = kubectl({"get", "crontabs"});
+    CHECK(gone.exit_code == 1);
+    CHECK_THAT(gone.err, Catch::Contains("the server doesn't have a resource type \"crontabs\""));
+    // Created again, the CRD starts empty: the old objects were deleted with it.
+    install_crd(kubectl, box);
+    CHECK(kubectl({"get", "crontabs", "-o", "name"}).out == "");
+  }
+}
+
+TEST_CASE("CRD names conflicts and CRD validation answer as upstream") {
+  const std::string dir = kubectl_dir();
+  Sandbox box;
+  RunningServer server(box, {"--disable-agent"});
+  REQUIRE(server.ready == "READY=1");
+  KubectlRunner kubectl{box, dir + "/kubectl.1.33"};
+  install_crd(kubectl, box);
+  // A second CRD of the group whose plural is the first one's short name.
+  std::string clash = kCrd;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    clash.replace(clash.find(from), from.size(), to);
+  };
+  replace("name: crontabs.stable.example.com", "name: ct.stable.example.com");
+  replace("plural: crontabs", "plural: ct");
+  replace("singular: crontab", "singular: ctone");
+  replace("kind: CronTab", "kind: OtherTab");
+  replace("shortNames: [ct]", "shortNames: []");
+  const std::string file = box.path("clash.yaml");
+  write_file(file, clash);
+  REQUIRE(kubectl({"apply"}, file).exit_code == 0);
+  std::string cond;
+  for (int i = 0; i < 50 && cond.empty(); ++i) {
+    cond = kubectl({"get", "crd", "ct.stable.example.com", "-o",
+                    "jsonpath={.status.conditions[?(@.type==\"NamesAccepted\")].reason}"})
+               .out;
+    if (cond.empty()) std::this_thread::sleep_for(100ms);
+  }
+  CHECK(cond == "PluralConflict");
+
+  std::string wrong = kCrd;
+  wrong.replace(wrong.find("name: crontabs.stable.example.com"),
+                std::string("name: crontabs.stable.example.com").size(), "name: wrong.example.com");
+  write_file(file, wrong);
+  auto invalid = kubectl({"create"}, file);
+  CHECK(invalid.exit_code == 1);
+  CHECK_THAT(invalid.err,
+             Catch::Contains("The CustomResourceDefinition \"wrong.example.com\" is invalid: "
+                             "metadata.name: Invalid value: \"wrong.example.com\": must be "
+                             "spec.names.plural+\".\"+spec.group"));
+}
+
+TEST_CASE("a restarted server serves the stored CRDs again") {
+  const std::string dir = kubectl_dir();
+  Sandbox box;
+  const std::string cr = box.path("cr.yaml");
+  write_file(cr, kCr);
+  KubectlRunner kubectl{box, dir + "/kubectl.1.33"};
+  {
+    RunningServer server(box, {"--disable-agent"});
+    REQUIRE(server.ready == "READY=1");
+    install_crd(kubectl, box);
+    REQUIRE(kubectl({"apply"}, cr).exit_code == 0);
+    server.process.signal(SIGTERM);
+    REQUIRE(server.process.wait(20s).has_value());
+  }
+  RunningServer again(box, {"--disable-agent"});
+  REQUIRE(again.ready == "READY=1");
+  auto got = kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.spec.cronSpec}"});
+  CHECK(got.out == "* * * * */5");
+}
+
+}  // namespace
+}  // namespace k3c
