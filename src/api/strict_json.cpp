@@ -179,7 +179,117 @@ void collect_unknown(json& object, const MessageType& type, const std::string& p
   }
 }
 
+// Go's names: the JSON kind of a value, and the Go type of a field.
+const char* json_kind(const json& v) {
+  if (v.is_string()) return "string";
+  if (v.is_boolean()) return "bool";
+  if (v.is_number()) return "number";
+  if (v.is_array()) return "array";
+  return "object";
+}
+
+std::string go_type(const FieldType& t) {
+  switch (t.kind) {
+    case Kind::kString:
+      return "string";
+    case Kind::kInt32:
+      return "int32";
+    case Kind::kInt64:
+      return "int64";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kDouble:
+      return "float64";
+    case Kind::kBytes:
+      return "[]uint8";
+    case Kind::kList:
+      return "[]" + (t.element ? go_type(*t.element) : std::string("interface {}"));
+    case Kind::kMap:
+      return "map[string]" + (t.element ? go_type(*t.element) : std::string("interface {}"));
+    case Kind::kMessage: {
+      // "core.v1.Container" -> "v1.Container"
+      const std::string& n = t.message->name;
+      return n.substr(n.find('.') + 1);
+    }
+    default:
+      return t.spelling;
+  }
+}
+
+bool fits(const FieldType& t, const json& v) {
+  if (v.is_null()) return true;
+  switch (t.kind) {
+    case Kind::kString:
+    case Kind::kBytes:
+    case Kind::kTime:
+    case Kind::kMicroTime:
+    case Kind::kDuration:
+      return v.is_string();
+    case Kind::kInt32:
+    case Kind::kInt64:
+      return v.is_number_integer();
+    case Kind::kBool:
+      return v.is_boolean();
+    case Kind::kDouble:
+      return v.is_number();
+    case Kind::kQuantity:
+    case Kind::kIntOrString:
+      return v.is_string() || v.is_number();
+    case Kind::kRawExtension:
+      return true;
+    case Kind::kMessage:
+    case Kind::kMap:
+      return v.is_object();
+    case Kind::kList:
+      return v.is_array();
+  }
+  return true;
+}
+
+// `path` leaves out list indexes and map keys, as Go's error does.
+std::optional<std::string> mismatch_in(const json& object, const MessageType& type,
+                                       const std::string& path) {
+  for (auto& [k, v] : object.items()) {
+    const Field* f = find_field(type, k);
+    if (!f) continue;
+    std::string p = child(path, k);
+    const FieldType* t = &f->type;
+    const json* value = &v;
+    // Descend through lists and maps to the values they hold.
+    std::vector<const json*> values = {value};
+    while (true) {
+      for (const json* one : values) {
+        if (!fits(*t, *one)) {
+          std::string owner = type.name.substr(type.name.rfind('.') + 1);
+          return "json: cannot unmarshal " + std::string(json_kind(*one)) +
+                 " into Go struct field " + owner + "." + p + " of type " + go_type(*t);
+        }
+      }
+      if ((t->kind != Kind::kList && t->kind != Kind::kMap) || !t->element) break;
+      std::vector<const json*> inner;
+      for (const json* one : values) {
+        if (one->is_null()) continue;
+        for (const json& item : *one) inner.push_back(&item);
+      }
+      values = std::move(inner);
+      t = t->element.get();
+    }
+    if (t->kind == Kind::kMessage) {
+      for (const json* one : values) {
+        if (!one->is_object()) continue;
+        if (auto m = mismatch_in(*one, *t->message, p)) return m;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> type_mismatch(const json& document, const MessageType& type) {
+  if (!document.is_object()) return std::nullopt;
+  return mismatch_in(document, type, "");
+}
 
 std::optional<CheckedJson> parse_checked(std::string_view text, const MessageType* type,
                                          bool drop_unknown) {

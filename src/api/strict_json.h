@@ -34,4 +34,9 @@ std::optional<CheckedJson> parse_checked(std::string_view text, const MessageTyp
 std::vector<std::string> unknown_fields(nlohmann::json& document, const MessageType& type,
                                         bool drop);
 
+// The first value whose JSON type does not fit its field (a number where a string belongs),
+// worded as upstream's decoder words it: `json: cannot unmarshal number into Go struct field
+// ServiceSpec.spec.type of type string`. nullopt when every value the schema describes fits.
+std::optional<std::string> type_mismatch(const nlohmann::json& document, const MessageType& type);
+
 }  // namespace k3c::api

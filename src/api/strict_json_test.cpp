@@ -78,5 +78,25 @@ TEST_CASE("unknown fields of a decoded document, list indexes in the path") {
   CHECK_FALSE(doc["spec"]["ports"][1].contains("nodeport"));
 }
 
+TEST_CASE("values of the wrong JSON type are named as Go's decoder names them") {
+  const MessageType& svc = *schemas().kind({"", "v1", "Service"});
+  CHECK(type_mismatch(nlohmann::json::parse(R"({"spec": {"type": 5}})"), svc) ==
+        "json: cannot unmarshal number into Go struct field ServiceSpec.spec.type of type string");
+  CHECK(type_mismatch(nlohmann::json::parse(R"({"spec": {"ports": [{"port": 80},
+      {"port": "x"}]}})"),
+                      svc) ==
+        "json: cannot unmarshal string into Go struct field ServicePort.spec.ports.port of type "
+        "int32");
+  CHECK(type_mismatch(nlohmann::json::parse(R"({"metadata": {"labels": {"a": 1}}})"), svc) ==
+        "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type "
+        "string");
+  CHECK(type_mismatch(nlohmann::json::parse(R"({"metadata": "x"})"), svc) ==
+        "json: cannot unmarshal string into Go struct field Service.metadata of type "
+        "v1.ObjectMeta");
+  CHECK_FALSE(type_mismatch(nlohmann::json::parse(R"({"spec": {"ports": [{"port": 80,
+      "targetPort": "http"}], "clusterIP": null}, "extra": [1]})"),
+                            svc));
+}
+
 }  // namespace
 }  // namespace k3c::api

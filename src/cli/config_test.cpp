@@ -56,9 +56,10 @@ TEST_CASE("Bad flag values name the flag and the value") {
       {{"--datastore-sync", "off"},
        "flag --datastore-sync: invalid value \"off\": expected full or normal"},
       {{"--node-name", "Edge_1"},
-       "flag --node-name: invalid value \"Edge_1\": \"Edge_1\": must "
-       "consist of lower case alphanumeric characters, '-' or '.', "
-       "and must start and end with an alphanumeric character"},
+       "flag --node-name: invalid value \"Edge_1\": \"Edge_1\": a lowercase RFC 1123 subdomain "
+       "must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+       "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
       {{"--tls-san", "bad name"},
        "flag --tls-san: invalid value \"bad name\": not an IP address or DNS name"},
       {{"--cluster-dns", "10.42.0.10"},

@@ -75,6 +75,13 @@ ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyC
     if (type && media != "application/vnd.kubernetes.protobuf")
       problems = api::unknown_fields(out.object, *type, drop);
   }
+  // A value of the wrong JSON type cannot be decoded, whatever the directive (as upstream).
+  if (const api::MessageType* any = codecs.schemas.kind(resource.gvk())) {
+    if (auto wrong = api::type_mismatch(out.object, *any)) {
+      return bad_request(resource.kind + " in version \"" + resource.version +
+                         "\" cannot be handled as a " + resource.kind + ": " + *wrong);
+    }
+  }
   if (problems.empty() || mode == FieldValidation::kIgnore) return out;
   if (mode == FieldValidation::kStrict) {
     return bad_request(resource.kind + " in version \"" + resource.version +
@@ -87,6 +94,9 @@ ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyC
 ApiResult<std::vector<std::string>> check_patched(json& object, const api::SchemaSet& schemas,
                                                   const api::Resource& resource,
                                                   FieldValidation mode) {
+  if (const api::MessageType* any = schemas.kind(resource.gvk())) {
+    if (auto wrong = api::type_mismatch(object, *any)) return bad_request(*wrong);
+  }
   const api::MessageType* type = complete_type(schemas, resource);
   if (!type) return std::vector<std::string>{};
   auto problems = api::unknown_fields(object, *type, mode != FieldValidation::kStrict);

@@ -1,6 +1,8 @@
 // Upstream-shaped error Status bodies (see api_errors.h).
 #include "roles/apiserver/api_errors.h"
 
+#include <algorithm>
+
 namespace k3c::apiserver {
 
 ApiError api_error(Code code, std::string message) {
@@ -62,12 +64,17 @@ ApiError object_modified(std::string_view group, std::string_view resource, std:
 
 ApiError invalid(std::string_view group, std::string_view kind, std::string_view name,
                  std::vector<StatusCause> causes) {
+  // As upstream's aggregate: each distinct message once, bracketed when there are several.
   std::string list;
+  std::vector<std::string> seen;
   for (const auto& c : causes) {
+    std::string one = c.field.empty() ? c.message : c.field + ": " + c.message;
+    if (std::find(seen.begin(), seen.end(), one) != seen.end()) continue;
     if (!list.empty()) list += ", ";
-    list += c.field.empty() ? c.message : c.field + ": " + c.message;
+    list += one;
+    seen.push_back(std::move(one));
   }
-  if (causes.size() > 1) list = "[" + list + "]";
+  if (seen.size() > 1) list = "[" + list + "]";
   ApiError e =
       about(Code::kInvalid, qualified_resource(group, kind) + quoted(name) + " is invalid: " + list,
             group, kind, name);

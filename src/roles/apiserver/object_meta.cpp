@@ -16,17 +16,22 @@ bool is_builtin_group(std::string_view g) {
 }
 
 // Names of most resources are DNS-1123 subdomains; a few are DNS labels; RBAC names only
-// need to be a valid path segment.
-std::string name_error(const api::Resource& r, const std::string& name) {
+// need to be a valid path segment. Each problem in upstream's words.
+std::vector<std::string> name_problems(const api::Resource& r, const std::string& name) {
   if (r.group == "rbac.authorization.k8s.io") {
     if (name == "." || name == ".." || name.find_first_of("/%") != std::string::npos) {
-      return "may not contain '/' or '%' or be '.' or '..'";
+      return {"may not contain '/' or '%' or be '.' or '..'"};
     }
-    return "";
+    return {};
   }
   bool label = r.group.empty() && (r.plural == "namespaces" || r.plural == "services");
-  Status s = label ? names::validate_dns1123_label(name) : names::validate_dns1123_subdomain(name);
-  return s.is_ok() ? "" : s.message();
+  return label ? names::dns1123_label_problems(name) : names::dns1123_subdomain_problems(name);
+}
+
+// A generateName is a name prefix: a trailing '-' is fine (upstream masks it).
+std::vector<std::string> prefix_problems(const api::Resource& r, std::string prefix) {
+  if (prefix.size() > 1 && prefix.back() == '-') prefix.back() = 'a';
+  return name_problems(r, prefix);
 }
 
 // The status a new object starts with, for resources whose status the server owns.
@@ -34,6 +39,7 @@ json initial_status(const api::Resource& r) {
   if (r.group.empty()) {
     if (r.plural == "pods") return {{"phase", "Pending"}};
     if (r.plural == "namespaces") return {{"phase", "Active"}};
+    if (r.plural == "services") return {{"loadBalancer", json::object()}};
     if (r.plural == "persistentvolumes" || r.plural == "persistentvolumeclaims") {
       return {{"phase", "Pending"}};
     }
@@ -110,8 +116,15 @@ std::optional<ApiError> check_type(json& object, const api::Resource& r) {
 std::vector<StatusCause> validate_metadata(const json& object, const api::Resource& r) {
   std::vector<StatusCause> causes;
   const json& meta = object.at("metadata");
-  std::string name = meta_string(object, "name");
-  if (std::string why = name_error(r, name); !why.empty()) {
+  const std::string name = meta_string(object, "name");
+  const std::string generate = meta_string(object, "generateName");
+  if (!generate.empty()) {
+    for (const auto& why : prefix_problems(r, generate)) {
+      causes.push_back({"FieldValueInvalid", "Invalid value: \"" + generate + "\": " + why,
+                        "metadata.generateName"});
+    }
+  }
+  for (const auto& why : name_problems(r, name)) {
     causes.push_back(
         {"FieldValueInvalid", "Invalid value: \"" + name + "\": " + why, "metadata.name"});
   }
@@ -125,9 +138,8 @@ std::vector<StatusCause> validate_metadata(const json& object, const api::Resour
     }
     size_t total = 0;
     for (auto& [k, v] : it->items()) {
-      if (Status s = names::validate_qualified_name(k); !s.is_ok()) {
-        causes.push_back(
-            {"FieldValueInvalid", "Invalid value: \"" + k + "\": " + s.message(), path});
+      for (const auto& why : names::qualified_name_problems(k)) {
+        causes.push_back({"FieldValueInvalid", "Invalid value: \"" + k + "\": " + why, path});
       }
       if (!v.is_string()) {
         causes.push_back({"FieldValueInvalid", "Invalid value: " + v.dump() + ": must be a string",
@@ -136,10 +148,9 @@ std::vector<StatusCause> validate_metadata(const json& object, const api::Resour
       }
       total += k.size() + v.get<std::string>().size();
       if (std::string_view(field) == "labels") {
-        if (Status s = names::validate_label_value(v.get<std::string>()); !s.is_ok()) {
+        for (const auto& why : names::label_value_problems(v.get<std::string>())) {
           causes.push_back({"FieldValueInvalid",
-                            "Invalid value: \"" + v.get<std::string>() + "\": " + s.message(),
-                            path});
+                            "Invalid value: \"" + v.get<std::string>() + "\": " + why, path});
         }
       }
     }

@@ -1,7 +1,7 @@
-// Per-resource rules the REST layer applies on top of the generic metadata rules: Service
-// defaults with ClusterIP and NodePort allocation and the immutable clusterIP, the TTL of
-// Events, the `default` ServiceAccount of pods. (Field defaults of every type will come from
-// the schemas; these are the rules that need cluster state.)
+// Per-resource rules the REST layer applies after the schema-driven defaults and validation
+// (admission.h): Service ClusterIP and NodePort allocation, IP families and the immutable
+// clusterIP, the TTL of Events, the `default` ServiceAccount of pods: the rules that need
+// cluster state.
 //
 // Thread-safety: every method from any thread; mu_ guards the reservations.
 #pragma once
