@@ -9,26 +9,11 @@
 #include <sstream>
 #include <thread>
 
+#include "kubectl_runner.h"
 #include "server_sandbox.h"
 
 namespace k3c {
 namespace {
-
-// The folder the kubectl on PATH resolves into holds kubectl.1.27 ... kubectl.1.33.
-std::string kubectl_dir() {
-  const char* path = getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/kubectl";
-    char resolved[PATH_MAX];
-    if (access(candidate.c_str(), X_OK) == 0 && realpath(candidate.c_str(), resolved)) {
-      std::string r(resolved);
-      return r.substr(0, r.rfind('/'));
-    }
-  }
-  return "";
-}
 
 struct Kubectl {
   const Sandbox& box;
@@ -45,7 +30,6 @@ struct Kubectl {
   }
 };
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 TEST_CASE("kubectl drives the API server") {
   const std::string dir = kubectl_dir();
@@ -83,7 +67,7 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("create -f, get, label, annotate, patch, replace, delete") {
     const std::string file = box.path("cm.yaml");
-    write(file,
+    write_file(file,
           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  labels: {app: web}\n"
           "data:\n  color: blue\n");
     auto created = kubectl({"create"}, file);
@@ -109,7 +93,7 @@ TEST_CASE("kubectl drives the API server") {
               .exit_code == 0);
     auto data = kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data.color},{.data.size}"});
     CHECK(data.out == "green,L");
-    write(file,
+    write_file(file,
           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  color: red\n");
     CHECK(kubectl({"replace"}, file).exit_code == 0);
     CHECK(kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data}"}).out ==
@@ -150,9 +134,9 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("a stale resourceVersion is a Conflict with upstream's message") {
     const std::string file = box.path("cm.yaml");
-    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
+    write_file(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
     REQUIRE(kubectl({"create"}, file).exit_code == 0);
-    write(file,
+    write_file(file,
           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  resourceVersion: \"1\"\n");
     auto stale = kubectl({"replace"}, file);
     CHECK(stale.exit_code == 1);
@@ -165,7 +149,7 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("invalid names are 422 with the field and upstream's wording") {
     const std::string file = box.path("bad.yaml");
-    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n");
+    write_file(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n");
     auto bad = kubectl({"create"}, file);
     CHECK(bad.exit_code == 1);
     CHECK_THAT(
@@ -176,7 +160,7 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("creating in a missing namespace is NotFound") {
     const std::string file = box.path("cm.yaml");
-    write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: nowhere\n");
+    write_file(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: nowhere\n");
     auto r = kubectl({"create"}, file);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("namespaces \"nowhere\" not found"));
@@ -184,7 +168,7 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("services get cluster IPs and node ports; the clusterIP is immutable") {
     const std::string file = box.path("svc.yaml");
-    write(file,
+    write_file(file,
           "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n"
           "  ports: [{port: 80, targetPort: 8080}]\n---\napiVersion: v1\nkind: Service\n"
           "metadata: {name: np}\nspec:\n  type: NodePort\n  ports: [{port: 81}]\n");
@@ -194,7 +178,7 @@ TEST_CASE("kubectl drives the API server") {
                Catch::Contains("kubernetes   ClusterIP   10.43.0.1    <none>        443/TCP"));
     CHECK_THAT(svc.out, Catch::Contains("np           NodePort    10.43."));
     CHECK_THAT(svc.out, Catch::Contains("81:30000/TCP"));
-    write(file, "apiVersion: v1\nkind: Service\nmetadata: {name: odd}\nspec:\n  type: 5\n  ports: [{port: 80}]\n");
+    write_file(file, "apiVersion: v1\nkind: Service\nmetadata: {name: odd}\nspec:\n  type: 5\n  ports: [{port: 80}]\n");
     auto odd = kubectl({"create"}, file);
     CHECK(odd.exit_code == 1);
     CHECK_THAT(odd.err, Catch::Contains("BadRequest"));
@@ -237,7 +221,7 @@ TEST_CASE("kubectl get -w streams changes until it is stopped") {
   std::this_thread::sleep_for(1s);
   Kubectl kubectl{box, dir + "/kubectl.1.33"};
   const std::string file = box.path("cm.yaml");
-  write(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\n");
+  write_file(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched\n");
   REQUIRE(kubectl({"create"}, file).exit_code == 0);
   REQUIRE(kubectl({"delete", "cm", "watched"}).exit_code == 0);
   std::this_thread::sleep_for(1s);

@@ -7,26 +7,11 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "kubectl_runner.h"
 #include "server_sandbox.h"
 
 namespace k3c {
 namespace {
-
-// The folder the kubectl on PATH resolves into holds kubectl.1.27 ... kubectl.1.33.
-std::string kubectl_dir() {
-  const char* path = getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/kubectl";
-    char resolved[PATH_MAX];
-    if (access(candidate.c_str(), X_OK) == 0 && realpath(candidate.c_str(), resolved)) {
-      std::string r(resolved);
-      return r.substr(0, r.rfind('/'));
-    }
-  }
-  return "";
-}
 
 TEST_CASE("kubectl create generators for rbac, scheduling, networking, policy, quotas, hpa") {
   const std::string dir = kubectl_dir();

@@ -42,6 +42,11 @@ struct KubectlRunner {
     for (const auto& [k, v] : extra_env) e[k] = v;
     return e;
   }
+  // The command line of `kubectl args...` (for a kubectl run as a child process).
+  std::vector<std::string> argv(std::vector<std::string> args) const {
+    args.insert(args.begin(), binary);
+    return args;
+  }
   // Runs `kubectl args... [-f file]` to its end (30 s at most).
   Finished operator()(std::vector<std::string> args, const std::string& file = "") const {
     args.insert(args.begin(), binary);

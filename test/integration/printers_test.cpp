@@ -5,7 +5,7 @@
 #include <regex>
 #include <thread>
 
-#include "kubectl.h"
+#include "kubectl_runner.h"
 
 namespace k3c {
 namespace {

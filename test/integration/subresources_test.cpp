@@ -10,26 +10,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "kubectl_runner.h"
 #include "server_sandbox.h"
 
 namespace k3c {
 namespace {
-
-// The folder the kubectl on PATH resolves into holds kubectl.1.27 ... kubectl.1.33.
-std::string kubectl_dir() {
-  const char* path = getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = dir + "/kubectl";
-    char resolved[PATH_MAX];
-    if (access(candidate.c_str(), X_OK) == 0 && realpath(candidate.c_str(), resolved)) {
-      std::string r(resolved);
-      return r.substr(0, r.rfind('/'));
-    }
-  }
-  return "";
-}
 
 struct Kubectl {
   const Sandbox& box;
@@ -54,7 +39,6 @@ struct Kubectl {
   Kubectl with_token(std::string t) const { return {box, binary, std::move(t)}; }
 };
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -119,7 +103,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(missing.err, Catch::Contains("deployments/scale.apps \"nope\" not found"));
 
     const std::string rs = box.path("rs.yaml");
-    write(rs,
+    write_file(rs,
           "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: front}\nspec:\n  replicas: 1\n"
           "  selector:\n    matchLabels: {app: front}\n    matchExpressions:\n"
           "    - {key: tier, operator: In, values: [web, edge]}\n  template:\n    metadata:\n"
@@ -134,7 +118,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(rs_scale.out, Catch::Contains(R"x("selector":"app=front,tier in (edge,web)")x"));
 
     const std::string sts = box.path("sts.yaml");
-    write(sts,
+    write_file(sts,
           "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 1\n"
           "  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n"
           "      labels: {app: db}\n    spec:\n      containers:\n      - {name: c, image: "
@@ -177,7 +161,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(garbage.err, Catch::Contains("Unauthorized"));
 
     auto review = box.path("review.json");
-    write(review,
+    write_file(review,
           R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":")" +
               token + R"("}})");
     auto reviewed =
@@ -237,7 +221,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
   SECTION("binding, eviction with a disruption budget, and the kubelet's subresources") {
     REQUIRE(kubectl({"run", "p", "--image=busybox"}).exit_code == 0);
     const std::string binding = box.path("binding.json");
-    write(
+    write_file(
         binding,
         R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p"},"target":{"kind":"Node","name":"n1"}})");
     auto bound =
@@ -267,7 +251,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
                      R"({"status":{"phase":"Running"}})"})
                 .exit_code == 0);
     const std::string pdb = box.path("pdb.yaml");
-    write(pdb,
+    write_file(pdb,
           "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\n"
           "spec:\n  minAvailable: 2\n  selector:\n    matchLabels: {run: p}\n");
     REQUIRE(kubectl({"create", "-f", pdb}).exit_code == 0);
@@ -279,7 +263,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
           .exit_code;
     };
     const std::string eviction = box.path("eviction.json");
-    write(eviction, R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},)"
+    write_file(eviction, R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},)"
                     R"("deleteOptions":{"gracePeriodSeconds":0}})");
     const std::string path = "/api/v1/namespaces/default/pods/p/eviction";
     auto unobserved = kubectl({"create", "--raw", path, "-f", eviction});
