@@ -77,7 +77,9 @@ const std::string* OpenApiV3::group_version(const std::string& path) const {
     json full = doc.skeleton;
     json& schemas = full["components"]["schemas"];
     if (builtin_) {
-      for (auto& [name, schema] : openapi_components(*builtin_, doc.kinds).items()) {
+      // Named: a range-for over a temporary's items() would outlive the temporary (C++20).
+      json components = openapi_components(*builtin_, doc.kinds);
+      for (auto& [name, schema] : components.items()) {
         if (!schemas.contains(name)) schemas[name] = std::move(schema);
       }
     }
