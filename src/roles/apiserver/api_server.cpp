@@ -4,6 +4,8 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <future>
+
 #include "api/discovery.h"
 #include "core/ids.h"
 #include "core/log.h"
@@ -66,13 +68,27 @@ Status ApiServerRole::start() {
                    pki::ensure_server_token(config_.token_path, pki.server_ca.cert_pem));
   (void)token;  // agents join with it (a later issue); it is written for them now
   ASSIGN_OR_RETURN(pki::SslContextPtr tls, pki::make_server_context(pki));
-  ASSIGN_OR_RETURN(pki::ServiceAccountKeys sa_keys,
-                   pki::ensure_service_account_keys(config_.tls_dir));
-  ASSIGN_OR_RETURN(pki::JwtSigner signer, pki::JwtSigner::from_pem(sa_keys.signing_key_pem));
-  ASSIGN_OR_RETURN(pki::JwtVerifier verifier, pki::JwtVerifier::from_pems(sa_keys.verify_key_pems));
+  // The service-account keys are made (first start: a new RSA key) or read while the rest
+  // starts; token requests wait for them.
+  std::shared_future<Result<TokenKeys>> sa_keys =
+      std::async(std::launch::async, [tls_dir = config_.tls_dir, log] {
+        auto make = [&]() -> Result<TokenKeys> {
+          ASSIGN_OR_RETURN(pki::ServiceAccountKeys keys, pki::ensure_service_account_keys(tls_dir));
+          ASSIGN_OR_RETURN(pki::JwtSigner signer, pki::JwtSigner::from_pem(keys.signing_key_pem));
+          ASSIGN_OR_RETURN(pki::JwtVerifier verifier,
+                           pki::JwtVerifier::from_pems(keys.verify_key_pems));
+          return TokenKeys{std::move(signer), std::move(verifier)};
+        };
+        Result<TokenKeys> keys = make();
+        if (!keys.is_ok()) {
+          log->error("service-account keys: {}; token requests fail until this is fixed",
+                     keys.status().message());
+        }
+        return keys;
+      }).share();
   // k3s's issuer and --api-audiences: the in-cluster API URL and the program's name.
   std::string issuer = "https://kubernetes.default.svc." + config_.cluster_domain;
-  tokens_ = std::make_unique<ServiceAccountTokens>(std::move(signer), std::move(verifier), issuer,
+  tokens_ = std::make_unique<ServiceAccountTokens>(sa_keys, issuer,
                                                    std::vector<std::string>{issuer, "k3c"}, clock_);
 
   ASSIGN_OR_RETURN(api::ResourceRegistry builtin, api::ResourceRegistry::builtin());

@@ -27,12 +27,28 @@ std::string str(const json& o, const char* key) {
 
 }  // namespace
 
+namespace {
+
+std::shared_future<Result<TokenKeys>> ready(TokenKeys keys) {
+  std::promise<Result<TokenKeys>> made;
+  made.set_value(std::move(keys));
+  return made.get_future().share();
+}
+
+}  // namespace
+
 ServiceAccountTokens::ServiceAccountTokens(pki::JwtSigner signer, pki::JwtVerifier verifier,
                                            std::string issuer,
                                            std::vector<std::string> api_audiences,
                                            const Clock& clock)
-    : signer_(std::move(signer)),
-      verifier_(std::move(verifier)),
+    : ServiceAccountTokens(ready({std::move(signer), std::move(verifier)}), std::move(issuer),
+                           std::move(api_audiences), clock) {}
+
+ServiceAccountTokens::ServiceAccountTokens(std::shared_future<Result<TokenKeys>> keys,
+                                           std::string issuer,
+                                           std::vector<std::string> api_audiences,
+                                           const Clock& clock)
+    : keys_(std::move(keys)),
       issuer_(std::move(issuer)),
       api_audiences_(std::move(api_audiences)),
       clock_(clock) {}
@@ -52,12 +68,16 @@ Result<std::string> ServiceAccountTokens::issue(TokenClaims c) const {
                  {"kubernetes.io", std::move(k8s)},
                  {"nbf", now},
                  {"sub", "system:serviceaccount:" + c.namespace_ + ":" + c.service_account}};
-  return signer_.sign(claims.dump());
+  const Result<TokenKeys>& keys = keys_.get();
+  if (!keys.is_ok()) return keys.status();
+  return keys->signer.sign(claims.dump());
 }
 
 Result<TokenClaims> ServiceAccountTokens::verify(std::string_view token,
                                                  std::vector<std::string> audiences) const {
-  ASSIGN_OR_RETURN(std::string payload, verifier_.verify(token));
+  const Result<TokenKeys>& keys = keys_.get();
+  if (!keys.is_ok()) return keys.status();
+  ASSIGN_OR_RETURN(std::string payload, keys->verifier.verify(token));
   json c = json::parse(payload, nullptr, false);
   if (!c.is_object()) return unauthorized("invalid token: the claims are not a JSON object");
   if (str(c, "iss") != issuer_) return unauthorized("invalid token: unknown issuer");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -29,12 +30,23 @@ struct TokenClaims {
   std::chrono::system_clock::time_point expires;
 };
 
+// The signing key and the keys tokens are verified with.
+struct TokenKeys {
+  pki::JwtSigner signer;
+  pki::JwtVerifier verifier;
+};
+
 class ServiceAccountTokens {
  public:
   // `issuer`: https://kubernetes.default.svc.<cluster-domain>, as k3s. `api_audiences`:
   // what tokens must be meant for to authenticate here, and the default audiences of new
   // tokens (k3s: the issuer and the program's name).
   ServiceAccountTokens(pki::JwtSigner signer, pki::JwtVerifier verifier, std::string issuer,
+                       std::vector<std::string> api_audiences, const Clock& clock);
+  // The same with keys that may still be in the making: a new RSA key takes a few hundred
+  // milliseconds, which a first start should not wait for. issue() and verify() wait for
+  // them, and fail with their error if making them failed.
+  ServiceAccountTokens(std::shared_future<Result<TokenKeys>> keys, std::string issuer,
                        std::vector<std::string> api_audiences, const Clock& clock);
 
   // A token for `claims` (credential_id is filled in when empty), valid from now until
@@ -50,8 +62,7 @@ class ServiceAccountTokens {
   const Clock& clock() const { return clock_; }
 
  private:
-  pki::JwtSigner signer_;
-  pki::JwtVerifier verifier_;
+  std::shared_future<Result<TokenKeys>> keys_;
   std::string issuer_;
   std::vector<std::string> api_audiences_;
   const Clock& clock_;
