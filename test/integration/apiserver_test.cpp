@@ -30,7 +30,6 @@ struct Kubectl {
   }
 };
 
-
 TEST_CASE("kubectl drives the API server") {
   const std::string dir = kubectl_dir();
   REQUIRE_FALSE(dir.empty());
@@ -67,9 +66,10 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("create -f, get, label, annotate, patch, replace, delete") {
     const std::string file = box.path("cm.yaml");
-    write_file(file,
-          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  labels: {app: web}\n"
-          "data:\n  color: blue\n");
+    write_file(
+        file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  labels: {app: web}\n"
+        "data:\n  color: blue\n");
     auto created = kubectl({"create"}, file);
     CHECK(created.exit_code == 0);
     CHECK(created.out == "configmap/web-config created\n");
@@ -93,8 +93,9 @@ TEST_CASE("kubectl drives the API server") {
               .exit_code == 0);
     auto data = kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data.color},{.data.size}"});
     CHECK(data.out == "green,L");
-    write_file(file,
-          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  color: red\n");
+    write_file(
+        file,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\ndata:\n  color: red\n");
     CHECK(kubectl({"replace"}, file).exit_code == 0);
     CHECK(kubectl({"get", "cm", "web-config", "-o", "jsonpath={.data}"}).out ==
           R"({"color":"red"})");
@@ -137,7 +138,7 @@ TEST_CASE("kubectl drives the API server") {
     write_file(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n");
     REQUIRE(kubectl({"create"}, file).exit_code == 0);
     write_file(file,
-          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  resourceVersion: \"1\"\n");
+               "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  resourceVersion: \"1\"\n");
     auto stale = kubectl({"replace"}, file);
     CHECK(stale.exit_code == 1);
     CHECK_THAT(stale.err,
@@ -160,7 +161,8 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("creating in a missing namespace is NotFound") {
     const std::string file = box.path("cm.yaml");
-    write_file(file, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: nowhere\n");
+    write_file(file,
+               "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: nowhere\n");
     auto r = kubectl({"create"}, file);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains("namespaces \"nowhere\" not found"));
@@ -168,17 +170,20 @@ TEST_CASE("kubectl drives the API server") {
 
   SECTION("services get cluster IPs and node ports; the clusterIP is immutable") {
     const std::string file = box.path("svc.yaml");
-    write_file(file,
-          "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n"
-          "  ports: [{port: 80, targetPort: 8080}]\n---\napiVersion: v1\nkind: Service\n"
-          "metadata: {name: np}\nspec:\n  type: NodePort\n  ports: [{port: 81}]\n");
+    write_file(
+        file,
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n"
+        "  ports: [{port: 80, targetPort: 8080}]\n---\napiVersion: v1\nkind: Service\n"
+        "metadata: {name: np}\nspec:\n  type: NodePort\n  ports: [{port: 81}]\n");
     REQUIRE(kubectl({"create"}, file).exit_code == 0);
     auto svc = kubectl({"get", "svc"});
     CHECK_THAT(svc.out,
                Catch::Contains("kubernetes   ClusterIP   10.43.0.1    <none>        443/TCP"));
     CHECK_THAT(svc.out, Catch::Contains("np           NodePort    10.43."));
     CHECK_THAT(svc.out, Catch::Contains("81:30000/TCP"));
-    write_file(file, "apiVersion: v1\nkind: Service\nmetadata: {name: odd}\nspec:\n  type: 5\n  ports: [{port: 80}]\n");
+    write_file(file,
+               "apiVersion: v1\nkind: Service\nmetadata: {name: odd}\nspec:\n  type: 5\n  ports: "
+               "[{port: 80}]\n");
     auto odd = kubectl({"create"}, file);
     CHECK(odd.exit_code == 1);
     CHECK_THAT(odd.err, Catch::Contains("BadRequest"));

@@ -80,14 +80,11 @@ void install_crd(const KubectlRunner& kubectl, const Sandbox& box) {
 }
 
 TEST_CASE("kubectl serves, validates and removes custom resources") {
-  const std::string dir = kubectl_dir();
-  REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
-  REQUIRE(server.ready == "READY=1");
-  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  KubectlSandbox session(version);
+  Sandbox& box = session.box;
+  const KubectlRunner& kubectl = session.kubectl;
   install_crd(kubectl, box);
 
   auto resources = kubectl({"api-resources", "--api-group", "stable.example.com"});

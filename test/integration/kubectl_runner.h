@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -56,6 +57,19 @@ struct KubectlRunner {
     }
     return run_to_end(args, env(), box.path("kubectl"), std::chrono::seconds(30));
   }
+};
+
+// What most kubectl tests begin with: a server of its own (agent roles off) in a fresh
+// sandbox, and kubectl `version` (e.g. "1.33") pointed at it.
+struct KubectlSandbox {
+  explicit KubectlSandbox(const std::string& version)
+      : server(box, {"--disable-agent"}), kubectl{box, kubectl_dir() + "/kubectl." + version} {
+    REQUIRE_FALSE(kubectl_dir().empty());
+    REQUIRE(server.ready == "READY=1");
+  }
+  Sandbox box;
+  RunningServer server;
+  KubectlRunner kubectl;
 };
 
 inline void write_file(const std::string& path, const std::string& text) {

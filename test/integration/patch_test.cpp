@@ -22,14 +22,11 @@ std::string deployment(const std::string& image, const std::string& labels, cons
 }
 
 TEST_CASE("strategic merge patch through kubectl") {
-  const std::string dir = kubectl_dir();
-  REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
-  REQUIRE(server.ready == "READY=1");
-  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  KubectlSandbox session(version);
+  Sandbox& box = session.box;
+  const KubectlRunner& kubectl = session.kubectl;
   auto get = [&](const std::string& jsonpath) {
     return kubectl({"get", "deploy", "web", "-o", "jsonpath=" + jsonpath}).out;
   };
@@ -127,14 +124,11 @@ TEST_CASE("strategic merge patch through kubectl") {
 }
 
 TEST_CASE("server-side apply through kubectl") {
-  const std::string dir = kubectl_dir();
-  REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
-  REQUIRE(server.ready == "READY=1");
-  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  KubectlSandbox session(version);
+  Sandbox& box = session.box;
+  const KubectlRunner& kubectl = session.kubectl;
   auto data = [&] { return kubectl({"get", "cm", "settings", "-o", "jsonpath={.data}"}).out; };
   auto managed = [&] {
     return kubectl({"get", "cm", "settings", "-o", "yaml", "--show-managed-fields"}).out;

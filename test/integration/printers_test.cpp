@@ -173,14 +173,11 @@ void check_get(const KubectlRunner& kubectl, std::vector<std::string> args,
 }
 
 TEST_CASE("kubectl get prints upstream's columns for each kind") {
-  const std::string dir = kubectl_dir();
-  REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
-  REQUIRE(server.ready == "READY=1");
-  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  KubectlSandbox session(version);
+  Sandbox& box = session.box;
+  const KubectlRunner& kubectl = session.kubectl;
   const std::string file = box.path("objects.yaml");
   write_file(file, kManifest);
   auto applied = kubectl({"apply", "-f", file});
@@ -251,14 +248,11 @@ bool any_line_matches(const std::vector<std::string>& lines, const std::string& 
 }
 
 TEST_CASE("kubectl get -w prints watch events in the table's columns") {
-  const std::string dir = kubectl_dir();
-  REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
-  REQUIRE(server.ready == "READY=1");
-  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  KubectlSandbox session(version);
+  Sandbox& box = session.box;
+  const KubectlRunner& kubectl = session.kubectl;
   const std::string pod = box.path("pod.yaml");
   auto pod_yaml = [](const std::string& name) {
     return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +

@@ -39,7 +39,6 @@ struct Kubectl {
   Kubectl with_token(std::string t) const { return {box, binary, std::move(t)}; }
 };
 
-
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
@@ -103,12 +102,13 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(missing.err, Catch::Contains("deployments/scale.apps \"nope\" not found"));
 
     const std::string rs = box.path("rs.yaml");
-    write_file(rs,
-          "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: front}\nspec:\n  replicas: 1\n"
-          "  selector:\n    matchLabels: {app: front}\n    matchExpressions:\n"
-          "    - {key: tier, operator: In, values: [web, edge]}\n  template:\n    metadata:\n"
-          "      labels: {app: front, tier: web}\n    spec:\n      containers:\n"
-          "      - {name: c, image: busybox}\n");
+    write_file(
+        rs,
+        "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: front}\nspec:\n  replicas: 1\n"
+        "  selector:\n    matchLabels: {app: front}\n    matchExpressions:\n"
+        "    - {key: tier, operator: In, values: [web, edge]}\n  template:\n    metadata:\n"
+        "      labels: {app: front, tier: web}\n    spec:\n      containers:\n"
+        "      - {name: c, image: busybox}\n");
     REQUIRE(kubectl({"create", "-f", rs}).exit_code == 0);
     CHECK(kubectl({"scale", "rs", "front", "--replicas=2"}).out ==
           "replicaset.apps/front scaled\n");
@@ -118,11 +118,12 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(rs_scale.out, Catch::Contains(R"x("selector":"app=front,tier in (edge,web)")x"));
 
     const std::string sts = box.path("sts.yaml");
-    write_file(sts,
-          "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 1\n"
-          "  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n"
-          "      labels: {app: db}\n    spec:\n      containers:\n      - {name: c, image: "
-          "busybox}\n");
+    write_file(
+        sts,
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 1\n"
+        "  serviceName: db\n  selector:\n    matchLabels: {app: db}\n  template:\n    metadata:\n"
+        "      labels: {app: db}\n    spec:\n      containers:\n      - {name: c, image: "
+        "busybox}\n");
     REQUIRE(kubectl({"create", "-f", sts}).exit_code == 0);
     CHECK(kubectl({"scale", "statefulset", "db", "--replicas=4"}).out ==
           "statefulset.apps/db scaled\n");
@@ -161,9 +162,10 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(garbage.err, Catch::Contains("Unauthorized"));
 
     auto review = box.path("review.json");
-    write_file(review,
-          R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":")" +
-              token + R"("}})");
+    write_file(
+        review,
+        R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":")" +
+            token + R"("}})");
     auto reviewed =
         kubectl({"create", "--raw", "/apis/authentication.k8s.io/v1/tokenreviews", "-f", review});
     CHECK(reviewed.exit_code == 0);
@@ -252,8 +254,8 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
                 .exit_code == 0);
     const std::string pdb = box.path("pdb.yaml");
     write_file(pdb,
-          "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\n"
-          "spec:\n  minAvailable: 2\n  selector:\n    matchLabels: {run: p}\n");
+               "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\n"
+               "spec:\n  minAvailable: 2\n  selector:\n    matchLabels: {run: p}\n");
     REQUIRE(kubectl({"create", "-f", pdb}).exit_code == 0);
     auto set_allowed = [&](int n) {
       return kubectl({"patch", "pdb", "pdb", "--subresource=status", "--type=merge", "-p",
@@ -264,7 +266,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     };
     const std::string eviction = box.path("eviction.json");
     write_file(eviction, R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"},)"
-                    R"("deleteOptions":{"gracePeriodSeconds":0}})");
+                         R"("deleteOptions":{"gracePeriodSeconds":0}})");
     const std::string path = "/api/v1/namespaces/default/pods/p/eviction";
     auto unobserved = kubectl({"create", "--raw", path, "-f", eviction});
     CHECK(unobserved.exit_code == 1);

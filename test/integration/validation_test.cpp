@@ -16,14 +16,11 @@ std::string deployment(const std::string& name, const std::string& selector_app,
 }
 
 TEST_CASE("kubectl meets upstream's defaults, validation and field validation") {
-  const std::string dir = kubectl_dir();
-  REQUIRE_FALSE(dir.empty());
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
-  REQUIRE(server.ready == "READY=1");
-  KubectlRunner kubectl{box, dir + "/kubectl." + version};
+  KubectlSandbox session(version);
+  Sandbox& box = session.box;
+  const KubectlRunner& kubectl = session.kubectl;
   const std::string file = box.path("obj.yaml");
 
   // Defaults, as `kubectl get -o yaml` shows them on a real cluster.
