@@ -237,6 +237,7 @@ Status components_from(const Lookup& in, ServerConfig& config) {
   config.disabled = std::set<std::string>(disabled.begin(), disabled.end());
   ASSIGN_OR_RETURN(config.disable_agent, in.flag("disable-agent"));
   ASSIGN_OR_RETURN(config.disable_scheduler, in.flag("disable-scheduler"));
+  ASSIGN_OR_RETURN(config.disable_controller_manager, in.flag("disable-controller-manager"));
   ASSIGN_OR_RETURN(config.disable_kube_proxy, in.flag("disable-kube-proxy"));
   ASSIGN_OR_RETURN(config.disable_network_policy, in.flag("disable-network-policy"));
   return Status::ok();

@@ -57,6 +57,7 @@ struct ServerConfig {
   std::set<std::string> disabled;  // packaged components not to deploy
   bool disable_agent = false;
   bool disable_scheduler = false;
+  bool disable_controller_manager = false;
   bool disable_kube_proxy = false;
   bool disable_network_policy = false;
 };

@@ -62,6 +62,8 @@ constexpr std::array kFlags = {
              "Run only the control plane, no node on this machine"},
     FlagSpec{"disable-scheduler", "", K::kBool, "Components", "", "", "", S, no,
              "Do not run the scheduler"},
+    FlagSpec{"disable-controller-manager", "", K::kBool, "Components", "", "", "", S, no,
+             "Do not run the controller manager"},
     FlagSpec{"disable-kube-proxy", "", K::kBool, "Components", "", "", "", S, no,
              "Do not run the service proxy"},
     FlagSpec{"disable-network-policy", "", K::kBool, "Components", "", "", "", S, no,

@@ -5,11 +5,13 @@
 
 #include "cli/data_dir.h"
 #include "cli/store_role.h"
+#include "core/ids.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
 #include "core/sd_notify.h"
 #include "core/signals.h"
 #include "roles/apiserver/api_server.h"
+#include "roles/controllers/controller_manager.h"
 
 namespace k3c::cli {
 namespace {
@@ -55,7 +57,15 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
   auto store = std::make_shared<StoreRole>(store_options(config));
   auto apiserver = std::make_shared<apiserver::ApiServerRole>(apiserver_config(config),
                                                               [store] { return store->store(); });
-  return {store, apiserver};
+  std::vector<std::shared_ptr<Role>> roles = {store, apiserver};
+  if (!config.disable_controller_manager) {
+    controllers::ControllerManagerConfig cm;
+    cm.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
+    cm.root_ca_pem = [apiserver] { return apiserver->server_ca_pem(); };
+    cm.identity = host_name() + "_" + new_uuid();
+    roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));
+  }
+  return roles;
 }
 
 }  // namespace
@@ -63,7 +73,6 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
 std::vector<std::string> roles_not_built(const ServerConfig& config) {
   std::vector<std::string> names;
   if (!config.disable_scheduler) names.push_back("scheduler");
-  names.push_back("controller-manager");
   if (!config.disable_agent) {
     for (const char* worker : {"runtime", "network", "kubelet"}) names.push_back(worker);
     if (!config.disable_kube_proxy) names.push_back("proxy");
@@ -96,7 +105,8 @@ int run_server(const ServerConfig& config, const Environment& env) {
     return 1;
   }
   logger->info("running roles: {}", joined(runner.running()));
-  logger->warn("not a complete cluster yet: roles not built: {}", joined(roles_not_built(config)));
+  if (auto missing = roles_not_built(config); !missing.empty())
+    logger->warn("not a complete cluster yet: roles not built: {}", joined(missing));
   notify(env, "READY=1", logger);
 
   (*signals)->stop_requested().wait();

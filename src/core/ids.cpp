@@ -1,6 +1,8 @@
 // UUIDs, name suffixes and RFC 3339 time (see ids.h).
 #include "core/ids.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -90,6 +92,12 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
   std::time_t tt = timegm(&tm) - offset;
   return std::chrono::system_clock::from_time_t(tt) +
          std::chrono::duration_cast<std::chrono::system_clock::duration>(frac);
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == 0) return "localhost";
+  return buf;
 }
 
 }  // namespace k3c

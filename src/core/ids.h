@@ -11,6 +11,8 @@ namespace k3c {
 
 // "0b2d5a4e-8f3c-4b1a-9d2e-7c6f5e4d3c2b". Thread-safe.
 std::string new_uuid();
+// This machine's host name (gethostname), "localhost" when it has none.
+std::string host_name();
 // Five characters from upstream's alphabet (no vowels, no confusable digits). Thread-safe.
 std::string random_name_suffix();
 // "2026-11-29T15:04:05Z" (seconds, UTC), as metav1.Time serializes.

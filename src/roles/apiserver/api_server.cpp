@@ -51,6 +51,8 @@ ApiServerRole::~ApiServerRole() { stop(); }
 
 uint16_t ApiServerRole::port() const { return server_ ? server_->port() : 0; }
 
+http::Response ApiServerRole::handle(http::Request& request) { return router_->handle(request); }
+
 Status ApiServerRole::start() {
   auto log = log::for_role("apiserver");
   store::Store* store = store_();
@@ -64,6 +66,7 @@ Status ApiServerRole::start() {
   pki_options.clock = &clock_;
   ASSIGN_OR_RETURN(pki::ServerPki pki, pki::ensure_server_pki(pki_options));
   for (const auto& action : pki.actions) log->info("tls: {}", action);
+  server_ca_pem_ = pki.server_ca.cert_pem;
   ASSIGN_OR_RETURN(std::string token,
                    pki::ensure_server_token(config_.token_path, pki.server_ca.cert_pem));
   (void)token;  // agents join with it (a later issue); it is written for them now

@@ -14,6 +14,7 @@
 
 #include "core/clock.h"
 #include "core/lifecycle.h"
+#include "http/http.h"
 #include "store/store.h"
 
 namespace k3c::http {
@@ -65,6 +66,11 @@ class ApiServerRole final : public Role {
   bool ready() const override { return ready_; }
   // The bound port (useful with port 0 in tests).
   uint16_t port() const;
+  // The handler chain for in-process clients (client/in_process_client.h); valid once
+  // ready() and until stop().
+  http::Response handle(http::Request& request);
+  // The cluster CA certificate (PEM) clients verify the API server with.
+  const std::string& server_ca_pem() const { return server_ca_pem_; }
 
  private:
   Status bootstrap_objects();
@@ -83,6 +89,7 @@ class ApiServerRole final : public Role {
   std::unique_ptr<CrdController> crds_;
   std::unique_ptr<Router> router_;
   std::unique_ptr<http::HttpsServer> server_;
+  std::string server_ca_pem_;
   std::atomic<bool> ready_{false};
 };
 

@@ -271,6 +271,17 @@ ApiResult<json> prepare_update(json object, const json& old, const api::Resource
     result["metadata"].erase("resourceVersion");
     return result;
   }
+  if (info.subresource == "finalize") {
+    // A namespace's /finalize changes only its spec finalizers (the namespace controller
+    // removes "kubernetes" once the namespace is empty).
+    json result = old;
+    json finalizers = json::array();
+    if (auto s = object.find("spec"); s != object.end() && s->is_object())
+      finalizers = s->value("finalizers", json::array());
+    result["spec"]["finalizers"] = finalizers;
+    result["metadata"].erase("resourceVersion");
+    return result;
+  }
   if (server_owns_status(r) || (r.group.empty() && r.plural == "nodes")) {
     if (old.contains("status")) {
       object["status"] = old["status"];

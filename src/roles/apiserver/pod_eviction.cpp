@@ -7,6 +7,7 @@
 // DeleteOptions.
 #include "core/ids.h"
 #include "core/selector.h"
+#include "api/object_selectors.h"
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/content.h"
 
@@ -31,57 +32,6 @@ bool pod_ready(const json& pod) {
     if (c.is_object() && c.value("type", "") == "Ready") return c.value("status", "") == "True";
   }
   return false;
-}
-
-// A budget's metav1.LabelSelector; nullopt for a missing, empty or malformed one, which
-// selects nothing (upstream: "it should match nothing, not everything").
-std::optional<LabelSelector> to_selector(const json& s) {
-  using Op = LabelSelector::Op;
-  if (!s.is_object()) return std::nullopt;
-  std::vector<LabelSelector::Requirement> reqs;
-  if (s.contains("matchLabels") && s["matchLabels"].is_object()) {
-    for (auto& [k, v] : s["matchLabels"].items()) {
-      if (!v.is_string()) return std::nullopt;
-      reqs.push_back({k, Op::kEquals, {v.get<std::string>()}});
-    }
-  }
-  if (s.contains("matchExpressions") && s["matchExpressions"].is_array()) {
-    for (const auto& e : s["matchExpressions"]) {
-      if (!e.is_object()) return std::nullopt;
-      std::vector<std::string> values;
-      if (e.contains("values") && e["values"].is_array()) {
-        for (const auto& v : e["values"]) {
-          if (v.is_string()) values.push_back(v.get<std::string>());
-        }
-      }
-      std::string op = e.value("operator", "");
-      Op o;
-      if (op == "In")
-        o = Op::kIn;
-      else if (op == "NotIn")
-        o = Op::kNotIn;
-      else if (op == "Exists")
-        o = Op::kExists;
-      else if (op == "DoesNotExist")
-        o = Op::kDoesNotExist;
-      else
-        return std::nullopt;
-      reqs.push_back({e.value("key", ""), o, std::move(values)});
-    }
-  }
-  if (reqs.empty()) return std::nullopt;
-  return LabelSelector::from_requirements(std::move(reqs));
-}
-
-Labels labels_of(const json& pod) {
-  Labels l;
-  const json& labels = pod["metadata"].value("labels", json::object());
-  if (labels.is_object()) {
-    for (auto& [k, v] : labels.items()) {
-      if (v.is_string()) l[k] = v.get<std::string>();
-    }
-  }
-  return l;
 }
 
 ApiError too_many_requests(const std::string& cause, int retry_after) {
@@ -131,12 +81,12 @@ http::Response Actions::evict(const Call& c) {
   in_namespace.prefix = budgets->storage_prefix + "/" + c.info.namespace_ + "/";
   auto listed = cache_.list(in_namespace, 0, "", 0);
   if (!listed.is_ok()) return error_response(from_status(listed.status()));
-  Labels labels = labels_of(pod);
+  Labels labels = api::labels_of(pod);
   std::vector<std::string> matching;
   for (const auto& item : listed->items) {
     json pdb = json::parse(item->json, nullptr, false);
     if (!pdb.is_object()) continue;
-    auto selector = to_selector(pdb.value("spec", json::object()).value("selector", json()));
+    auto selector = api::label_selector_of(pdb.value("spec", json::object()).value("selector", json()));
     if (selector && selector->matches(labels)) matching.push_back(item->name);
   }
   if (matching.size() > 1) {

@@ -73,8 +73,10 @@ class Rest {
     int64_t revision;
   };
   std::variant<Current, http::Response> read_current(const Call& call);
-  http::Response write_updated(const Call& call, nlohmann::json updated, int64_t revision,
-                               int status);
+  // Stores an update of `current` (read at `revision`); the update that removes the last
+  // finalizer of an object marked for deletion deletes it instead.
+  http::Response write_updated(const Call& call, nlohmann::json updated,
+                               const nlohmann::json& current, int64_t revision, int status);
   http::Response finish_delete(const Call& call, const Current& current);
   // Stores a new object; `applied`: it comes from server-side apply with its managedFields.
   http::Response create_object(const Call& call, nlohmann::json object, bool applied,

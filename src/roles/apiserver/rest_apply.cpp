@@ -121,7 +121,7 @@ http::Response Rest::apply(const Call& c) {
     if (updated.value() == old || dry_run(c.request)) {
       return json_response(200, make_cached("", std::move(updated.value()), revision).json);
     }
-    auto r = write_updated(c, std::move(updated.value()), revision, 200);
+    auto r = write_updated(c, std::move(updated.value()), live, revision, 200);
     if (r.status == 409 && precondition.empty()) continue;  // lost a race: apply again
     return r;
   }

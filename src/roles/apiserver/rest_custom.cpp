@@ -178,7 +178,7 @@ http::Response Rest::custom_scale(const Call& c) {
     }
     json& meta = updated["metadata"];
     meta["generation"] = meta.value("generation", 0) + 1;
-    auto written = write_updated(c, std::move(updated), current.revision, 200);
+    auto written = write_updated(c, std::move(updated), current.object, current.revision, 200);
     if (written.status == 409 && rv.empty()) continue;
     if (written.status != 200) return written;
     json stored = json::parse(written.body, nullptr, false);

@@ -120,13 +120,33 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
   return respond(201, make_cached(key, std::move(object), created->mod_revision).json);
 }
 
-http::Response Rest::write_updated(const Call& c, json updated, int64_t revision, int status) {
+namespace {
+
+bool has_finalizers(const json& object) {
+  auto m = object.find("metadata");
+  if (m == object.end() || !m->is_object()) return false;
+  auto f = m->find("finalizers");
+  return f != m->end() && f->is_array() && !f->empty();
+}
+
+// Upstream's rule: an object marked for deletion is removed by the update that takes away
+// its last finalizer (not by any other update: a terminating pod or namespace without
+// finalizers waits for its kubelet or controller to delete it again).
+bool finalized_by_update(const json& updated, const json& current) {
+  auto meta = updated.find("metadata");
+  if (meta == updated.end() || !meta->contains("deletionTimestamp")) return false;
+  // A graceful deletion (a pod on a node) still waits for its kubelet.
+  auto grace = meta->find("deletionGracePeriodSeconds");
+  if (grace != meta->end() && grace->is_number() && grace->get<int64_t>() != 0) return false;
+  return !has_finalizers(updated) && has_finalizers(current);
+}
+
+}  // namespace
+
+http::Response Rest::write_updated(const Call& c, json updated, const json& current,
+                                   int64_t revision, int status) {
   std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
-  const json& meta = updated["metadata"];
-  // An object marked for deletion whose last finalizer is gone is deleted now.
-  bool finalized = meta.contains("deletionTimestamp") &&
-                   (!meta.contains("finalizers") || meta["finalizers"].empty());
-  if (finalized) {
+  if (finalized_by_update(updated, current)) {
     auto removed = store_.remove(key, revision);
     if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
     return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json);
@@ -171,7 +191,7 @@ http::Response Rest::update(const Call& c) {
       add_warnings(r, decoded.value().warnings);
       return r;
     }
-    auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    auto r = write_updated(c, std::move(updated.value()), current.object, current.revision, 200);
     add_warnings(r, decoded.value().warnings);
     // Lost a race with another writer: retry unless the client asked for this revision.
     if (r.status == 409 && precondition.empty()) continue;
@@ -249,7 +269,7 @@ http::Response Rest::patch(const Call& c) {
       add_warnings(r, warnings.value());
       return r;
     }
-    auto r = write_updated(c, std::move(updated.value()), current.revision, 200);
+    auto r = write_updated(c, std::move(updated.value()), current.object, current.revision, 200);
     add_warnings(r, warnings.value());
     // Lost a race: patch the new state (a pinned resourceVersion then fails the check above).
     if (r.status == 409) continue;
@@ -331,7 +351,13 @@ http::Response Rest::remove(const Call& c) {
     if (graceful_pod && grace < 0)
       grace = updated["spec"].value("terminationGracePeriodSeconds", int64_t{30});
     if (graceful_pod && grace == 0) graceful_pod = false;
-    if (finalizers.empty() && !is_namespace && !graceful_pod) return finish_delete(c, current);
+    // A terminating namespace goes once the namespace controller has emptied it and removed
+    // its spec finalizers (through /finalize), then deletes it again.
+    bool namespace_finalized = is_namespace && m.contains("deletionTimestamp") &&
+                               (!updated["spec"].contains("finalizers") ||
+                                updated["spec"]["finalizers"].empty());
+    if (finalizers.empty() && (!is_namespace || namespace_finalized) && !graceful_pod)
+      return finish_delete(c, current);
     // Marked, not removed: the finalizers' owners (or the kubelet, or the namespace
     // controller) finish the deletion.
     if (!m.contains("deletionTimestamp")) {

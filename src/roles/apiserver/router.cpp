@@ -169,7 +169,8 @@ http::Response Router::resource(const ApiSnapshot& api, const http::Request& req
     return not_implemented(qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");
   }
-  if (!info.subresource.empty() && info.subresource != "status") {
+  if (!info.subresource.empty() && info.subresource != "status" &&
+      info.subresource != "finalize") {
     return not_implemented("the " + info.subresource + " subresource of " +
                            qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");

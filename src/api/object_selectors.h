@@ -1,0 +1,21 @@
+// Selectors and labels as objects carry them: metav1.LabelSelector (matchLabels +
+// matchExpressions) and metadata.labels, turned into core's LabelSelector and Labels.
+#pragma once
+
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/selector.h"
+
+namespace k3c::api {
+
+// A metav1.LabelSelector. nullopt for a missing, empty or malformed one: upstream's
+// controllers and budgets treat those as selecting nothing, not everything.
+std::optional<LabelSelector> label_selector_of(const nlohmann::json& selector);
+// A plain map selector (ReplicationController, Service spec.selector); nullopt when empty.
+std::optional<LabelSelector> map_selector_of(const nlohmann::json& selector);
+// The object's metadata.labels.
+Labels labels_of(const nlohmann::json& object);
+
+}  // namespace k3c::api

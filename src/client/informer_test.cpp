@@ -1,0 +1,170 @@
+// The informer against a fake handler chain: list, watch events, resume and relist on 410.
+#include "client/informer.h"
+
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "client/in_process_client.h"
+
+namespace k3c::client {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+json pod(const std::string& name, int rv, const std::string& node = "") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", name},
+            {"namespace", "default"},
+            {"resourceVersion", std::to_string(rv)},
+            {"managedFields", json::array({{{"manager", "kubectl"}}})}}},
+          {"spec", {{"nodeName", node}}}};
+}
+
+// A watch body whose lines the test pushes.
+class FakeStream final : public http::BodyStream {
+ public:
+  void set_wake(std::function<void()> wake) override {
+    std::lock_guard lock(mu_);
+    wake_ = std::move(wake);
+  }
+  Chunk poll() override {
+    std::lock_guard lock(mu_);
+    Chunk c;
+    while (!lines_.empty()) {
+      c.append(lines_.front() + "\n");
+      lines_.pop_front();
+    }
+    c.ended = ended_;
+    return c;
+  }
+  void cancel() override {}
+  void push(const json& event, bool end = false) {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      lines_.push_back(event.dump());
+      ended_ = end;
+      wake = wake_;
+    }
+    if (wake) wake();
+  }
+
+ private:
+  std::mutex mu_;
+  std::function<void()> wake_;
+  std::deque<std::string> lines_;
+  bool ended_ = false;
+};
+
+struct FakeApi {
+  std::mutex mu;
+  std::condition_variable cv;
+  json items = json::array();
+  std::string list_rv = "10";
+  std::vector<std::string> watch_targets;
+  std::shared_ptr<FakeStream> stream;
+  int lists = 0;
+
+  http::Response handle(http::Request& r) {
+    std::unique_lock lock(mu);
+    http::Response out;
+    if (r.param("watch")) {
+      watch_targets.push_back(r.target);
+      stream = std::make_shared<FakeStream>();
+      out.stream = stream;
+      cv.notify_all();
+      return out;
+    }
+    ++lists;
+    out.body =
+        json{{"kind", "PodList"}, {"metadata", {{"resourceVersion", list_rv}}}, {"items", items}}
+            .dump();
+    return out;
+  }
+  std::shared_ptr<FakeStream> wait_watch(size_t n) {
+    std::unique_lock lock(mu);
+    REQUIRE(cv.wait_for(lock, 5s, [&] { return watch_targets.size() >= n; }));
+    return stream;
+  }
+};
+
+template <typename F>
+bool eventually(F f) {
+  for (int i = 0; i < 500; ++i) {
+    if (f()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return false;
+}
+
+TEST_CASE("an informer lists, watches, indexes and relists after 410") {
+  FakeApi api;
+  api.items = json::array({pod("a", 5, "n1"), pod("b", 6, "n2")});
+  InProcessClient client([&](http::Request& r) { return api.handle(r); }, {});
+  Informer informer(client, resources::kPods);
+  informer.add_index("node", [](const json& o) {
+    return std::vector<std::string>{o["spec"].value("nodeName", "")};
+  });
+  std::mutex mu;
+  std::vector<std::string> seen;
+  informer.add_handler({[&](const ObjectPtr& o) {
+                          std::lock_guard lock(mu);
+                          seen.push_back("add " + key_of(*o));
+                        },
+                        [&](const ObjectPtr&, const ObjectPtr& o) {
+                          std::lock_guard lock(mu);
+                          seen.push_back("update " + key_of(*o));
+                        },
+                        [&](const ObjectPtr& o) {
+                          std::lock_guard lock(mu);
+                          seen.push_back("delete " + key_of(*o));
+                        }});
+  informer.start();
+  REQUIRE(informer.wait_synced(5s));
+  CHECK(informer.size() == 2);
+  CHECK_FALSE(informer.get("default/a")->at("metadata").contains("managedFields"));
+  CHECK(informer.by_index("node", "n2").size() == 1);
+
+  auto stream = api.wait_watch(1);
+  CHECK(api.watch_targets[0].find("resourceVersion=10") != std::string::npos);
+  stream->push({{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}});
+  stream->push({{"type", "DELETED"}, {"object", pod("b", 12, "n2")}});
+  stream->push({{"type", "BOOKMARK"},
+                {"object", {{"kind", "Pod"}, {"metadata", {{"resourceVersion", "13"}}}}}});
+  REQUIRE(eventually([&] { return informer.size() == 1; }));
+  CHECK(informer.by_index("node", "n2").size() == 1);
+  CHECK(informer.by_index("node", "n1").empty());
+
+  // The watch ends: the informer resumes from the last version it saw.
+  stream->push({{"type", "BOOKMARK"},
+                {"object", {{"kind", "Pod"}, {"metadata", {{"resourceVersion", "14"}}}}}},
+               true);
+  stream = api.wait_watch(2);
+  CHECK(api.watch_targets[1].find("resourceVersion=14") != std::string::npos);
+  CHECK(api.lists == 1);
+
+  // 410: relist, which finds c instead of a.
+  {
+    std::lock_guard lock(api.mu);
+    api.items = json::array({pod("c", 20)});
+    api.list_rv = "20";
+  }
+  stream->push(
+      {{"type", "ERROR"}, {"object", {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}}}});
+  api.wait_watch(3);
+  CHECK(api.lists == 2);
+  CHECK(informer.size() == 1);
+  CHECK(informer.get("default/c"));
+  informer.stop();
+  std::lock_guard lock(mu);
+  CHECK(seen == std::vector<std::string>{"add default/a", "add default/b", "update default/a",
+                                         "delete default/b", "delete default/a", "add default/c"});
+}
+
+}  // namespace
+}  // namespace k3c::client

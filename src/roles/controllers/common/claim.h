@@ -1,0 +1,29 @@
+// Ownership as upstream's ControllerRefManager: an owner claims the objects its selector
+// matches. Objects it controls that stopped matching are released (our reference removed);
+// matching orphans are adopted (a controller reference added) unless owner or object is
+// being deleted. ReplicaSets claim pods, Deployments claim ReplicaSets.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "client/client.h"
+#include "client/informer.h"
+#include "core/selector.h"
+
+namespace k3c::controllers {
+
+struct ClaimTarget {
+  const client::ResourceId& resource;  // of the claimed objects
+  std::string owner_api_version;
+  std::string owner_kind;
+};
+
+// `candidates`: the objects of the owner's namespace. Returns those the owner controls
+// afterwards (adopted ones as the API returned them).
+Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const ClaimTarget& target,
+                                             const nlohmann::json& owner,
+                                             const std::optional<LabelSelector>& selector,
+                                             std::vector<client::ObjectPtr> candidates);
+
+}  // namespace k3c::controllers

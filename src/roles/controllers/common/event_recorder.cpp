@@ -1,0 +1,108 @@
+#include "roles/controllers/common/event_recorder.h"
+
+#include <cstdio>
+
+#include "core/ids.h"
+#include "roles/controllers/common/objects.h"
+
+namespace k3c::controllers {
+
+namespace {
+constexpr size_t kQueueLimit = 1000;
+constexpr auto kAggregateWindow = std::chrono::minutes(10);
+}  // namespace
+
+EventRecorder::EventRecorder(client::Client& client, std::string component, const Clock& clock)
+    : client_(client), component_(std::move(component)), clock_(clock) {
+  thread_ = std::thread([this] { run(); });
+}
+
+EventRecorder::~EventRecorder() { stop(); }
+
+void EventRecorder::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+size_t EventRecorder::dropped() const {
+  std::lock_guard lock(mu_);
+  return dropped_;
+}
+
+void EventRecorder::record(const json& object, const std::string& type, const std::string& reason,
+                           const std::string& message, const std::string& source) {
+  json involved = {{"apiVersion", object.value("apiVersion", "")},
+                   {"kind", object.value("kind", "")},
+                   {"name", name_of(object)},
+                   {"uid", uid_of(object)},
+                   {"resourceVersion", meta_str(object, "resourceVersion")}};
+  std::string ns = namespace_of(object);
+  if (!ns.empty()) involved["namespace"] = ns;
+  std::lock_guard lock(mu_);
+  if (stopping_) return;
+  if (queue_.size() >= kQueueLimit) {
+    ++dropped_;
+    return;
+  }
+  queue_.push_back({std::move(involved), ns.empty() ? "default" : ns, type, reason, message,
+                    source.empty() ? component_ : source});
+  cv_.notify_one();
+}
+
+void EventRecorder::run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping and drained
+    Pending e = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    write(e);
+    lock.lock();
+  }
+}
+
+void EventRecorder::write(const Pending& e) {
+  std::string now = rfc3339(clock_.wall_now());
+  std::string id = e.involved.value("uid", "") + "\n" + e.reason + "\n" + e.message;
+  auto& seen = seen_[id];
+  if (seen.count > 0 && clock_.now() - seen.at < kAggregateWindow) {
+    json patch = {{"count", seen.count + 1}, {"lastTimestamp", now}};
+    if (client::patch(client_, client::resources::kEvents, e.ns, seen.name,
+                      "application/merge-patch+json", patch)
+            .is_ok()) {
+      ++seen.count;
+      seen.at = clock_.now();
+      return;
+    }
+  }
+  // Upstream names events <object>.<hex nanoseconds>.
+  char suffix[20];
+  std::snprintf(suffix, sizeof suffix, "%llx",
+                static_cast<unsigned long long>(clock_.wall_now().time_since_epoch() /
+                                                std::chrono::nanoseconds(1)));
+  std::string name = e.involved.value("name", "") + "." + suffix;
+  json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"name", name}, {"namespace", e.ns}}},
+                {"involvedObject", e.involved},
+                {"reason", e.reason},
+                {"message", e.message},
+                {"type", e.type},
+                {"source", {{"component", e.source}}},
+                {"reportingComponent", e.source},
+                {"reportingInstance", ""},
+                {"firstTimestamp", now},
+                {"lastTimestamp", now},
+                {"count", 1}};
+  if (client::create(client_, client::resources::kEvents, e.ns, event).is_ok()) {
+    seen = {name, 1, clock_.now(), now};
+  }
+  if (seen_.size() > 4096) seen_.clear();  // bounded; aggregation is best effort
+}
+
+}  // namespace k3c::controllers

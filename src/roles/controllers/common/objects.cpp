@@ -1,0 +1,116 @@
+#include "roles/controllers/common/objects.h"
+
+namespace k3c::controllers {
+
+namespace {
+const json& empty_array() {
+  static const json kEmpty = json::array();
+  return kEmpty;
+}
+const json* meta_of(const json& o) {
+  if (!o.is_object()) return nullptr;
+  auto m = o.find("metadata");
+  return m != o.end() && m->is_object() ? &*m : nullptr;
+}
+}  // namespace
+
+const std::string& meta_str(const json& object, const char* field) {
+  static const std::string kEmpty;
+  const json* m = meta_of(object);
+  if (!m) return kEmpty;
+  auto f = m->find(field);
+  return f != m->end() && f->is_string() ? f->get_ref<const std::string&>() : kEmpty;
+}
+
+bool being_deleted(const json& object) {
+  const json* m = meta_of(object);
+  return m && m->contains("deletionTimestamp") && !(*m)["deletionTimestamp"].is_null();
+}
+
+bool has_finalizer(const json& object, std::string_view finalizer) {
+  const json* m = meta_of(object);
+  if (!m) return false;
+  auto f = m->find("finalizers");
+  if (f == m->end() || !f->is_array()) return false;
+  for (const auto& v : *f) {
+    if (v.is_string() && v.get_ref<const std::string&>() == finalizer) return true;
+  }
+  return false;
+}
+
+const json& owner_refs(const json& object) {
+  const json* m = meta_of(object);
+  if (!m) return empty_array();
+  auto r = m->find("ownerReferences");
+  return r != m->end() && r->is_array() ? *r : empty_array();
+}
+
+const json* controller_ref(const json& object) {
+  for (const auto& ref : owner_refs(object)) {
+    if (ref.is_object() && ref.value("controller", false)) return &ref;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> owner_uids(const json& object) {
+  std::vector<std::string> out;
+  for (const auto& ref : owner_refs(object)) {
+    if (ref.is_object()) out.push_back(ref.value("uid", ""));
+  }
+  return out;
+}
+
+json controller_ref_to(const json& owner, const std::string& api_version, const std::string& kind) {
+  return {{"apiVersion", api_version}, {"kind", kind},       {"name", name_of(owner)},
+          {"uid", uid_of(owner)},      {"controller", true}, {"blockOwnerDeletion", true}};
+}
+
+std::string condition_status(const json& object, std::string_view type) {
+  auto s = object.find("status");
+  if (s == object.end() || !s->is_object()) return "";
+  auto c = s->find("conditions");
+  if (c == s->end() || !c->is_array()) return "";
+  for (const auto& cond : *c) {
+    if (cond.is_object() && cond.value("type", "") == type) return cond.value("status", "");
+  }
+  return "";
+}
+
+bool set_condition(json& status, const std::string& type, const std::string& value,
+                   const std::string& reason, const std::string& message, const std::string& now,
+                   bool with_update_time) {
+  json& conditions = status["conditions"];
+  if (!conditions.is_array()) conditions = json::array();
+  for (auto& c : conditions) {
+    if (!c.is_object() || c.value("type", "") != type) continue;
+    bool same = c.value("status", "") == value && c.value("reason", "") == reason &&
+                c.value("message", "") == message;
+    if (same) return false;
+    if (c.value("status", "") != value) c["lastTransitionTime"] = now;
+    c["status"] = value;
+    c["reason"] = reason;
+    c["message"] = message;
+    if (with_update_time) c["lastUpdateTime"] = now;
+    return true;
+  }
+  json c = {{"type", type},
+            {"status", value},
+            {"reason", reason},
+            {"message", message},
+            {"lastTransitionTime", now}};
+  if (with_update_time) c["lastUpdateTime"] = now;
+  conditions.push_back(std::move(c));
+  return true;
+}
+
+bool pod_active(const json& pod) {
+  if (being_deleted(pod)) return false;
+  auto s = pod.find("status");
+  if (s == pod.end() || !s->is_object()) return true;
+  std::string phase = s->value("phase", "");
+  return phase != "Succeeded" && phase != "Failed";
+}
+
+bool pod_ready(const json& pod) { return condition_status(pod, "Ready") == "True"; }
+
+}  // namespace k3c::controllers

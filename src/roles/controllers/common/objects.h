@@ -1,0 +1,42 @@
+// Small readers and makers of object metadata the controllers share: names, uids,
+// ownerReferences, conditions, deletion marks. Tolerant of malformed objects (a missing or
+// mistyped field reads as empty), since informer caches hold whatever the API stored.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace k3c::controllers {
+
+using nlohmann::json;
+
+const std::string& meta_str(const json& object, const char* field);
+inline const std::string& name_of(const json& o) { return meta_str(o, "name"); }
+inline const std::string& namespace_of(const json& o) { return meta_str(o, "namespace"); }
+inline const std::string& uid_of(const json& o) { return meta_str(o, "uid"); }
+bool being_deleted(const json& object);
+bool has_finalizer(const json& object, std::string_view finalizer);
+
+// The object's ownerReferences (an empty array when there are none).
+const json& owner_refs(const json& object);
+// The ownerReference with controller=true, or nullptr.
+const json* controller_ref(const json& object);
+// uids of every owner, for "dependents of" indexes.
+std::vector<std::string> owner_uids(const json& object);
+// The reference a controller puts on what it creates: controller and blockOwnerDeletion true.
+json controller_ref_to(const json& owner, const std::string& api_version, const std::string& kind);
+
+// The status of condition `type` in status.conditions ("" when absent).
+std::string condition_status(const json& object, std::string_view type);
+// Sets condition `type` in `status` (an object with "conditions"), keeping
+// lastTransitionTime when the status does not change. Returns true when anything changed.
+bool set_condition(json& status, const std::string& type, const std::string& value,
+                   const std::string& reason, const std::string& message, const std::string& now,
+                   bool with_update_time = false);
+
+// A pod that counts as running or about to run (not Succeeded/Failed, not being deleted).
+bool pod_active(const json& pod);
+bool pod_ready(const json& pod);
+
+}  // namespace k3c::controllers

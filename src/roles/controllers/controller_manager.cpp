@@ -1,0 +1,103 @@
+#include "roles/controllers/controller_manager.h"
+
+#include "client/in_process_client.h"
+#include "client/leader_election.h"
+#include "core/ids.h"
+#include "core/log.h"
+#include "roles/controllers/common/context.h"
+#include "roles/controllers/common/controller.h"
+#include "roles/controllers/deployment/deployment_controller.h"
+#include "roles/controllers/garbagecollector/garbage_collector.h"
+#include "roles/controllers/namespace/namespace_controller.h"
+#include "roles/controllers/replicaset/replica_set_controller.h"
+#include "roles/controllers/serviceaccount/service_account_controller.h"
+
+namespace k3c::controllers {
+
+std::string ControllerContext::now() const { return rfc3339(clock.wall_now()); }
+
+ControllerManagerRole::ControllerManagerRole(ControllerManagerConfig config, const Clock& clock)
+    : config_(std::move(config)), clock_(clock) {}
+
+ControllerManagerRole::~ControllerManagerRole() { stop(); }
+
+Status ControllerManagerRole::start() {
+  // Until RBAC exists the controllers' identity carries system:masters (upstream binds
+  // system:kube-controller-manager to the roles it needs).
+  http::PeerIdentity identity{"system:kube-controller-manager",
+                              {"system:masters", "system:authenticated"}};
+  client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
+  client::LeaderElectionConfig election;
+  election.lease_name = "kube-controller-manager";
+  election.identity = config_.identity;
+  election.on_started_leading = [this] { start_controllers(); };
+  election.on_stopped_leading = [this] { stop_controllers(); };
+  elector_ = std::make_unique<client::LeaderElector>(*client_, election, clock_);
+  elector_->start();
+  ready_ = true;
+  return Status::ok();
+}
+
+void ControllerManagerRole::start_controllers() {
+  std::lock_guard lock(mu_);
+  if (!controllers_.empty()) return;
+  auto logger = log::for_role("controller-manager");
+  informers_ = std::make_unique<InformerSet>(*client_);
+  events_ = std::make_unique<EventRecorder>(*client_, "controller-manager", clock_);
+  context_ = std::unique_ptr<ControllerContext>(
+      new ControllerContext{*client_, *informers_, *events_, clock_,
+                            config_.root_ca_pem ? config_.root_ca_pem() : std::string()});
+  struct Started {
+    std::unique_ptr<Controller> controller;
+    int workers;
+  };
+  std::vector<Started> started;
+  started.push_back({std::make_unique<ServiceAccountController>(*context_),
+                     config_.concurrent_serviceaccount_syncs});
+  started.push_back(
+      {std::make_unique<NamespaceController>(*context_), config_.concurrent_namespace_syncs});
+  started.push_back({std::make_unique<GarbageCollector>(*context_), config_.concurrent_gc_syncs});
+  started.push_back({std::make_unique<ReplicaSetController>(*context_, replica_set_flavour()),
+                     config_.concurrent_replicaset_syncs});
+  started.push_back(
+      {std::make_unique<ReplicaSetController>(*context_, replication_controller_flavour()),
+       config_.concurrent_replicaset_syncs});
+  started.push_back(
+      {std::make_unique<DeploymentController>(*context_), config_.concurrent_deployment_syncs});
+  informers_->start_all();
+  // Workers start once the caches are filled: deciding on a half-listed cache would create
+  // what already exists. Queued keys wait meanwhile.
+  if (!informers_->wait_synced(std::chrono::seconds(30))) {
+    logger->warn("informers not synced after 30 s; starting the controllers anyway");
+  }
+  std::vector<std::string> names;
+  for (auto& s : started) {
+    s.controller->run(s.workers);
+    names.push_back(s.controller->name());
+    controllers_.push_back(std::move(s.controller));
+  }
+  std::string joined;
+  for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+  logger->info("controllers running: {}", joined);
+}
+
+void ControllerManagerRole::stop_controllers() {
+  std::lock_guard lock(mu_);
+  for (auto& c : controllers_) c->stop();
+  if (informers_) informers_->stop_all();
+  if (events_) events_->stop();
+  controllers_.clear();
+  context_.reset();
+  events_.reset();
+  informers_.reset();
+}
+
+void ControllerManagerRole::stop() {
+  if (elector_) elector_->stop();  // releases the lease and stops the controllers
+  stop_controllers();
+  elector_.reset();
+  client_.reset();
+  ready_ = false;
+}
+
+}  // namespace k3c::controllers

@@ -1,0 +1,293 @@
+#include "roles/controllers/replicaset/replica_set_controller.h"
+
+#include <algorithm>
+#include <future>
+
+#include "api/object_selectors.h"
+#include "core/ids.h"
+#include "roles/controllers/common/claim.h"
+#include "roles/controllers/common/objects.h"
+
+namespace k3c::controllers {
+
+ReplicaFlavour replica_set_flavour() {
+  return {client::resources::kReplicaSets, "apps/v1", "ReplicaSet", false};
+}
+ReplicaFlavour replication_controller_flavour() {
+  return {client::resources::kReplicationControllers, "v1", "ReplicationController", true};
+}
+
+namespace {
+
+constexpr int kBurst = 500;       // pods created or deleted per reconcile, as upstream
+constexpr int kMaxParallel = 32;  // requests in flight in one slow-start batch
+
+int64_t replicas_of(const json& owner) {
+  const json& spec = owner.value("spec", json::object());
+  auto r = spec.find("replicas");
+  return r != spec.end() && r->is_number_integer() ? r->get<int64_t>() : 1;
+}
+
+std::string phase_of(const json& pod) {
+  return pod.value("status", json::object()).value("phase", "");
+}
+
+int restarts_of(const json& pod) {
+  int most = 0;
+  for (const auto& c : pod.value("status", json::object()).value("containerStatuses", json())) {
+    if (c.is_object()) most = std::max(most, c.value("restartCount", 0));
+  }
+  return most;
+}
+
+std::string ready_since(const json& pod) {
+  for (const auto& c : pod.value("status", json::object()).value("conditions", json())) {
+    if (c.is_object() && c.value("type", "") == "Ready" && c.value("status", "") == "True")
+      return c.value("lastTransitionTime", "");
+  }
+  return "";
+}
+
+}  // namespace
+
+ReplicaSetController::ReplicaSetController(ControllerContext& ctx, ReplicaFlavour flavour)
+    : Controller(flavour.resource.plural == "replicasets" ? "replicaset" : "replicationcontroller"),
+      ctx_(ctx),
+      flavour_(std::move(flavour)),
+      event_source_(flavour_.map_selector ? "replication-controller" : "replicaset-controller"),
+      owners_(ctx.informers.informer(flavour_.resource)),
+      pods_(ctx.informers.informer(client::resources::kPods)),
+      expectations_(ctx.clock) {
+  auto owner_changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
+  owners_.add_handler(
+      {owner_changed, [=](auto&, auto& o) { owner_changed(o); },
+       [this](const client::ObjectPtr& o) { expectations_.forget(client::key_of(*o)); }});
+  pods_.add_handler(
+      {[this](const client::ObjectPtr& pod) {
+         if (const json* ref = controller_ref(*pod);
+             ref && ref->value("kind", "") == flavour_.kind) {
+           expectations_.creation_observed(namespace_of(*pod) + "/" + ref->value("name", ""));
+         }
+         pod_changed(pod);
+       },
+       [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
+         const json* a = controller_ref(*old);
+         const json* b = controller_ref(*now);
+         if (a && (!b || *a != *b)) enqueue_owner_of(*old);
+         pod_changed(now);
+       },
+       [this](const client::ObjectPtr& pod) {
+         if (const json* ref = controller_ref(*pod);
+             ref && ref->value("kind", "") == flavour_.kind) {
+           expectations_.deletion_observed(namespace_of(*pod) + "/" + ref->value("name", ""));
+         }
+         enqueue_owner_of(*pod);
+       }});
+}
+
+void ReplicaSetController::enqueue_owner_of(const json& pod) {
+  const json* ref = controller_ref(pod);
+  if (!ref || ref->value("kind", "") != flavour_.kind) return;
+  enqueue(namespace_of(pod) + "/" + ref->value("name", ""));
+}
+
+void ReplicaSetController::pod_changed(const client::ObjectPtr& pod) {
+  if (controller_ref(*pod)) return enqueue_owner_of(*pod);
+  // An orphan: every owner whose selector matches may adopt it.
+  Labels labels = api::labels_of(*pod);
+  for (const auto& owner : owners_.in_namespace(namespace_of(*pod))) {
+    auto selector = selector_of(*owner);
+    if (selector && selector->matches(labels)) enqueue(client::key_of(*owner));
+  }
+}
+
+std::optional<LabelSelector> ReplicaSetController::selector_of(const json& owner) const {
+  const json& spec = owner.value("spec", json::object());
+  if (flavour_.map_selector) {
+    // An RC without a selector selects its template's labels (defaulted by the API).
+    return api::map_selector_of(spec.value("selector", json::object()));
+  }
+  return api::label_selector_of(spec.value("selector", json()));
+}
+
+Status ReplicaSetController::reconcile(const std::string& key) {
+  auto owner = owners_.get(key);
+  if (!owner) {
+    expectations_.forget(key);
+    return Status::ok();
+  }
+  ASSIGN_OR_RETURN(auto owned, claim_pods(*owner));
+  std::vector<client::ObjectPtr> active;
+  for (auto& pod : owned) {
+    if (pod_active(*pod)) active.push_back(std::move(pod));
+  }
+  Status managed;
+  if (expectations_.satisfied(key) && !being_deleted(*owner)) {
+    managed = manage(key, *owner, active);
+  }
+  RETURN_IF_ERROR(update_status(*owner, active, managed));
+  return managed;
+}
+
+Result<std::vector<client::ObjectPtr>> ReplicaSetController::claim_pods(const json& owner) {
+  return claim(ctx_.client, {client::resources::kPods, flavour_.api_version, flavour_.kind}, owner,
+               selector_of(owner), pods_.in_namespace(namespace_of(owner)));
+}
+
+void ReplicaSetController::rank_for_deletion(std::vector<client::ObjectPtr>& pods) {
+  auto phase_rank = [](const json& pod) {
+    std::string phase = phase_of(pod);
+    if (phase == "Pending" || phase.empty()) return 0;
+    if (phase == "Unknown") return 1;
+    return 2;
+  };
+  std::stable_sort(pods.begin(), pods.end(), [&](const auto& a, const auto& b) {
+    bool a_bound = !a->value("spec", json::object()).value("nodeName", "").empty();
+    bool b_bound = !b->value("spec", json::object()).value("nodeName", "").empty();
+    if (a_bound != b_bound) return !a_bound;
+    if (phase_rank(*a) != phase_rank(*b)) return phase_rank(*a) < phase_rank(*b);
+    if (pod_ready(*a) != pod_ready(*b)) return !pod_ready(*a);
+    std::string ra = ready_since(*a), rb = ready_since(*b);
+    if (ra != rb) return ra > rb;  // ready more recently first
+    if (restarts_of(*a) != restarts_of(*b)) return restarts_of(*a) > restarts_of(*b);
+    return meta_str(*a, "creationTimestamp") > meta_str(*b, "creationTimestamp");
+  });
+}
+
+Status ReplicaSetController::manage(const std::string& key, const json& owner,
+                                    const std::vector<client::ObjectPtr>& active) {
+  int64_t diff = static_cast<int64_t>(active.size()) - replicas_of(owner);
+  if (diff < 0) {
+    return create_pods(key, owner, static_cast<int>(std::min<int64_t>(-diff, kBurst)));
+  }
+  if (diff == 0) return Status::ok();
+  int count = static_cast<int>(std::min<int64_t>(diff, kBurst));
+  std::vector<client::ObjectPtr> victims = active;
+  rank_for_deletion(victims);
+  victims.resize(count);
+  expectations_.expect(key, 0, count);
+  Status first_error;
+  for (const auto& pod : victims) {
+    client::DeleteOptions options;
+    options.precondition_uid = uid_of(*pod);
+    Status s = client::remove(ctx_.client, client::resources::kPods, namespace_of(*pod),
+                              name_of(*pod), options);
+    if (s.is_ok()) {
+      ctx_.events.record(owner, "Normal", "SuccessfulDelete", "Deleted pod: " + name_of(*pod),
+                         event_source_);
+      continue;
+    }
+    expectations_.deletion_observed(key);  // will not be observed
+    if (s.code() == Code::kNotFound) continue;
+    ctx_.events.record(owner, "Warning", "FailedDelete", "Error deleting: " + s.message(),
+                       event_source_);
+    if (first_error.is_ok()) first_error = s;
+  }
+  return first_error;
+}
+
+Status ReplicaSetController::create_pods(const std::string& key, const json& owner, int count) {
+  const json& tmpl = owner.value("spec", json::object()).value("template", json::object());
+  const json& tmeta = tmpl.value("metadata", json::object());
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  json& meta = pod["metadata"];
+  meta["generateName"] = name_of(owner) + "-";
+  meta["namespace"] = namespace_of(owner);
+  for (const char* field : {"labels", "annotations", "finalizers"}) {
+    if (tmeta.contains(field)) meta[field] = tmeta[field];
+  }
+  meta["ownerReferences"] =
+      json::array({controller_ref_to(owner, flavour_.api_version, flavour_.kind)});
+  pod["spec"] = tmpl.value("spec", json::object());
+  expectations_.expect(key, count, 0);
+  // Slow start as upstream: batches of 1, 2, 4, ... so a pod spec the API refuses costs one
+  // request, not hundreds.
+  int done = 0;
+  for (int batch = 1; done < count; batch = std::min(batch * 2, kMaxParallel)) {
+    int n = std::min(batch, count - done);
+    std::vector<std::future<Result<json>>> calls;
+    for (int i = 0; i < n; ++i) {
+      calls.push_back(std::async(std::launch::async, [&] {
+        return client::create(ctx_.client, client::resources::kPods, namespace_of(owner), pod);
+      }));
+    }
+    Status failed;
+    for (auto& call : calls) {
+      auto created = call.get();
+      if (created.is_ok()) {
+        ctx_.events.record(owner, "Normal", "SuccessfulCreate", "Created pod: " + name_of(*created),
+                           event_source_);
+      } else {
+        expectations_.creation_observed(key);
+        if (failed.is_ok()) failed = created.status();
+      }
+    }
+    done += n;
+    if (!failed.is_ok()) {
+      // The rest of this round is skipped: no longer expected.
+      expectations_.lower(key, count - done, 0);
+      ctx_.events.record(owner, "Warning", "FailedCreate", "Error creating: " + failed.message(),
+                         event_source_);
+      return failed;
+    }
+  }
+  return Status::ok();
+}
+
+Status ReplicaSetController::update_status(const json& owner,
+                                           const std::vector<client::ObjectPtr>& active,
+                                           const Status& manage_error) {
+  const json& spec = owner.value("spec", json::object());
+  int64_t min_ready = spec.value("minReadySeconds", int64_t{0});
+  Labels template_labels = api::labels_of(spec.value("template", json::object()));
+  auto now = ctx_.clock.wall_now();
+  int64_t fully_labeled = 0, ready = 0, available = 0;
+  std::optional<std::chrono::seconds> recheck;
+  for (const auto& pod : active) {
+    Labels labels = api::labels_of(*pod);
+    if (std::all_of(template_labels.begin(), template_labels.end(), [&](const auto& kv) {
+          auto it = labels.find(kv.first);
+          return it != labels.end() && it->second == kv.second;
+        })) {
+      ++fully_labeled;
+    }
+    if (!pod_ready(*pod)) continue;
+    ++ready;
+    auto since = parse_rfc3339(ready_since(*pod));
+    if (min_ready == 0 || (since && *since + std::chrono::seconds(min_ready) <= now)) {
+      ++available;
+    } else {
+      recheck = std::chrono::seconds(min_ready);
+    }
+  }
+  json status = owner.value("status", json::object());
+  json old_status = status;
+  status["replicas"] = static_cast<int64_t>(active.size());
+  status["fullyLabeledReplicas"] = fully_labeled;
+  status["readyReplicas"] = ready;
+  status["availableReplicas"] = available;
+  status["observedGeneration"] = owner["metadata"].value("generation", int64_t{1});
+  for (const char* zero_omitted : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"}) {
+    if (status[zero_omitted] == 0) status.erase(zero_omitted);
+  }
+  if (!manage_error.is_ok() && manage_error.code() != Code::kConflict) {
+    set_condition(status, "ReplicaFailure", "True", "FailedCreate", manage_error.message(),
+                  ctx_.now());
+  } else if (manage_error.is_ok() && status.contains("conditions")) {
+    json kept = json::array();
+    for (const auto& c : status["conditions"]) {
+      if (c.value("type", "") != "ReplicaFailure") kept.push_back(c);
+    }
+    status["conditions"] = kept;
+    if (kept.empty()) status.erase("conditions");
+  }
+  if (recheck) enqueue_after(client::key_of(owner), *recheck);
+  if (status == old_status) return Status::ok();
+  json updated = owner;
+  updated["status"] = status;
+  auto written = client::update(ctx_.client, flavour_.resource, updated, "status");
+  if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
+  return Status::ok();
+}
+
+}  // namespace k3c::controllers
