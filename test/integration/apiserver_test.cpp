@@ -36,7 +36,7 @@ TEST_CASE("kubectl drives the API server") {
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
   Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
+  RunningServer server(box, {"--disable-agent", "--disable-controller-manager"});
   REQUIRE(server.ready == "READY=1");
   Kubectl kubectl{box, dir + "/kubectl." + version};
 
@@ -217,7 +217,7 @@ TEST_CASE("kubectl drives the API server") {
 TEST_CASE("kubectl get -w streams changes until it is stopped") {
   const std::string dir = kubectl_dir();
   Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
+  RunningServer server(box, {"--disable-agent", "--disable-controller-manager"});
   REQUIRE(server.ready == "READY=1");
   std::map<std::string, std::string> env = box.env();
   env["KUBECONFIG"] = box.kubeconfig();

@@ -50,7 +50,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
   Sandbox box;
-  RunningServer server(box, {"--disable-agent"});
+  RunningServer server(box, {"--disable-agent", "--disable-controller-manager"});
   REQUIRE(server.ready == "READY=1");
   Kubectl kubectl{box, dir + "/kubectl." + version, ""};
 

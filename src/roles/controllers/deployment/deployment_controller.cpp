@@ -145,7 +145,9 @@ Status DeploymentController::find_or_create_new(Rollout& r) {
     json& annotations = updated["metadata"]["annotations"];
     if (!annotations.is_object()) annotations = json::object();
     if (revision_of(r.new_rs) <= max_old) annotations[kRevision] = revision;
-    for (auto& [k, v] : copied_annotations(r.deployment).items()) annotations[k] = v;
+    // Named first: a range-for over a temporary's items() reads freed memory.
+    json copied = copied_annotations(r.deployment);
+    for (auto it = copied.begin(); it != copied.end(); ++it) annotations[it.key()] = it.value();
     if (updated == r.new_rs) return Status::ok();
     ASSIGN_OR_RETURN(r.new_rs,
                      client::update(ctx_.client, client::resources::kReplicaSets, updated));
