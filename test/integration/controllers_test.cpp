@@ -1,0 +1,204 @@
+// The controller manager driven by the real kubectl: deployments roll out, roll back and
+// scale; delete propagation leaves what upstream leaves; namespaces empty and go; every
+// namespace gets its default ServiceAccount and root CA ConfigMap.
+//
+// There is no kubelet yet (nor hollow nodes): `mark_ready` plays the kubelet's part by
+// reporting each pod Running and Ready through the status subresource, as a kubelet would.
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <thread>
+
+#include "kubectl_runner.h"
+
+namespace k3c {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+// Reports every pod not yet ready as Running and Ready.
+void mark_ready(const KubectlRunner& kubectl, const std::string& ns = "default") {
+  auto pods = kubectl({"get", "pods", "-n", ns, "-o",
+                       "jsonpath={range .items[?(@.status.phase!=\"Running\")]}{.metadata.name}"
+                       "{\"\\n\"}{end}"});
+  for (const auto& pod : lines(pods.out)) {
+    kubectl({"patch", "pod", pod, "-n", ns, "--subresource=status", "--type=merge", "-p",
+             R"({"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True",)"
+             R"("lastTransitionTime":"2026-01-01T00:00:00Z"}]}})"});
+  }
+}
+
+// Waits for `done` while playing the kubelet; false after 20 s.
+template <typename F>
+bool converge(const KubectlRunner& kubectl, F done) {
+  for (int i = 0; i < 80; ++i) {
+    if (done()) return true;
+    mark_ready(kubectl);
+    std::this_thread::sleep_for(250ms);
+  }
+  return done();
+}
+
+int count(const KubectlRunner& kubectl, const std::vector<std::string>& args) {
+  std::vector<std::string> a = {"get"};
+  a.insert(a.end(), args.begin(), args.end());
+  a.insert(a.end(), {"-o", "name"});
+  return static_cast<int>(lines(kubectl(a).out).size());
+}
+
+TEST_CASE("deployments roll out, roll back and scale through kubectl") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  KubectlSandbox session(version);
+  const KubectlRunner& kubectl = session.kubectl;
+
+  REQUIRE(kubectl({"create", "deployment", "web", "--image=busybox:1", "--replicas=4"}).exit_code ==
+          0);
+  REQUIRE(converge(kubectl, [&] { return count(kubectl, {"pods"}) == 4; }));
+  REQUIRE(converge(kubectl, [&] {
+    return kubectl({"rollout", "status", "deploy/web", "--timeout=1s"}).exit_code == 0;
+  }));
+  CHECK(kubectl({"rollout", "status", "deploy/web"}).out ==
+        "deployment \"web\" successfully rolled out\n");
+  auto table = kubectl({"get", "deploy", "web", "--no-headers"});
+  CHECK_THAT(table.out, Catch::StartsWith("web   4/4   4     4     "));
+  CHECK(count(kubectl, {"rs"}) == 1);
+  CHECK(count(kubectl, {"sa", "default"}) == 1);
+  CHECK(count(kubectl, {"cm", "kube-root-ca.crt"}) == 1);
+
+  SECTION("a new image rolls out within maxSurge and maxUnavailable, then undo") {
+    REQUIRE(kubectl({"set", "image", "deploy/web", "busybox=busybox:2"}).exit_code == 0);
+    // 4 replicas, 25%/25%: never more than 5 pods, never fewer than 3 available.
+    bool rolled = false;
+    for (int i = 0; i < 80 && !rolled; ++i) {
+      auto pods = lines(kubectl({"get", "pods", "-o", "name"}).out);
+      CHECK(pods.size() <= 5);
+      auto available =
+          kubectl({"get", "deploy", "web", "-o", "jsonpath={.status.availableReplicas}"});
+      CHECK(std::stoi(available.out.empty() ? "0" : available.out) >= 3);
+      rolled = kubectl({"rollout", "status", "deploy/web", "--timeout=1s"}).exit_code == 0;
+      mark_ready(kubectl);
+      std::this_thread::sleep_for(250ms);
+    }
+    REQUIRE(rolled);
+    CHECK(kubectl({"get", "deploy", "web", "-o",
+                   "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}"})
+              .out == "2");
+    auto history = kubectl({"rollout", "history", "deploy/web"});
+    CHECK_THAT(history.out, Catch::Contains("REVISION  CHANGE-CAUSE\n1         <none>\n2"));
+    auto describe = kubectl({"describe", "deploy", "web"});
+    CHECK_THAT(describe.out, Catch::Contains("deployment-controller  Scaled up replica set web-"));
+
+    REQUIRE(kubectl({"rollout", "undo", "deploy/web"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] {
+      return kubectl({"rollout", "status", "deploy/web", "--timeout=1s"}).exit_code == 0;
+    }));
+    CHECK(kubectl(
+              {"get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"})
+              .out == "busybox:1");
+    // The first ReplicaSet came back as revision 3: still two sets, no third.
+    CHECK(count(kubectl, {"rs"}) == 2);
+    CHECK_THAT(kubectl({"rollout", "history", "deploy/web"}).out,
+               Catch::Contains("2         <none>\n3         <none>"));
+  }
+
+  SECTION("scale up and down") {
+    REQUIRE(kubectl({"scale", "deploy/web", "--replicas=6"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] { return count(kubectl, {"pods"}) == 6; }));
+    REQUIRE(kubectl({"scale", "deploy/web", "--replicas=2"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] { return count(kubectl, {"pods"}) == 2; }));
+    REQUIRE(converge(kubectl, [&] {
+      return kubectl({"get", "deploy", "web", "-o", "jsonpath={.status.replicas}"}).out == "2";
+    }));
+  }
+
+  SECTION("pause and resume") {
+    REQUIRE(kubectl({"rollout", "pause", "deploy/web"}).exit_code == 0);
+    REQUIRE(kubectl({"set", "image", "deploy/web", "busybox=busybox:3"}).exit_code == 0);
+    std::this_thread::sleep_for(1s);
+    CHECK(count(kubectl, {"rs"}) == 1);
+    REQUIRE(kubectl({"rollout", "resume", "deploy/web"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] {
+      return kubectl({"rollout", "status", "deploy/web", "--timeout=1s"}).exit_code == 0;
+    }));
+    CHECK(count(kubectl, {"rs"}) == 2);
+  }
+}
+
+TEST_CASE("delete propagation and namespace deletion through kubectl") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  KubectlSandbox session(version);
+  const KubectlRunner& kubectl = session.kubectl;
+  for (const char* name : {"bg", "fg", "orphan"}) {
+    REQUIRE(kubectl({"create", "deployment", name, "--image=busybox", "--replicas=2"}).exit_code ==
+            0);
+  }
+  REQUIRE(converge(kubectl, [&] { return count(kubectl, {"pods"}) == 6; }));
+  auto pods_of = [&](const std::string& app) {
+    return count(kubectl, {"pods", "-l", "app=" + app});
+  };
+
+  SECTION("background: the deployment goes, then its ReplicaSet and pods") {
+    REQUIRE(kubectl({"delete", "deploy", "bg"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] { return pods_of("bg") == 0; }));
+    CHECK(count(kubectl, {"rs", "-l", "app=bg"}) == 0);
+  }
+  SECTION("foreground: the deployment waits for its dependents") {
+    auto deleted = kubectl({"delete", "deploy", "fg", "--cascade=foreground"});
+    REQUIRE(deleted.exit_code == 0);
+    CHECK(pods_of("fg") == 0);
+    CHECK(count(kubectl, {"rs", "-l", "app=fg"}) == 0);
+    CHECK(kubectl({"get", "deploy", "fg"}).exit_code == 1);
+  }
+  SECTION("orphan: the ReplicaSet and pods stay, without the owner reference") {
+    REQUIRE(kubectl({"delete", "deploy", "orphan", "--cascade=orphan"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] { return kubectl({"get", "deploy", "orphan"}).exit_code == 1; }));
+    CHECK(pods_of("orphan") == 2);
+    CHECK(kubectl({"get", "rs", "-l", "app=orphan", "-o",
+                   "jsonpath={.items[0].metadata.ownerReferences}"})
+              .out == "");
+  }
+  SECTION("a namespace empties and goes; a new one gets its account and CA") {
+    REQUIRE(kubectl({"create", "namespace", "scratch"}).exit_code == 0);
+    REQUIRE(converge(kubectl, [&] { return count(kubectl, {"sa", "-n", "scratch"}) == 1; }));
+    CHECK(count(kubectl, {"cm", "kube-root-ca.crt", "-n", "scratch"}) == 1);
+    REQUIRE(kubectl({"create", "deployment", "x", "-n", "scratch", "--image=busybox"}).exit_code ==
+            0);
+    REQUIRE(kubectl({"create", "configmap", "c", "-n", "scratch"}).exit_code == 0);
+    auto deleted = kubectl({"delete", "namespace", "scratch"});
+    CHECK(deleted.exit_code == 0);
+    CHECK(deleted.out == "namespace \"scratch\" deleted\n");
+    CHECK(kubectl({"get", "namespace", "scratch"}).exit_code == 1);
+  }
+}
+
+TEST_CASE("a ReplicationController keeps its pods") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  write_file(session.box.path("rc.yaml"),
+             "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: rc}\n"
+             "spec:\n  replicas: 3\n  template:\n    metadata: {labels: {app: rc}}\n"
+             "    spec: {containers: [{name: c, image: busybox}]}\n");
+  REQUIRE(kubectl({"apply", "-f", session.box.path("rc.yaml")}).exit_code == 0);
+  REQUIRE(converge(kubectl, [&] { return count(kubectl, {"pods", "-l", "app=rc"}) == 3; }));
+  auto victim = lines(kubectl({"get", "pods", "-l", "app=rc", "-o", "name"}).out).at(0);
+  REQUIRE(kubectl({"delete", victim, "--wait=false"}).exit_code == 0);
+  REQUIRE(converge(kubectl, [&] {
+    return count(kubectl, {"pods", "-l", "app=rc"}) == 3 && kubectl({"get", victim}).exit_code == 1;
+  }));
+  REQUIRE(converge(kubectl, [&] {
+    return kubectl({"get", "rc", "rc", "-o", "jsonpath={.status.readyReplicas}"}).out == "3";
+  }));
+}
+
+}  // namespace
+}  // namespace k3c
