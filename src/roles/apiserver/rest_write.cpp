@@ -2,6 +2,7 @@
 #include "api/patch.h"
 #include "api/strategic_merge.h"
 #include "core/ids.h"
+#include "roles/apiserver/service_account_admission.h"
 #include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
@@ -93,6 +94,8 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
+  if (c.resource.group.empty() && c.resource.plural == "pods" && !c.custom)
+    admit_pod_service_account(cache_, c.info.namespace_, object);
   if (auto e = default_and_validate(object, nullptr, *schemas_, c.resource))
     return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
