@@ -156,6 +156,9 @@ TEST_CASE("A whiteout removes a lower file or directory; other files stay") {
   CHECK_FALSE(tree.exists("a/.wh.x"));
   CHECK(tree.read("a/y") == "y");
   CHECK_FALSE(tree.exists("b"));
+  // A whiteout of something that never existed changes nothing (no directory is made).
+  REQUIRE(tree.apply({file("nowhere/.wh.x", "")}).is_ok());
+  CHECK_FALSE(tree.exists("nowhere"));
 }
 
 TEST_CASE("An opaque directory hides lower content but keeps its own layer's") {

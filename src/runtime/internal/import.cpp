@@ -1,6 +1,8 @@
 // Verifying and committing planned images (see import.h).
 #include "runtime/internal/import.h"
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "runtime/files.h"
@@ -117,6 +119,7 @@ Result<std::string> read_staged(StagedArchive& staged, const std::string& path, 
 }
 
 Result<std::vector<ImageRecord>> import_tarball(const std::string& path, const BlobStore& blobs) {
+  if (access(path.c_str(), R_OK) != 0) return errno_status(path, errno);
   ASSIGN_OR_RETURN(StagedArchive staged, stage_archive(path, blobs));
   Result<std::vector<PlannedImage>> plans = error(Code::kInvalid, "");
   if (staged.small_file("oci-layout") != nullptr && staged.small_file("index.json") != nullptr) {

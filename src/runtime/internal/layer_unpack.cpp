@@ -91,12 +91,15 @@ Status LayerApplier::apply_entry(archive_entry* entry) {
   const std::string parent_path = slash == std::string::npos ? "" : path.substr(0, slash);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
   if (name == kOpaqueMarker) return make_opaque(parent_path);
-  ASSIGN_OR_RETURN(Fd parent, make_dirs_in_root(root_fd_, parent_path));
   if (name.starts_with(kWhiteoutPrefix)) {
     // Other ".wh..wh." names are aufs bookkeeping (hard link dirs), not content.
     if (name.starts_with(".wh..wh.")) return Status::ok();
-    return whiteout(parent, parent_path, name.substr(kWhiteoutPrefix.size()));
+    Result<Fd> parent = open_in_root(root_fd_, parent_path, O_PATH | O_DIRECTORY);
+    if (!parent.is_ok() && parent.status().code() == Code::kNotFound) return Status::ok();
+    if (!parent.is_ok()) return parent.status();
+    return whiteout(*parent, parent_path, name.substr(kWhiteoutPrefix.size()));
   }
+  ASSIGN_OR_RETURN(Fd parent, make_dirs_in_root(root_fd_, parent_path));
   written_.insert(path);
   return make_node(entry, parent, path, name);
 }
@@ -305,6 +308,17 @@ Status LayerApplier::finish() {
   return Status::ok();
 }
 
+Status apply_entries(archive* a, LayerApplier& applier, const std::string& layer) {
+  archive_entry* entry = nullptr;
+  for (;;) {
+    const int rc = archive_read_next_header(a, &entry);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return archive_status(a, "layer " + layer);
+    RETURN_IF_ERROR(applier.apply_entry(entry));
+  }
+  return applier.finish();
+}
+
 }  // namespace
 
 Result<UnpackStats> apply_layer(int root_fd, const std::string& layer_path,
@@ -325,15 +339,9 @@ Result<UnpackStats> apply_layer(int root_fd, const std::string& layer_path,
     return archive_status(a.get(), "layer " + layer);
   }
   LayerApplier applier(root_fd, a.get(), layer);
-  archive_entry* entry = nullptr;
-  for (;;) {
-    const int rc = archive_read_next_header(a.get(), &entry);
-    if (rc == ARCHIVE_EOF) break;
-    if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) return archive_status(a.get(), "layer " + layer);
-    RETURN_IF_ERROR(applier.apply_entry(entry));
-  }
-  RETURN_IF_ERROR(applier.finish());
-  // libarchive may stop before the end of the file (tar padding): hash the rest too.
+  Status status = apply_entries(a.get(), applier, layer);
+  // libarchive may stop before the end of the file (tar padding, or an error): hash the rest
+  // too, so that damage is reported as such rather than as whatever it broke.
   const void* ignored = nullptr;
   while (read_hashing(a.get(), source.get(), &ignored) > 0) {
   }
@@ -341,6 +349,7 @@ Result<UnpackStats> apply_layer(int root_fd, const std::string& layer_path,
     return error(Code::kCorrupt, "layer " + layer + " is damaged on disk (content is " + actual +
                                      "); remove the image and import it again");
   }
+  RETURN_IF_ERROR(status);
   return applier.stats();
 }
 
