@@ -7,9 +7,11 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "images/test_images.h"
 #include "runtime/files.h"
+#include "runtime/internal/import_plan.h"
 #include "temp_dir.h"
 
 namespace k3c::runtime {
@@ -227,6 +229,65 @@ TEST_CASE("Chain ids follow the OCI image spec") {
   CHECK(chain_id({a}) == a);
   CHECK(chain_id({a, b}) == sha256_of(a + " " + b));
   CHECK(chain_id({}).empty());
+}
+
+}  // namespace
+}  // namespace k3c::runtime
+
+namespace k3c::runtime {
+namespace {
+
+using namespace k3c::testing;
+
+TEST_CASE("docker save's symlinked repeated layers are followed") {
+  Fixture f;
+  TestImage image;
+  image.repo_tag = "twice:1";
+  image.layers = {{file("a", "1")}, {file("a", "1")}};  // identical layers, one blob
+  ArchiveFiles files = docker_archive_files(image);
+  const std::string layer_path = files[0].first;
+  files.erase(files.begin() + 1);  // the duplicate
+  auto manifest = nlohmann::json::parse(files.back().second);
+  manifest[0]["Layers"][1] = "again/layer.tar";
+  files.back().second = manifest.dump();
+  std::vector<TarEntry> entries;
+  for (const auto& [path, bytes] : files) entries.push_back(file(path, bytes));
+  entries.push_back(symlink("again/layer.tar", "../" + layer_path));
+  auto imported = f.store->import_file(f.write("twice.tar", make_tar(entries, {})));
+  REQUIRE(imported.is_ok());
+  CHECK(imported->front().layers.size() == 2);
+  CHECK(*read_file(*f.store->unpack("twice:1") + "/a", 10) == "1");
+}
+
+TEST_CASE("An OCI index with several platforms imports the host's") {
+  Fixture f;
+  TestImage image = two_layer_image("multi:1");
+  image.architecture = internal::host_platform().architecture;
+  ArchiveFiles files = oci_layout_files(image);
+  const nlohmann::json top = nlohmann::json::parse(files.back().second)["manifests"][0];
+  nlohmann::json host = top;
+  host.erase("annotations");
+  host["platform"] = {{"os", "linux"}, {"architecture", image.architecture}};
+  nlohmann::json other = {{"mediaType", "application/vnd.oci.image.manifest.v1+json"},
+                          {"digest", "sha256:" + std::string(64, '0')},  // not in the archive
+                          {"size", 10},
+                          {"platform", {{"os", "linux"}, {"architecture", "s390x"}}}};
+  const std::string nested = nlohmann::json{
+      {"schemaVersion", 2},
+      {"mediaType", "application/vnd.oci.image.index.v1+json"},
+      {"manifests",
+       {other, host}}}.dump();
+  files.insert(files.end() - 1, {"blobs/sha256/" + sha256_hex(nested), nested});
+  nlohmann::json index_entry = {{"mediaType", "application/vnd.oci.image.index.v1+json"},
+                                {"digest", "sha256:" + sha256_hex(nested)},
+                                {"size", nested.size()},
+                                {"annotations", top["annotations"]}};
+  files.back().second = nlohmann::json{{"schemaVersion", 2}, {"manifests", {index_entry}}}.dump();
+  auto imported = f.store->import_file(f.write("multi.tar", tar_of(files, {})));
+  INFO(imported.status().message());
+  REQUIRE(imported.is_ok());
+  CHECK(imported->front().references == std::vector<std::string>{"docker.io/library/multi:1"});
+  CHECK(imported->front().manifest_digest == top["digest"]);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Staging an image tarball (see staged_archive.h).
 #include "runtime/internal/staged_archive.h"
 
+#include <vector>
+
 #include "runtime/internal/archive.h"
 
 namespace k3c::runtime::internal {
@@ -21,7 +23,26 @@ Result<std::string> link_target(const std::string& link, std::string_view target
     const size_t slash = link.rfind('/');
     if (slash != std::string::npos) joined = link.substr(0, slash + 1) + joined;
   }
-  return clean_entry_path(joined, archive_path + ": link " + link);
+  // Lexically, as the archive is a namespace of names, not a directory tree.
+  std::vector<std::string> parts;
+  for (size_t start = 0; start <= joined.size();) {
+    size_t end = joined.find('/', start);
+    if (end == std::string::npos) end = joined.size();
+    std::string part = joined.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    if (part != "..") {
+      parts.push_back(std::move(part));
+    } else if (parts.empty()) {
+      return error(Code::kInvalid, archive_path + ": link " + link + " to \"" +
+                                       std::string(target) + "\" climbs out of the archive");
+    } else {
+      parts.pop_back();
+    }
+  }
+  std::string clean;
+  for (const std::string& part : parts) clean += (clean.empty() ? "" : "/") + part;
+  return clean;
 }
 
 }  // namespace
