@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev sqlite3
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 libssl-dev openssl
+  libarchive-dev busybox-static
   util-linux procps curl
 )
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command_line.h"
+#include "cli/images_command.h"
 #include "cli/server.h"
 
 namespace k3c::cli {
@@ -14,6 +15,13 @@ namespace k3c::cli {
 int run(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   const Environment env = Environment::current();
+  // `k3c images` works on the local image store only: no config file, no roles.
+  if (args.size() >= 2 && args[1] == "images") {
+    CommandOutcome outcome = run_images({args.begin() + 2, args.end()}, env);
+    std::fputs(outcome.out.c_str(), stdout);
+    std::fputs(outcome.err.c_str(), stderr);
+    return outcome.exit_code;
+  }
   const LocalFileReader files;
   Invocation invocation = parse_command_line(args, env, files);
   switch (invocation.kind) {

@@ -100,15 +100,6 @@ Result<std::string> parse_https_url(std::string_view text) {
   return std::string(text);
 }
 
-Result<std::string> default_data_dir(const Environment& env) {
-  if (env.is_root) return std::string("/var/lib/k3c");
-  const std::string home = env.get("HOME");
-  if (home.empty()) {
-    return error(Code::kInvalid, "not running as root and HOME is not set: pass --data-dir");
-  }
-  return home + "/.k3c";
-}
-
 Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
   NodeConfig node;
   if (const SettingValue* dir = in.find("data-dir")) {
@@ -285,6 +276,15 @@ Result<AgentConfig> agent_config_from(const Settings& settings, const Environmen
                  "K3C_TOKEN)");
   }
   return config;
+}
+
+Result<std::string> default_data_dir(const Environment& env) {
+  if (env.is_root) return std::string("/var/lib/k3c");
+  const std::string home = env.get("HOME");
+  if (home.empty()) {
+    return error(Code::kInvalid, "not running as root and HOME is not set: pass --data-dir");
+  }
+  return home + "/.k3c";
 }
 
 }  // namespace k3c::cli

@@ -73,4 +73,7 @@ struct AgentConfig {
 Result<ServerConfig> server_config_from(const Settings& settings, const Environment& env);
 Result<AgentConfig> agent_config_from(const Settings& settings, const Environment& env);
 
+// The data dir when none is given: /var/lib/k3c as root, else $HOME/.k3c.
+Result<std::string> default_data_dir(const Environment& env);
+
 }  // namespace k3c::cli

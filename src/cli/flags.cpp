@@ -85,6 +85,10 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
   CLI::App* server = app.add_subcommand(
       "server", "Run the control plane (and, unless --disable-agent, a node) on this machine");
   CLI::App* agent = app.add_subcommand("agent", "Run a node that joins an existing server");
+  // Listed for --help only: cli::run hands `k3c images ...` to run_images() before parsing.
+  CLI::App* images = app.add_subcommand(
+      "images", "Manage this node's image store (import, ls, rm, pull); see k3c images --help");
+  images->prefix_command();
   server->footer(kFooter);
   agent->footer(kFooter);
   const Bound server_flags = define_flags(*server, Command::kServer);
@@ -102,6 +106,11 @@ ParsedArgs parse_args(const std::vector<std::string>& args) {
     if (parsed.exit_code != 0) parsed.exit_code = 1;
     parsed.out = out.str();
     parsed.err = err.str();
+    return parsed;
+  }
+  if (images->parsed()) {
+    parsed.exit_code = 1;
+    parsed.err = "k3c images: handled by cli::run, not by the server/agent parser\n";
     return parsed;
   }
   parsed.outcome = ParsedArgs::Outcome::kRun;

@@ -1,0 +1,184 @@
+// `k3c images ...` (see images_command.h).
+#include "cli/images_command.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/config.h"
+#include "runtime/image_store.h"
+#include "runtime/reference.h"
+
+namespace k3c::cli {
+namespace {
+
+struct Row {
+  std::string repository;
+  std::string tag;
+  std::string id;
+  std::string size;
+};
+
+std::vector<Row> rows_of(const std::vector<runtime::ImageRecord>& images) {
+  std::vector<Row> rows;
+  for (const runtime::ImageRecord& image : images) {
+    // crictl shows the first 13 hex digits of the image id.
+    const std::string id = image.id.substr(7, 13);
+    const std::string size = human_size(image.size);
+    if (image.references.empty()) rows.push_back({"<none>", "<none>", id, size});
+    for (const std::string& ref : image.references) {
+      Result<runtime::Reference> parsed = runtime::parse_reference(ref);
+      if (!parsed.is_ok()) continue;
+      rows.push_back(
+          {parsed->repository(), parsed->tag.empty() ? "<none>" : parsed->tag, id, size});
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::tie(a.repository, a.tag) < std::tie(b.repository, b.tag);
+  });
+  return rows;
+}
+
+Result<std::unique_ptr<runtime::ImageStore>> open_store(const std::string& flag,
+                                                        const Environment& env) {
+  std::string data_dir = flag.empty() ? env.get("K3C_DATA_DIR") : flag;
+  if (data_dir.empty()) {
+    ASSIGN_OR_RETURN(data_dir, default_data_dir(env));
+  }
+  return runtime::ImageStore::open(data_dir);
+}
+
+struct Options {
+  std::string data_dir;
+  std::vector<std::string> files;
+  std::vector<std::string> refs;
+  std::string ref;
+};
+
+CommandOutcome fail(std::string_view command, const Status& status) {
+  return {1, "", "k3c images " + std::string(command) + ": " + status.message() + "\n"};
+}
+
+CommandOutcome do_import(runtime::ImageStore& store, const Options& o) {
+  CommandOutcome outcome;
+  for (const std::string& file : o.files) {
+    auto imported = store.import_file(file);
+    if (!imported.is_ok()) {
+      outcome.exit_code = 1;
+      outcome.err += "k3c images import: " + imported.status().message() + "\n";
+      continue;
+    }
+    for (const runtime::ImageRecord& image : *imported) {
+      if (image.references.empty()) outcome.out += "imported <none> " + image.id + "\n";
+      for (const std::string& ref : image.references) {
+        outcome.out += "imported " + ref + " " + image.id + "\n";
+      }
+    }
+  }
+  return outcome;
+}
+
+CommandOutcome do_remove(runtime::ImageStore& store, const Options& o) {
+  CommandOutcome outcome;
+  for (const std::string& ref : o.refs) {
+    auto removed = store.remove(ref);
+    if (!removed.is_ok()) {
+      outcome.exit_code = 1;
+      outcome.err += "k3c images rm: " + removed.status().message() + "\n";
+      continue;
+    }
+    for (const std::string& name : *removed) outcome.out += "Deleted: " + name + "\n";
+  }
+  return outcome;
+}
+
+}  // namespace
+
+std::string human_size(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB", "PB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  // 999.5 and up would print as "1e+03" with three digits: that is the next unit's 1.
+  while (value >= 999.5 && unit + 1 < std::size(kUnits)) {
+    value /= 1000;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g%s", value, kUnits[unit]);
+  return text;
+}
+
+std::string image_table(const std::vector<runtime::ImageRecord>& images) {
+  std::vector<Row> rows = rows_of(images);
+  rows.insert(rows.begin(), Row{"REPOSITORY", "TAG", "IMAGE ID", "SIZE"});
+  size_t widths[3] = {0, 0, 0};
+  for (const Row& row : rows) {
+    widths[0] = std::max(widths[0], row.repository.size());
+    widths[1] = std::max(widths[1], row.tag.size());
+    widths[2] = std::max(widths[2], row.id.size());
+  }
+  std::string text;
+  for (const Row& row : rows) {
+    auto cell = [](const std::string& value, size_t width) {
+      return value + std::string(width - value.size() + 3, ' ');
+    };
+    text += cell(row.repository, widths[0]) + cell(row.tag, widths[1]) + cell(row.id, widths[2]) +
+            row.size + "\n";
+  }
+  return text;
+}
+
+CommandOutcome run_images(const std::vector<std::string>& args, const Environment& env) {
+  CLI::App app("Manage the images of this node's image store", "k3c images");
+  app.require_subcommand(1, 1);
+  Options o;
+  app.add_option("-d,--data-dir", o.data_dir,
+                 "Data directory (default $K3C_DATA_DIR, else /var/lib/k3c as root or "
+                 "$HOME/.k3c)");
+  CLI::App* import = app.add_subcommand(
+      "import", "Import docker-archive or OCI layout tarballs (.tar, .tar.gz, .tar.zst)");
+  import->add_option("FILE", o.files, "Tarballs to import")->required();
+  CLI::App* ls = app.add_subcommand("ls", "List images");
+  app.add_subcommand("list", "List images (same as ls)");
+  CLI::App* rm = app.add_subcommand("rm", "Remove images (with all their tags) by reference or id");
+  rm->add_option("REF", o.refs, "Image references or ids")->required();
+  CLI::App* pull = app.add_subcommand("pull", "Pull an image from a registry");
+  pull->add_option("REF", o.ref, "Image reference")->required();
+  CLI::App* unpack = app.add_subcommand(
+      "unpack", "Unpack an image's layers (once) and print the root filesystem's directory");
+  unpack->add_option("REF", o.ref, "Image reference or id")->required();
+  for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;
+    const int code = app.exit(e, out, err);
+    return {code == 0 ? 0 : 1, out.str(), err.str()};
+  }
+  if (pull->parsed()) {
+    if (Result<runtime::Reference> ref = runtime::parse_reference(o.ref); !ref.is_ok()) {
+      return fail("pull", ref.status());
+    }
+    return fail("pull", error(Code::kNotImplemented,
+                              "not implemented yet: the registry client is not built; import a "
+                              "tarball with `k3c images import` instead"));
+  }
+  auto store = open_store(o.data_dir, env);
+  if (!store.is_ok()) return fail("", store.status());
+  if (import->parsed()) return do_import(**store, o);
+  if (rm->parsed()) return do_remove(**store, o);
+  if (unpack->parsed()) {
+    auto root = (*store)->unpack(o.ref);
+    if (!root.is_ok()) return fail("unpack", root.status());
+    return {0, *root + "\n", ""};
+  }
+  (void)ls;  // ls and list
+  auto images = (*store)->list();
+  if (!images.is_ok()) return fail("ls", images.status());
+  return {0, image_table(*images), ""};
+}
+
+}  // namespace k3c::cli
