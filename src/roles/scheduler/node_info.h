@@ -1,0 +1,51 @@
+// NodeInfo: one node and what its pods use (requested resources, host ports, volumes), kept
+// up to date one pod at a time (add_pod / remove_pod) as the scheduler's cache sees informer
+// events. Copyable cheaply (pods and node are shared pointers): preemption works on copies.
+// Not thread-safe; a Snapshot is read by one scheduling cycle at a time.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "roles/scheduler/model.h"
+
+namespace k3c::scheduler {
+
+class NodeInfo {
+ public:
+  explicit NodeInfo(NodePtr node);
+
+  const NodeModel& node() const { return *node_; }
+  const NodePtr& node_ptr() const { return node_; }
+  void set_node(NodePtr node) { node_ = std::move(node); }
+
+  const std::vector<PodPtr>& pods() const { return pods_; }
+  // The subset with any pod (anti-)affinity, and with required anti-affinity: InterPodAffinity
+  // only looks at these for the rules of existing pods.
+  const std::vector<PodPtr>& pods_with_affinity() const { return pods_with_affinity_; }
+  const std::vector<PodPtr>& pods_with_required_anti_affinity() const {
+    return pods_with_required_anti_affinity_;
+  }
+  const Resources& requested() const { return requested_; }
+  const Resources& non_zero_requested() const { return non_zero_requested_; }
+  const std::vector<HostPort>& used_ports() const { return used_ports_; }
+  // PVC "namespace/name" -> pods on this node using it.
+  const std::map<std::string, int>& pvc_ref_counts() const { return pvc_ref_counts_; }
+
+  void add_pod(PodPtr pod);
+  // False when no pod with that uid is on the node.
+  bool remove_pod(const std::string& uid);
+
+ private:
+  NodePtr node_;
+  std::vector<PodPtr> pods_;
+  std::vector<PodPtr> pods_with_affinity_;
+  std::vector<PodPtr> pods_with_required_anti_affinity_;
+  Resources requested_;
+  Resources non_zero_requested_;
+  std::vector<HostPort> used_ports_;
+  std::map<std::string, int> pvc_ref_counts_;
+};
+
+}  // namespace k3c::scheduler

@@ -1,0 +1,101 @@
+// InterPodAffinity, filter half: the pod's required affinity (some domain of the node's
+// topology must hold pods matching all its terms — or, for the first pod of a group that
+// matches its own terms, none anywhere), its required anti-affinity (no matching pod in the
+// node's domain), and the symmetry of existing pods' required anti-affinity (no existing pod
+// whose anti-affinity selects this pod in the node's domain).
+#include <algorithm>
+#include <string_view>
+
+#include "roles/scheduler/framework.h"
+
+namespace k3c::scheduler {
+
+namespace {
+
+void bump(TopologyCounts& counts, const std::string& key, const NodeModel& node, int delta) {
+  auto label = node.labels.find(key);
+  if (label == node.labels.end()) return;
+  auto [it, inserted] = counts.emplace(topology_pair(key, label->second), 0);
+  it->second += delta;
+  if (it->second == 0) counts.erase(it);  // "no pods" must look like no entry
+}
+
+bool matches_all(const std::vector<PodAffinityTerm>& terms, const PodInfo& pod,
+                 const NamespaceLabels& namespaces) {
+  if (terms.empty()) return false;
+  return std::all_of(terms.begin(), terms.end(), [&](const PodAffinityTerm& t) {
+    return affinity_term_matches(t, pod, namespaces);
+  });
+}
+
+bool has_count(const TopologyCounts& counts, const std::string& key, const NodeModel& node) {
+  auto label = node.labels.find(key);
+  return label != node.labels.end() && counts.count(topology_pair(key, label->second));
+}
+
+}  // namespace
+
+void inter_pod_update(CycleState& state, const PodInfo& existing, const NodeInfo& node,
+                      int delta) {
+  const PodInfo& pod = state.pod;
+  const NamespaceLabels& ns = state.snapshot.namespaces;
+  for (const PodAffinityTerm& term : existing.required_anti_affinity) {
+    if (affinity_term_matches(term, pod, ns))
+      bump(state.inter_pod.existing_anti_affinity, term.topology_key, node.node(), delta);
+  }
+  if (!pod.required_affinity.empty() && matches_all(pod.required_affinity, existing, ns)) {
+    for (const PodAffinityTerm& term : pod.required_affinity)
+      bump(state.inter_pod.affinity, term.topology_key, node.node(), delta);
+  }
+  for (const PodAffinityTerm& term : pod.required_anti_affinity) {
+    if (affinity_term_matches(term, existing, ns))
+      bump(state.inter_pod.anti_affinity, term.topology_key, node.node(), delta);
+  }
+}
+
+void prefilter_inter_pod_affinity(CycleState& state) {
+  bool own_terms = !state.pod.required_affinity.empty() || !state.pod.required_anti_affinity.empty();
+  for (const NodeInfo& node : state.snapshot.nodes()) {
+    // Without terms of its own only existing pods' anti-affinity matters.
+    const auto& pods = own_terms ? node.pods() : node.pods_with_required_anti_affinity();
+    for (const PodPtr& p : pods) inter_pod_update(state, *p, node, +1);
+  }
+}
+
+FilterStatus filter_inter_pod_affinity(const CycleState& state, const NodeInfo& node) {
+  const PodInfo& pod = state.pod;
+  const NodeModel& model = node.node();
+  if (!pod.required_affinity.empty()) {
+    bool pods_exist = true;
+    for (const PodAffinityTerm& term : pod.required_affinity) {
+      if (!model.labels.count(term.topology_key)) {
+        return FilterStatus::fail(FilterCode::kUnresolvable, "InterPodAffinity",
+                                  "node(s) didn't match pod affinity rules");
+      }
+      if (!has_count(state.inter_pod.affinity, term.topology_key, model)) pods_exist = false;
+    }
+    if (!pods_exist && !(state.inter_pod.affinity.empty() &&
+                         matches_all(pod.required_affinity, pod, state.snapshot.namespaces))) {
+      return FilterStatus::fail(FilterCode::kUnresolvable, "InterPodAffinity",
+                                "node(s) didn't match pod affinity rules");
+    }
+  }
+  for (const PodAffinityTerm& term : pod.required_anti_affinity) {
+    if (has_count(state.inter_pod.anti_affinity, term.topology_key, model)) {
+      return FilterStatus::fail(FilterCode::kUnschedulable, "InterPodAffinity",
+                                "node(s) didn't match pod anti-affinity rules");
+    }
+  }
+  for (const auto& [pair, count] : state.inter_pod.existing_anti_affinity) {
+    std::string_view p = pair;
+    size_t sep = p.find('\x1f');
+    auto label = model.labels.find(p.substr(0, sep));
+    if (label != model.labels.end() && label->second == p.substr(sep + 1)) {
+      return FilterStatus::fail(FilterCode::kUnschedulable, "InterPodAffinity",
+                                "node(s) didn't satisfy existing pods anti-affinity rules");
+    }
+  }
+  return FilterStatus::success();
+}
+
+}  // namespace k3c::scheduler

@@ -1,0 +1,76 @@
+// InterPodAffinity, score half: per topology domain, + the weight of each preferred affinity
+// term of the pod that an existing pod there matches, - for preferred anti-affinity; and
+// symmetrically the existing pods' terms that select this pod (required affinity counts with
+// upstream's hardPodAffinityWeight of 1). Scores are scaled between the lowest and highest.
+#include <algorithm>
+#include <limits>
+
+#include "roles/scheduler/framework.h"
+
+namespace k3c::scheduler {
+
+namespace {
+
+constexpr int64_t kHardPodAffinityWeight = 1;
+
+struct DomainScores {
+  std::unordered_map<std::string, std::unordered_map<std::string, int64_t>> by_key;
+
+  void add(const std::string& key, const NodeModel& node, int64_t weight) {
+    auto label = node.labels.find(key);
+    if (label != node.labels.end() && weight != 0) by_key[key][label->second] += weight;
+  }
+};
+
+void process_existing(const CycleState& state, const PodInfo& existing, const NodeModel& node,
+                      DomainScores& scores) {
+  const PodInfo& pod = state.pod;
+  const NamespaceLabels& ns = state.snapshot.namespaces;
+  for (const auto& w : pod.preferred_affinity) {
+    if (affinity_term_matches(w.term, existing, ns)) scores.add(w.term.topology_key, node, w.weight);
+  }
+  for (const auto& w : pod.preferred_anti_affinity) {
+    if (affinity_term_matches(w.term, existing, ns))
+      scores.add(w.term.topology_key, node, -w.weight);
+  }
+  for (const auto& t : existing.required_affinity) {
+    if (affinity_term_matches(t, pod, ns)) scores.add(t.topology_key, node, kHardPodAffinityWeight);
+  }
+  for (const auto& w : existing.preferred_affinity) {
+    if (affinity_term_matches(w.term, pod, ns)) scores.add(w.term.topology_key, node, w.weight);
+  }
+  for (const auto& w : existing.preferred_anti_affinity) {
+    if (affinity_term_matches(w.term, pod, ns)) scores.add(w.term.topology_key, node, -w.weight);
+  }
+}
+
+}  // namespace
+
+std::vector<int64_t> score_inter_pod_affinity(const CycleState& state, const NodeList& nodes) {
+  std::vector<int64_t> scores(nodes.size(), 0);
+  bool own = !state.pod.preferred_affinity.empty() || !state.pod.preferred_anti_affinity.empty();
+  DomainScores domains;
+  for (const NodeInfo& node : state.snapshot.nodes()) {
+    const auto& pods = own ? node.pods() : node.pods_with_affinity();
+    for (const PodPtr& p : pods) process_existing(state, *p, node.node(), domains);
+  }
+  if (domains.by_key.empty()) return scores;
+  int64_t min = std::numeric_limits<int64_t>::max(), max = std::numeric_limits<int64_t>::min();
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    for (const auto& [key, values] : domains.by_key) {
+      auto label = nodes[n]->node().labels.find(key);
+      if (label == nodes[n]->node().labels.end()) continue;
+      if (auto v = values.find(label->second); v != values.end()) scores[n] += v->second;
+    }
+    min = std::min(min, scores[n]);
+    max = std::max(max, scores[n]);
+  }
+  for (int64_t& s : scores) {
+    s = max - min > 0 ? static_cast<int64_t>(static_cast<double>(kMaxNodeScore) *
+                                             (static_cast<double>(s - min) / (max - min)))
+                      : 0;
+  }
+  return scores;
+}
+
+}  // namespace k3c::scheduler

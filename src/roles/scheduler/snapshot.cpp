@@ -1,0 +1,67 @@
+// Snapshot: incremental upkeep of the nodes, pods and image counts (see snapshot.h).
+#include "roles/scheduler/snapshot.h"
+
+namespace k3c::scheduler {
+
+void Snapshot::count_images(const NodeModel& node, int delta) {
+  for (const NodeImage& image : node.images) {
+    int& n = image_nodes_[image.name];
+    n += delta;
+    if (n <= 0) image_nodes_.erase(image.name);
+  }
+}
+
+void Snapshot::add_node(NodePtr node) {
+  count_images(*node, +1);
+  if (auto it = index_.find(node->name); it != index_.end()) {
+    NodeInfo& existing = nodes_[it->second];
+    count_images(existing.node(), -1);
+    existing.set_node(std::move(node));
+    return;
+  }
+  index_.emplace(node->name, nodes_.size());
+  nodes_.emplace_back(std::move(node));
+}
+
+void Snapshot::remove_node(const std::string& name) {
+  auto it = index_.find(name);
+  if (it == index_.end()) return;
+  size_t at = it->second;
+  count_images(nodes_[at].node(), -1);
+  index_.erase(it);
+  if (at + 1 != nodes_.size()) {
+    nodes_[at] = std::move(nodes_.back());
+    index_[nodes_[at].node().name] = at;
+  }
+  nodes_.pop_back();
+}
+
+Status Snapshot::add_pod(PodPtr pod) {
+  auto it = index_.find(pod->node_name);
+  if (it == index_.end()) {
+    return error(Code::kNotFound, "node \"" + pod->node_name + "\" of pod " + pod->key() +
+                                      " is not in the snapshot");
+  }
+  nodes_[it->second].add_pod(std::move(pod));
+  return Status::ok();
+}
+
+Status Snapshot::remove_pod(const std::string& node_name, const std::string& uid) {
+  auto it = index_.find(node_name);
+  if (it == index_.end() || !nodes_[it->second].remove_pod(uid)) {
+    return error(Code::kNotFound, "pod " + uid + " is not on node \"" + node_name + "\"");
+  }
+  return Status::ok();
+}
+
+const NodeInfo* Snapshot::find(const std::string& name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &nodes_[it->second];
+}
+
+int Snapshot::image_node_count(const std::string& image) const {
+  auto it = image_nodes_.find(image);
+  return it == image_nodes_.end() ? 0 : it->second;
+}
+
+}  // namespace k3c::scheduler
