@@ -127,7 +127,8 @@ TEST_CASE("NodeAffinity: nodeSelector, every operator, matchFields") {
   };
   for (const Case& c : cases) {
     SECTION(c.name) {
-      FilterStatus st = run(filter_node_affinity, s, PodBuilder("p").spec("affinity", c.affinity).build(), "n");
+      FilterStatus st =
+          run(filter_node_affinity, s, PodBuilder("p").spec("affinity", c.affinity).build(), "n");
       CHECK(st.ok() == c.fits);
       if (!c.fits) {
         CHECK(reasons(st) == "node(s) didn't match Pod's node affinity/selector");
@@ -141,11 +142,16 @@ TEST_CASE("NodeAffinity: nodeSelector, every operator, matchFields") {
                         {{"nodeSelectorTerms",
                           {{{"matchExpressions", {expr("zone", "In", {"x"})}}},
                            {{"matchExpressions", {expr("zone", "In", {"a"})}}}}}}}}}};
-    CHECK(run(filter_node_affinity, s, PodBuilder("p").spec("affinity", affinity).build(), "n").ok());
+    CHECK(
+        run(filter_node_affinity, s, PodBuilder("p").spec("affinity", affinity).build(), "n").ok());
   }
   SECTION("nodeSelector") {
-    CHECK(run(filter_node_affinity, s, PodBuilder("p").spec("nodeSelector", {{"zone", "a"}}).build(), "n").ok());
-    CHECK_FALSE(run(filter_node_affinity, s, PodBuilder("p").spec("nodeSelector", {{"zone", "b"}}).build(), "n").ok());
+    CHECK(run(filter_node_affinity, s,
+              PodBuilder("p").spec("nodeSelector", {{"zone", "a"}}).build(), "n")
+              .ok());
+    CHECK_FALSE(run(filter_node_affinity, s,
+                    PodBuilder("p").spec("nodeSelector", {{"zone", "b"}}).build(), "n")
+                    .ok());
   }
 }
 
@@ -162,8 +168,10 @@ TEST_CASE("NodePorts") {
 }
 
 TEST_CASE("NodeResourcesFit") {
-  Snapshot s = one_node(NodeBuilder("n").allocatable("pods", "2").allocatable("example.com/dongle", "1"));
-  REQUIRE(s.add_pod(PodBuilder("a").node("n").request("cpu", "3").request("memory", "1Gi").build()).is_ok());
+  Snapshot s =
+      one_node(NodeBuilder("n").allocatable("pods", "2").allocatable("example.com/dongle", "1"));
+  REQUIRE(s.add_pod(PodBuilder("a").node("n").request("cpu", "3").request("memory", "1Gi").build())
+              .is_ok());
   struct Case {
     const char* name;
     PodPtr pod;
@@ -177,8 +185,13 @@ TEST_CASE("NodeResourcesFit") {
       {"more than the node has: unresolvable", PodBuilder("p").request("cpu", "5").build(),
        "Insufficient cpu", FilterCode::kUnresolvable},
       {"every short resource is listed",
-       PodBuilder("p").request("cpu", "2").request("memory", "8Gi").request("ephemeral-storage", "1Gi").build(),
-       "Insufficient cpu; Insufficient memory; Insufficient ephemeral-storage", FilterCode::kUnresolvable},
+       PodBuilder("p")
+           .request("cpu", "2")
+           .request("memory", "8Gi")
+           .request("ephemeral-storage", "1Gi")
+           .build(),
+       "Insufficient cpu; Insufficient memory; Insufficient ephemeral-storage",
+       FilterCode::kUnresolvable},
       {"extended resource", PodBuilder("p").request("example.com/dongle", "2").build(),
        "Insufficient example.com/dongle", FilterCode::kUnresolvable},
       {"extended resource the node lacks", PodBuilder("p").request("nvidia.com/gpu", "1").build(),
@@ -244,11 +257,15 @@ TEST_CASE("PodTopologySpread filter") {
   s.add_node(NodeBuilder("b1").label("zone", "b").build());
   s.add_node(NodeBuilder("nozone").build());
   for (const char* n : {"a1", "a2"}) {
-    REQUIRE(s.add_pod(PodBuilder(std::string("web-") + n).node(n).label("app", "web").build()).is_ok());
+    REQUIRE(
+        s.add_pod(PodBuilder(std::string("web-") + n).node(n).label("app", "web").build()).is_ok());
   }
   REQUIRE(s.add_pod(PodBuilder("other").node("b1").label("app", "db").build()).is_ok());
   auto pod = [](json constraints) {
-    return PodBuilder("p").label("app", "web").spec("topologySpreadConstraints", constraints).build();
+    return PodBuilder("p")
+        .label("app", "web")
+        .spec("topologySpreadConstraints", constraints)
+        .build();
   };
   // zone a holds 2, zone b 0: a third in a makes skew 3.
   FilterStatus st = run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "a1");
@@ -257,7 +274,8 @@ TEST_CASE("PodTopologySpread filter") {
   CHECK(run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "b1").ok());
   CHECK(run(filter_pod_topology_spread, s, pod({spread("zone", 3)}), "a1").ok());
   st = run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "nozone");
-  CHECK(reasons(st) == "node(s) didn't match pod topology spread constraints (missing required label)");
+  CHECK(reasons(st) ==
+        "node(s) didn't match pod topology spread constraints (missing required label)");
   CHECK(st.code == FilterCode::kUnresolvable);
   SECTION("minDomains above the domain count makes the minimum 0") {
     REQUIRE(s.add_pod(PodBuilder("web-b1").node("b1").label("app", "web").build()).is_ok());
@@ -274,7 +292,8 @@ TEST_CASE("PodTopologySpread filter") {
     CHECK(run(filter_pod_topology_spread, s, b.build(), "a1").ok());
   }
   SECTION("ScheduleAnyway does not filter") {
-    CHECK(run(filter_pod_topology_spread, s, pod({spread("zone", 1, "ScheduleAnyway")}), "a1").ok());
+    CHECK(
+        run(filter_pod_topology_spread, s, pod({spread("zone", 1, "ScheduleAnyway")}), "a1").ok());
   }
 }
 
@@ -293,44 +312,61 @@ TEST_CASE("InterPodAffinity filter") {
   REQUIRE(s.add_pod(PodBuilder("db").node("a1").label("app", "db").build()).is_ok());
 
   SECTION("required affinity: same zone as the db") {
-    PodPtr p = PodBuilder("p").spec("affinity", pod_affinity("podAffinity", kRequired, "db", "zone")).build();
+    PodPtr p = PodBuilder("p")
+                   .spec("affinity", pod_affinity("podAffinity", kRequired, "db", "zone"))
+                   .build();
     CHECK(run(filter_inter_pod_affinity, s, p, "a2").ok());
     FilterStatus st = run(filter_inter_pod_affinity, s, p, "b1");
     CHECK(reasons(st) == "node(s) didn't match pod affinity rules");
     CHECK(st.code == FilterCode::kUnresolvable);
   }
   SECTION("the first pod of a self-affine group may go anywhere") {
-    PodPtr p = PodBuilder("p").label("app", "cache")
+    PodPtr p = PodBuilder("p")
+                   .label("app", "cache")
                    .spec("affinity", pod_affinity("podAffinity", kRequired, "cache", "zone"))
                    .build();
     CHECK(run(filter_inter_pod_affinity, s, p, "b1").ok());
   }
   SECTION("required anti-affinity") {
-    PodPtr p = PodBuilder("p").spec("affinity", pod_affinity("podAntiAffinity", kRequired, "db", "zone")).build();
+    PodPtr p = PodBuilder("p")
+                   .spec("affinity", pod_affinity("podAntiAffinity", kRequired, "db", "zone"))
+                   .build();
     FilterStatus st = run(filter_inter_pod_affinity, s, p, "a2");
     CHECK(reasons(st) == "node(s) didn't match pod anti-affinity rules");
     CHECK(st.code == FilterCode::kUnschedulable);
     CHECK(run(filter_inter_pod_affinity, s, p, "b1").ok());
   }
   SECTION("existing pods' anti-affinity is symmetric") {
-    REQUIRE(s.add_pod(PodBuilder("loner").node("b1").label("app", "loner")
-                          .spec("affinity", pod_affinity("podAntiAffinity", kRequired, "web", "kubernetes.io/hostname"))
-                          .build()).is_ok());
+    REQUIRE(s.add_pod(PodBuilder("loner")
+                          .node("b1")
+                          .label("app", "loner")
+                          .spec("affinity", pod_affinity("podAntiAffinity", kRequired, "web",
+                                                         "kubernetes.io/hostname"))
+                          .build())
+                .is_ok());
     PodPtr web = PodBuilder("w").label("app", "web").build();
     FilterStatus st = run(filter_inter_pod_affinity, s, web, "b1");
     CHECK(reasons(st) == "node(s) didn't satisfy existing pods anti-affinity rules");
     CHECK(run(filter_inter_pod_affinity, s, web, "a1").ok());
   }
   SECTION("namespaces: a term looks in the pod's namespace unless told otherwise") {
-    PodPtr other_ns = PodBuilder("p", "team").spec("affinity", pod_affinity("podAffinity", kRequired, "db", "zone")).build();
+    PodPtr other_ns = PodBuilder("p", "team")
+                          .spec("affinity", pod_affinity("podAffinity", kRequired, "db", "zone"))
+                          .build();
     CHECK_FALSE(run(filter_inter_pod_affinity, s, other_ns, "a2").ok());
     json aff = pod_affinity("podAffinity", kRequired, "db", "zone");
     aff["podAffinity"][kRequired][0]["namespaceSelector"] = json::object();
-    CHECK(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(), "a2").ok());
+    CHECK(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(),
+              "a2")
+              .ok());
     aff["podAffinity"][kRequired][0]["namespaceSelector"] = {{"matchLabels", {{"env", "prod"}}}};
-    CHECK_FALSE(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(), "a2").ok());
+    CHECK_FALSE(run(filter_inter_pod_affinity, s,
+                    PodBuilder("p", "team").spec("affinity", aff).build(), "a2")
+                    .ok());
     s.namespaces["default"] = {{"env", "prod"}};
-    CHECK(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(), "a2").ok());
+    CHECK(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(),
+              "a2")
+              .ok());
   }
 }
 

@@ -18,7 +18,8 @@ std::string fit_error_message(size_t num_nodes, const Diagnosis& diagnosis,
       for (const std::string& reason : f.status.reasons) ++histogram[reason];
     }
     std::vector<std::string> parts;
-    for (const auto& [reason, count] : histogram) parts.push_back(std::to_string(count) + " " + reason);
+    for (const auto& [reason, count] : histogram)
+      parts.push_back(std::to_string(count) + " " + reason);
     // Upstream sorts the "<count> <reason>" strings themselves, so "10 x" sorts before "2 y".
     std::sort(parts.begin(), parts.end());
     if (!parts.empty()) {
@@ -27,7 +28,12 @@ std::string fit_error_message(size_t num_nodes, const Diagnosis& diagnosis,
       message += ".";
     }
   }
-  if (!post_filter_message.empty()) message += " " + post_filter_message + ".";
+  // The post-filter text already ends in a period (preemption's own "0/N nodes are
+  // available: ...." or "not eligible ...."), and kube-scheduler's output shows one.
+  if (!post_filter_message.empty()) {
+    message += " " + post_filter_message;
+    if (post_filter_message.back() != '.') message += ".";
+  }
   return message;
 }
 

@@ -39,9 +39,9 @@ FilterStatus run_filters(const CycleState& state, const NodeInfo& node) {
   // in a snapshot without volume sources and zones of volumes).
   using Filter = FilterStatus (*)(const CycleState&, const NodeInfo&);
   static constexpr Filter kFilters[] = {
-      filter_node_unschedulable, filter_node_name,         filter_taint_toleration,
-      filter_node_affinity,      filter_node_ports,        filter_node_resources_fit,
-      filter_node_volume_limits, filter_volume_binding,    filter_pod_topology_spread,
+      filter_node_unschedulable, filter_node_name,      filter_taint_toleration,
+      filter_node_affinity,      filter_node_ports,     filter_node_resources_fit,
+      filter_node_volume_limits, filter_volume_binding, filter_pod_topology_spread,
       filter_inter_pod_affinity,
   };
   for (Filter f : kFilters) {

@@ -52,7 +52,7 @@ struct CycleState {
   const Snapshot& snapshot;
   const PodInfo& pod;
   InterPodAffinityState inter_pod;
-  std::vector<SpreadConstraintState> spread;  // one per DoNotSchedule constraint
+  std::vector<SpreadConstraintState> spread;              // one per DoNotSchedule constraint
   std::vector<const NodeSelector*> volume_node_affinity;  // of the pod's bound volumes
 };
 

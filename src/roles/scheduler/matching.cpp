@@ -75,8 +75,9 @@ bool node_selector_term_matches(const NodeSelectorTerm& term, const NodeModel& n
 }
 
 bool node_selector_matches(const NodeSelector& selector, const NodeModel& node) {
-  return std::any_of(selector.terms.begin(), selector.terms.end(),
-                     [&](const NodeSelectorTerm& t) { return node_selector_term_matches(t, node); });
+  return std::any_of(selector.terms.begin(), selector.terms.end(), [&](const NodeSelectorTerm& t) {
+    return node_selector_term_matches(t, node);
+  });
 }
 
 bool pod_node_affinity_matches(const PodInfo& pod, const NodeModel& node) {

@@ -6,11 +6,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "core/selector.h"
 #include "core/status.h"
@@ -27,7 +26,7 @@ struct Taint {
 };
 
 struct Toleration {
-  std::string key;  // empty with Exists: tolerates every taint
+  std::string key;      // empty with Exists: tolerates every taint
   bool exists = false;  // operator Exists; otherwise Equal
   std::string value;
   TaintEffect effect = TaintEffect::kNone;  // kNone: every effect
@@ -60,8 +59,8 @@ struct PreferredSchedulingTerm {
 
 // A PodAffinityTerm with its namespaces resolved as far as the pod alone allows.
 struct PodAffinityTerm {
-  std::optional<LabelSelector> selector;  // nullopt: a null selector, matches nothing
-  std::vector<std::string> namespaces;    // with the pod's own when both are empty
+  std::optional<LabelSelector> selector;            // nullopt: a null selector, matches nothing
+  std::vector<std::string> namespaces;              // with the pod's own when both are empty
   std::optional<LabelSelector> namespace_selector;  // {} matches every namespace
   std::string topology_key;
 };
@@ -73,7 +72,7 @@ struct WeightedPodAffinityTerm {
 struct TopologySpreadConstraint {
   int32_t max_skew = 1;
   std::string topology_key;
-  bool do_not_schedule = true;  // whenUnsatisfiable DoNotSchedule; false: ScheduleAnyway
+  bool do_not_schedule = true;            // whenUnsatisfiable DoNotSchedule; false: ScheduleAnyway
   std::optional<LabelSelector> selector;  // with matchLabelKeys merged in
   int32_t min_domains = 1;
   bool honor_node_affinity = true;  // nodeAffinityPolicy (default Honor)

@@ -42,21 +42,30 @@ TEST_CASE("pod: effective request follows upstream's init container and sidecar 
     int64_t memory;
   };
   auto c = [](const char* cpu, const char* mem, const char* restart = nullptr) {
-    json r = {{"name", "x"}, {"image", "i"}, {"resources", {{"requests", {{"cpu", cpu}, {"memory", mem}}}}}};
+    json r = {{"name", "x"},
+              {"image", "i"},
+              {"resources", {{"requests", {{"cpu", cpu}, {"memory", mem}}}}}};
     if (restart) r["restartPolicy"] = restart;
     return r;
   };
   std::vector<Case> cases = {
-      {"app containers add up", {{"containers", {c("1", "1Gi"), c("500m", "1Gi")}}}, 1500, 2LL << 30},
+      {"app containers add up",
+       {{"containers", {c("1", "1Gi"), c("500m", "1Gi")}}},
+       1500,
+       2LL << 30},
       {"init container larger than the sum wins per resource",
-       {{"containers", {c("1", "1Gi")}}, {"initContainers", {c("2", "512Mi")}}}, 2000, 1LL << 30},
+       {{"containers", {c("1", "1Gi")}}, {"initContainers", {c("2", "512Mi")}}},
+       2000,
+       1LL << 30},
       {"sidecars run with the app and under later init containers",
        {{"containers", {c("1", "1Gi")}},
         {"initContainers", {c("500m", "100Mi", "Always"), c("2", "100Mi")}}},
-       2500, (1LL << 30) + (100LL << 20)},
+       2500,
+       (1LL << 30) + (100LL << 20)},
       {"overhead is added",
        {{"containers", {c("1", "1Gi")}}, {"overhead", {{"cpu", "250m"}, {"memory", "64Mi"}}}},
-       1250, (1LL << 30) + (64LL << 20)},
+       1250,
+       (1LL << 30) + (64LL << 20)},
   };
   for (const Case& k : cases) {
     SECTION(k.name) {
@@ -79,21 +88,21 @@ TEST_CASE("pod: scoring uses 100m / 200Mi for containers that request nothing") 
 }
 
 TEST_CASE("pod: fields the plugins read") {
-  PodPtr p = PodBuilder("web", "shop")
-                 .label("app", "web")
-                 .priority(1000)
-                 .host_port(8080)
-                 .image("nginx")
-                 .spec("preemptionPolicy", "Never")
-                 .spec("nodeSelector", {{"disk", "ssd"}})
-                 .spec("tolerations", {{{"key", "k"}, {"operator", "Exists"}}})
-                 .spec("volumes", {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}})
-                 .spec("affinity",
-                       {{"podAntiAffinity",
-                         {{"requiredDuringSchedulingIgnoredDuringExecution",
-                           {{{"labelSelector", {{"matchLabels", {{"app", "web"}}}}},
-                             {"topologyKey", "kubernetes.io/hostname"}}}}}}})
-                 .build();
+  PodPtr p =
+      PodBuilder("web", "shop")
+          .label("app", "web")
+          .priority(1000)
+          .host_port(8080)
+          .image("nginx")
+          .spec("preemptionPolicy", "Never")
+          .spec("nodeSelector", {{"disk", "ssd"}})
+          .spec("tolerations", {{{"key", "k"}, {"operator", "Exists"}}})
+          .spec("volumes", {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}})
+          .spec("affinity", {{"podAntiAffinity",
+                              {{"requiredDuringSchedulingIgnoredDuringExecution",
+                                {{{"labelSelector", {{"matchLabels", {{"app", "web"}}}}},
+                                  {"topologyKey", "kubernetes.io/hostname"}}}}}}})
+          .build();
   CHECK(p->key() == "shop/web");
   CHECK(p->priority == 1000);
   CHECK(p->preempt_never);

@@ -23,7 +23,8 @@ static void erase_uid(std::vector<PodPtr>& pods, const std::string& uid) {
 }
 
 bool NodeInfo::remove_pod(const std::string& uid) {
-  auto it = std::find_if(pods_.begin(), pods_.end(), [&](const PodPtr& p) { return p->uid == uid; });
+  auto it =
+      std::find_if(pods_.begin(), pods_.end(), [&](const PodPtr& p) { return p->uid == uid; });
   if (it == pods_.end()) return false;
   PodPtr pod = *it;
   pods_.erase(it);

@@ -1,10 +1,9 @@
 // Internal helpers of the Node and Pod parsers (see parse_common.cpp).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "roles/scheduler/model.h"
 

@@ -174,7 +174,8 @@ void parse_containers(const json& spec, PodInfo& pod) {
       for (const json& p : ports) {
         const json& host_port = field(p, "hostPort");
         if (!host_port.is_number_integer() || host_port.get<int32_t>() <= 0) continue;
-        HostPort hp{string_field(p, "hostIP"), string_field(p, "protocol"), host_port.get<int32_t>()};
+        HostPort hp{string_field(p, "hostIP"), string_field(p, "protocol"),
+                    host_port.get<int32_t>()};
         if (hp.ip.empty()) hp.ip = "0.0.0.0";
         if (hp.protocol.empty()) hp.protocol = "TCP";
         pod.host_ports.push_back(std::move(hp));

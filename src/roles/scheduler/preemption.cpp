@@ -45,7 +45,7 @@ Victims select_victims(const CycleState& base, const NodeInfo& original) {
   const PodInfo& pod = base.pod;
   Victims out;
   out.candidate.node = original.node().name;
-  CycleState state = base;   // copies: the snapshot and the base state stay untouched
+  CycleState state = base;  // copies: the snapshot and the base state stay untouched
   NodeInfo node = original;
   std::vector<PodPtr> potential;
   for (const PodPtr& p : node.pods()) {
@@ -151,8 +151,8 @@ PreemptionResult preempt(const Snapshot& snapshot, const PodInfo& pod, const Dia
     if (node && f.status.code == FilterCode::kUnschedulable) {
       potential.push_back(node);
     } else {
-      statuses.failures.push_back(
-          {f.node, FilterStatus::fail(FilterCode::kUnresolvable, "DefaultPreemption", kNotHelpful)});
+      statuses.failures.push_back({f.node, FilterStatus::fail(FilterCode::kUnresolvable,
+                                                              "DefaultPreemption", kNotHelpful)});
     }
   }
   CycleState base(snapshot, pod);

@@ -23,7 +23,7 @@ struct PreemptionOptions {
 };
 
 struct PreemptionResult {
-  std::string nominated_node;  // empty: preemption does not help
+  std::string nominated_node;   // empty: preemption does not help
   std::vector<PodPtr> victims;  // most important first
   int num_pdb_violations = 0;
   // When preemption does not help: the "preemption: ..." text that follows the FitError

@@ -9,14 +9,16 @@
 namespace k3c::scheduler {
 
 int64_t Resources::scalar_value(const std::string& name) const {
-  auto it = std::lower_bound(scalar.begin(), scalar.end(), name,
-                             [](const auto& entry, const std::string& n) { return entry.first < n; });
+  auto it =
+      std::lower_bound(scalar.begin(), scalar.end(), name,
+                       [](const auto& entry, const std::string& n) { return entry.first < n; });
   return it != scalar.end() && it->first == name ? it->second : 0;
 }
 
 void Resources::add_scalar(const std::string& name, int64_t amount) {
-  auto it = std::lower_bound(scalar.begin(), scalar.end(), name,
-                             [](const auto& entry, const std::string& n) { return entry.first < n; });
+  auto it =
+      std::lower_bound(scalar.begin(), scalar.end(), name,
+                       [](const auto& entry, const std::string& n) { return entry.first < n; });
   if (it != scalar.end() && it->first == name) {
     it->second += amount;
   } else {

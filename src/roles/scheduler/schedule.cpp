@@ -23,9 +23,8 @@ struct ScorePlugin {
 
 // Upstream's default score plugins and weights.
 constexpr ScorePlugin kScorePlugins[] = {
-    {score_taint_toleration, 3},   {score_node_affinity, 2},
-    {score_pod_topology_spread, 2}, {score_inter_pod_affinity, 2},
-    {score_least_allocated, 1},    {score_balanced_allocation, 1},
+    {score_taint_toleration, 3},   {score_node_affinity, 2},   {score_pod_topology_spread, 2},
+    {score_inter_pod_affinity, 2}, {score_least_allocated, 1}, {score_balanced_allocation, 1},
     {score_image_locality, 1},
 };
 
@@ -79,7 +78,8 @@ ScheduleResult schedule(const Snapshot& snapshot, const PodInfo& pod,
   if (!pre.ok()) {
     result.diagnosis.prefilter_message = pre.reasons.empty() ? "" : pre.reasons.front();
     result.diagnosis.prefilter_code = pre.code;
-    for (const NodeInfo& n : snapshot.nodes()) result.diagnosis.failures.push_back({n.node().name, pre});
+    for (const NodeInfo& n : snapshot.nodes())
+      result.diagnosis.failures.push_back({n.node().name, pre});
     return result;
   }
   // A pod nominated by an earlier preemption goes to its node if it fits there now.

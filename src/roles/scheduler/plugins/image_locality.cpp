@@ -19,8 +19,8 @@ int64_t image_sum(const CycleState& state, const NodeModel& node, size_t total_n
     auto it = std::lower_bound(node.images.begin(), node.images.end(), image,
                                [](const NodeImage& i, const std::string& n) { return i.name < n; });
     if (it == node.images.end() || it->name != image) continue;
-    double spread =
-        static_cast<double>(state.snapshot.image_node_count(image)) / static_cast<double>(total_nodes);
+    double spread = static_cast<double>(state.snapshot.image_node_count(image)) /
+                    static_cast<double>(total_nodes);
     sum += static_cast<int64_t>(static_cast<double>(it->size_bytes) * spread);
   }
   return sum;
@@ -34,7 +34,8 @@ std::vector<int64_t> score_image_locality(const CycleState& state, const NodeLis
   if (total == 0 || state.pod.images.empty()) return scores;
   int64_t max_threshold = kMaxContainerThreshold * static_cast<int64_t>(state.pod.container_count);
   for (size_t i = 0; i < nodes.size(); ++i) {
-    int64_t sum = std::clamp(image_sum(state, nodes[i]->node(), total), kMinThreshold, max_threshold);
+    int64_t sum =
+        std::clamp(image_sum(state, nodes[i]->node(), total), kMinThreshold, max_threshold);
     scores[i] = kMaxNodeScore * (sum - kMinThreshold) / (max_threshold - kMinThreshold);
   }
   return scores;

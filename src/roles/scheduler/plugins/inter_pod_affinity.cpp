@@ -35,8 +35,7 @@ bool has_count(const TopologyCounts& counts, const std::string& key, const NodeM
 
 }  // namespace
 
-void inter_pod_update(CycleState& state, const PodInfo& existing, const NodeInfo& node,
-                      int delta) {
+void inter_pod_update(CycleState& state, const PodInfo& existing, const NodeInfo& node, int delta) {
   const PodInfo& pod = state.pod;
   const NamespaceLabels& ns = state.snapshot.namespaces;
   for (const PodAffinityTerm& term : existing.required_anti_affinity) {
@@ -54,7 +53,8 @@ void inter_pod_update(CycleState& state, const PodInfo& existing, const NodeInfo
 }
 
 void prefilter_inter_pod_affinity(CycleState& state) {
-  bool own_terms = !state.pod.required_affinity.empty() || !state.pod.required_anti_affinity.empty();
+  bool own_terms =
+      !state.pod.required_affinity.empty() || !state.pod.required_anti_affinity.empty();
   for (const NodeInfo& node : state.snapshot.nodes()) {
     // Without terms of its own only existing pods' anti-affinity matters.
     const auto& pods = own_terms ? node.pods() : node.pods_with_required_anti_affinity();

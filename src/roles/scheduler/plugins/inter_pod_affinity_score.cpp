@@ -27,7 +27,8 @@ void process_existing(const CycleState& state, const PodInfo& existing, const No
   const PodInfo& pod = state.pod;
   const NamespaceLabels& ns = state.snapshot.namespaces;
   for (const auto& w : pod.preferred_affinity) {
-    if (affinity_term_matches(w.term, existing, ns)) scores.add(w.term.topology_key, node, w.weight);
+    if (affinity_term_matches(w.term, existing, ns))
+      scores.add(w.term.topology_key, node, w.weight);
   }
   for (const auto& w : pod.preferred_anti_affinity) {
     if (affinity_term_matches(w.term, existing, ns))

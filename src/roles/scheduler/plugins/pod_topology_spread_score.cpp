@@ -54,7 +54,8 @@ SoftState prescore(const CycleState& state, const NodeList& nodes) {
       const TopologySpreadConstraint& c = *s.constraints[i];
       if (c.topology_key == kHostnameKey || !node_included(c, pod, node.node())) continue;
       auto domain = s.counts[i].find(node.node().labels.find(c.topology_key)->second);
-      if (domain != s.counts[i].end()) domain->second += count_matching_pods(c, pod.namespace_, node);
+      if (domain != s.counts[i].end())
+        domain->second += count_matching_pods(c, pod.namespace_, node);
     }
   }
   return s;
@@ -64,9 +65,9 @@ SoftState prescore(const CycleState& state, const NodeList& nodes) {
 
 std::vector<int64_t> score_pod_topology_spread(const CycleState& state, const NodeList& nodes) {
   std::vector<int64_t> scores(nodes.size(), 0);
-  bool any_soft = std::any_of(state.pod.spread_constraints.begin(),
-                              state.pod.spread_constraints.end(),
-                              [](const auto& c) { return !c.do_not_schedule; });
+  bool any_soft =
+      std::any_of(state.pod.spread_constraints.begin(), state.pod.spread_constraints.end(),
+                  [](const auto& c) { return !c.do_not_schedule; });
   if (!any_soft) return scores;
   SoftState s = prescore(state, nodes);
   int64_t min = std::numeric_limits<int64_t>::max(), max = 0;

@@ -8,9 +8,9 @@ namespace k3c::scheduler {
 FilterStatus filter_taint_toleration(const CycleState& state, const NodeInfo& node) {
   const Taint* taint = first_untolerated_taint(node.node().taints, state.pod.tolerations);
   if (!taint) return FilterStatus::success();
-  return FilterStatus::fail(FilterCode::kUnresolvable, "TaintToleration",
-                            "node(s) had untolerated taint {" + taint->key + ": " + taint->value +
-                                "}");
+  return FilterStatus::fail(
+      FilterCode::kUnresolvable, "TaintToleration",
+      "node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
 }
 
 std::vector<int64_t> score_taint_toleration(const CycleState& state, const NodeList& nodes) {
