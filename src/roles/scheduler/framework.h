@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "roles/scheduler/pod_counter.h"
 #include "roles/scheduler/snapshot.h"
 
 namespace k3c::scheduler {
@@ -43,6 +44,7 @@ struct InterPodAffinityState {
 
 struct SpreadConstraintState {
   const TopologySpreadConstraint* constraint = nullptr;
+  PodCounter counter;                               // matching pods of the pod's namespace
   std::unordered_map<std::string, int64_t> counts;  // domain value -> matching pods
   int64_t min_count = 0;                            // over the domains, 0 below minDomains
 };

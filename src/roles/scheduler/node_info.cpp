@@ -7,11 +7,32 @@ namespace k3c::scheduler {
 
 NodeInfo::NodeInfo(NodePtr node) : node_(std::move(node)) {}
 
+std::string label_index_key(const std::string& ns, const std::string& key,
+                            const std::string& value) {
+  std::string k;
+  k.reserve(ns.size() + key.size() + value.size() + 2);
+  k.append(ns).push_back('\x1f');
+  k.append(key).push_back('\x1f');
+  k.append(value);
+  return k;
+}
+
+static void count_labels(std::unordered_map<std::string, int64_t>& counts, const PodInfo& pod,
+                         int delta) {
+  if (pod.terminating) return;
+  for (const auto& [key, value] : pod.labels) {
+    auto [it, inserted] = counts.emplace(label_index_key(pod.namespace_, key, value), 0);
+    it->second += delta;
+    if (it->second == 0) counts.erase(it);
+  }
+}
+
 void NodeInfo::add_pod(PodPtr pod) {
   requested_.add(pod->request);
   non_zero_requested_.add(pod->non_zero_request);
   for (const HostPort& p : pod->host_ports) used_ports_.push_back(p);
   for (const std::string& claim : pod->pvc_names) ++pvc_ref_counts_[pod->namespace_ + "/" + claim];
+  count_labels(label_counts_, *pod, +1);
   if (pod->has_affinity()) pods_with_affinity_.push_back(pod);
   if (!pod->required_anti_affinity.empty()) pods_with_required_anti_affinity_.push_back(pod);
   pods_.push_back(std::move(pod));
@@ -30,6 +51,7 @@ bool NodeInfo::remove_pod(const std::string& uid) {
   pods_.erase(it);
   erase_uid(pods_with_affinity_, uid);
   erase_uid(pods_with_required_anti_affinity_, uid);
+  count_labels(label_counts_, *pod, -1);
   requested_.subtract(pod->request);
   non_zero_requested_.subtract(pod->non_zero_request);
   for (const HostPort& p : pod->host_ports) {

@@ -7,12 +7,13 @@
 #include <string_view>
 
 #include "roles/scheduler/framework.h"
+#include "roles/scheduler/pod_counter.h"
 
 namespace k3c::scheduler {
 
 namespace {
 
-void bump(TopologyCounts& counts, const std::string& key, const NodeModel& node, int delta) {
+void bump(TopologyCounts& counts, const std::string& key, const NodeModel& node, int64_t delta) {
   auto label = node.labels.find(key);
   if (label == node.labels.end()) return;
   auto [it, inserted] = counts.emplace(topology_pair(key, label->second), 0);
@@ -53,12 +54,34 @@ void inter_pod_update(CycleState& state, const PodInfo& existing, const NodeInfo
 }
 
 void prefilter_inter_pod_affinity(CycleState& state) {
-  bool own_terms =
-      !state.pod.required_affinity.empty() || !state.pod.required_anti_affinity.empty();
+  const PodInfo& pod = state.pod;
+  const NamespaceLabels& ns = state.snapshot.namespaces;
+  std::vector<TermCounter> affinity, anti;
+  for (const PodAffinityTerm& t : pod.required_affinity) affinity.emplace_back(t, ns);
+  for (const PodAffinityTerm& t : pod.required_anti_affinity) anti.emplace_back(t, ns);
   for (const NodeInfo& node : state.snapshot.nodes()) {
-    // Without terms of its own only existing pods' anti-affinity matters.
-    const auto& pods = own_terms ? node.pods() : node.pods_with_required_anti_affinity();
-    for (const PodPtr& p : pods) inter_pod_update(state, *p, node, +1);
+    for (const PodPtr& p : node.pods_with_required_anti_affinity()) {
+      for (const PodAffinityTerm& term : p->required_anti_affinity) {
+        if (affinity_term_matches(term, pod, ns))
+          bump(state.inter_pod.existing_anti_affinity, term.topology_key, node.node(), +1);
+      }
+    }
+    if (!affinity.empty()) {
+      // Pods count for affinity only when they match every term.
+      int64_t n = 0;
+      if (affinity.size() == 1) {
+        n = affinity[0].count(node);
+      } else {
+        for (const PodPtr& p : node.pods()) n += matches_all(pod.required_affinity, *p, ns);
+      }
+      for (const PodAffinityTerm& term : pod.required_affinity) {
+        if (n > 0) bump(state.inter_pod.affinity, term.topology_key, node.node(), n);
+      }
+    }
+    for (const TermCounter& c : anti) {
+      int64_t n = c.count(node);
+      if (n > 0) bump(state.inter_pod.anti_affinity, c.term().topology_key, node.node(), n);
+    }
   }
 }
 

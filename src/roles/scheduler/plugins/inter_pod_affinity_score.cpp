@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "roles/scheduler/framework.h"
+#include "roles/scheduler/pod_counter.h"
 
 namespace k3c::scheduler {
 
@@ -49,11 +50,21 @@ void process_existing(const CycleState& state, const PodInfo& existing, const No
 
 std::vector<int64_t> score_inter_pod_affinity(const CycleState& state, const NodeList& nodes) {
   std::vector<int64_t> scores(nodes.size(), 0);
-  bool own = !state.pod.preferred_affinity.empty() || !state.pod.preferred_anti_affinity.empty();
+  const NamespaceLabels& ns = state.snapshot.namespaces;
+  // The pod's preferred terms, weighted: + for affinity, - for anti-affinity.
+  std::vector<std::pair<TermCounter, int64_t>> own;
+  for (const auto& w : state.pod.preferred_affinity)
+    own.push_back({TermCounter(w.term, ns), w.weight});
+  for (const auto& w : state.pod.preferred_anti_affinity)
+    own.push_back({TermCounter(w.term, ns), -int64_t{w.weight}});
   DomainScores domains;
   for (const NodeInfo& node : state.snapshot.nodes()) {
-    const auto& pods = own ? node.pods() : node.pods_with_affinity();
-    for (const PodPtr& p : pods) process_existing(state, *p, node.node(), domains);
+    for (const auto& [counter, weight] : own) {
+      int64_t n = counter.count(node);
+      if (n > 0) domains.add(counter.term().topology_key, node.node(), weight * n);
+    }
+    for (const PodPtr& p : node.pods_with_affinity())
+      process_existing(state, *p, node.node(), domains);
   }
   if (domains.by_key.empty()) return scores;
   int64_t min = std::numeric_limits<int64_t>::max(), max = std::numeric_limits<int64_t>::min();

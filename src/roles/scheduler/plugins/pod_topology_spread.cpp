@@ -9,16 +9,6 @@
 
 namespace k3c::scheduler {
 
-int64_t count_matching_pods(const TopologySpreadConstraint& c, const std::string& ns,
-                            const NodeInfo& node) {
-  if (!c.selector) return 0;
-  int64_t n = 0;
-  for (const PodPtr& p : node.pods()) {
-    if (!p->terminating && p->namespace_ == ns && c.selector->matches(p->labels)) ++n;
-  }
-  return n;
-}
-
 bool has_all_topology_keys(const std::vector<TopologySpreadConstraint>& constraints,
                            bool do_not_schedule, const NodeModel& node) {
   for (const auto& c : constraints) {
@@ -44,7 +34,7 @@ static void recompute_min(SpreadConstraintState& s) {
 void prefilter_pod_topology_spread(CycleState& state) {
   const PodInfo& pod = state.pod;
   for (const auto& c : pod.spread_constraints) {
-    if (c.do_not_schedule) state.spread.push_back({&c, {}, 0});
+    if (c.do_not_schedule) state.spread.push_back({&c, spread_counter(c, pod.namespace_), {}, 0});
   }
   if (state.spread.empty()) return;
   for (const NodeInfo& node : state.snapshot.nodes()) {
@@ -52,7 +42,7 @@ void prefilter_pod_topology_spread(CycleState& state) {
     for (SpreadConstraintState& s : state.spread) {
       if (!node_included(*s.constraint, pod, node.node())) continue;
       const std::string& domain = node.node().labels.find(s.constraint->topology_key)->second;
-      s.counts[domain] += count_matching_pods(*s.constraint, pod.namespace_, node);
+      s.counts[domain] += s.counter.count(node);
     }
   }
   for (SpreadConstraintState& s : state.spread) recompute_min(s);

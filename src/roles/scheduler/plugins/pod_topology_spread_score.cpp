@@ -17,6 +17,7 @@ constexpr const char* kHostnameKey = "kubernetes.io/hostname";
 
 struct SoftState {
   std::vector<const TopologySpreadConstraint*> constraints;
+  std::vector<PodCounter> counters;
   std::vector<std::unordered_map<std::string, int64_t>> counts;  // per constraint
   std::vector<double> weights;
   std::vector<bool> ignored;  // per scored node
@@ -26,7 +27,9 @@ SoftState prescore(const CycleState& state, const NodeList& nodes) {
   SoftState s;
   const PodInfo& pod = state.pod;
   for (const auto& c : pod.spread_constraints) {
-    if (!c.do_not_schedule) s.constraints.push_back(&c);
+    if (c.do_not_schedule) continue;
+    s.constraints.push_back(&c);
+    s.counters.push_back(spread_counter(c, pod.namespace_));
   }
   s.counts.resize(s.constraints.size());
   s.ignored.resize(nodes.size());
@@ -54,8 +57,7 @@ SoftState prescore(const CycleState& state, const NodeList& nodes) {
       const TopologySpreadConstraint& c = *s.constraints[i];
       if (c.topology_key == kHostnameKey || !node_included(c, pod, node.node())) continue;
       auto domain = s.counts[i].find(node.node().labels.find(c.topology_key)->second);
-      if (domain != s.counts[i].end())
-        domain->second += count_matching_pods(c, pod.namespace_, node);
+      if (domain != s.counts[i].end()) domain->second += s.counters[i].count(node);
     }
   }
   return s;
@@ -77,9 +79,8 @@ std::vector<int64_t> score_pod_topology_spread(const CycleState& state, const No
     for (size_t i = 0; i < s.constraints.size(); ++i) {
       const TopologySpreadConstraint& c = *s.constraints[i];
       const std::string& value = nodes[n]->node().labels.find(c.topology_key)->second;
-      int64_t count = c.topology_key == kHostnameKey
-                          ? count_matching_pods(c, state.pod.namespace_, *nodes[n])
-                          : s.counts[i][value];
+      int64_t count =
+          c.topology_key == kHostnameKey ? s.counters[i].count(*nodes[n]) : s.counts[i][value];
       score += static_cast<double>(count) * s.weights[i] + static_cast<double>(c.max_skew - 1);
     }
     scores[n] = static_cast<int64_t>(std::round(score));

@@ -5,10 +5,11 @@
 
 namespace k3c::scheduler {
 
-// Matching pods on the node that count for a constraint: same namespace as the incoming pod,
-// not terminating, selected by the constraint's selector.
-int64_t count_matching_pods(const TopologySpreadConstraint& c, const std::string& ns,
-                            const NodeInfo& node);
+// The pods that count for a constraint: the incoming pod's namespace, not terminating,
+// selected by the constraint's selector.
+inline PodCounter spread_counter(const TopologySpreadConstraint& c, const std::string& ns) {
+  return PodCounter(c.selector ? &*c.selector : nullptr, ns);
+}
 // Whether the node has every topology key of `constraints` that `want` selects.
 bool has_all_topology_keys(const std::vector<TopologySpreadConstraint>& constraints,
                            bool do_not_schedule, const NodeModel& node);

@@ -1,0 +1,41 @@
+// Counting the pods on a node that a selector matches — the inner loop of topology spread and
+// inter-pod affinity — through NodeInfo's label index where the selector allows it: a
+// selector with a single-value In requirement (every matchLabels entry is one) only needs the
+// pods carrying that label, and when it is the whole selector the index count is the answer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "roles/scheduler/matching.h"
+#include "roles/scheduler/node_info.h"
+
+namespace k3c::scheduler {
+
+// Pods of one namespace matched by a label selector (terminating pods do not count).
+class PodCounter {
+ public:
+  PodCounter(const LabelSelector* selector, const std::string& ns);
+  int64_t count(const NodeInfo& node) const;
+
+ private:
+  const LabelSelector* selector_;  // nullptr: a null selector, matches nothing
+  std::string ns_;
+  std::string index_key_;  // empty: no indexable requirement, scan
+  bool exact_ = false;     // the indexed requirement is the whole selector
+};
+
+// Pods matched by a pod affinity term: its namespaces (or namespace selector) and selector.
+class TermCounter {
+ public:
+  TermCounter(const PodAffinityTerm& term, const NamespaceLabels& namespaces);
+  int64_t count(const NodeInfo& node) const;
+  const PodAffinityTerm& term() const { return *term_; }
+
+ private:
+  const PodAffinityTerm* term_;
+  const NamespaceLabels* namespaces_;
+  std::vector<PodCounter> per_namespace_;  // empty with a namespace selector: scan
+};
+
+}  // namespace k3c::scheduler
