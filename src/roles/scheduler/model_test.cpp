@@ -146,3 +146,40 @@ TEST_CASE("NodeInfo and Snapshot follow pods and nodes one at a time") {
 
 }  // namespace
 }  // namespace k3c::scheduler
+
+namespace k3c::scheduler {
+namespace {
+
+using testing::NodeBuilder;
+using testing::PodBuilder;
+
+int64_t indexed(const Snapshot& s, const std::string& node, const char* app) {
+  const auto* nodes = s.nodes_with_label(label_index_key("default", "app", app));
+  if (!nodes) return 0;
+  size_t position = static_cast<size_t>(s.find(node) - &s.node(0));
+  for (const auto& [p, n] : *nodes) {
+    if (p == position) return n;
+  }
+  return 0;
+}
+
+TEST_CASE("the label index follows pods and survives node removal") {
+  Snapshot s;
+  for (const char* n : {"a", "b", "c"}) s.add_node(NodeBuilder(n).build());
+  REQUIRE(s.add_pod(PodBuilder("w1").node("a").label("app", "web").build()).is_ok());
+  REQUIRE(s.add_pod(PodBuilder("w2").node("c").label("app", "web").build()).is_ok());
+  REQUIRE(s.add_pod(PodBuilder("w3").node("c").label("app", "web").build()).is_ok());
+  CHECK(indexed(s, "a", "web") == 1);
+  CHECK(indexed(s, "c", "web") == 2);
+  CHECK(s.find("c")->label_count(label_index_key("default", "app", "web")) == 2);
+  // Removing "a" moves "c" into its position; the index must follow.
+  s.remove_node("a");
+  CHECK(indexed(s, "c", "web") == 2);
+  CHECK(s.nodes_with_label(label_index_key("default", "app", "web"))->size() == 1);
+  REQUIRE(s.remove_pod("c", "default-w2").is_ok());
+  REQUIRE(s.remove_pod("c", "default-w3").is_ok());
+  CHECK(s.nodes_with_label(label_index_key("default", "app", "web")) == nullptr);
+}
+
+}  // namespace
+}  // namespace k3c::scheduler

@@ -43,10 +43,10 @@ static void erase_uid(std::vector<PodPtr>& pods, const std::string& uid) {
   if (it != pods.end()) pods.erase(it);
 }
 
-bool NodeInfo::remove_pod(const std::string& uid) {
+PodPtr NodeInfo::remove_pod(const std::string& uid) {
   auto it =
       std::find_if(pods_.begin(), pods_.end(), [&](const PodPtr& p) { return p->uid == uid; });
-  if (it == pods_.end()) return false;
+  if (it == pods_.end()) return nullptr;
   PodPtr pod = *it;
   pods_.erase(it);
   erase_uid(pods_with_affinity_, uid);
@@ -64,7 +64,7 @@ bool NodeInfo::remove_pod(const std::string& uid) {
     auto ref = pvc_ref_counts_.find(pod->namespace_ + "/" + claim);
     if (ref != pvc_ref_counts_.end() && --ref->second <= 0) pvc_ref_counts_.erase(ref);
   }
-  return true;
+  return pod;
 }
 
 }  // namespace k3c::scheduler

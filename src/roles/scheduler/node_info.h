@@ -43,8 +43,8 @@ class NodeInfo {
   }
 
   void add_pod(PodPtr pod);
-  // False when no pod with that uid is on the node.
-  bool remove_pod(const std::string& uid);
+  // The removed pod; nullptr when no pod with that uid is on the node.
+  PodPtr remove_pod(const std::string& uid);
 
  private:
   NodePtr node_;

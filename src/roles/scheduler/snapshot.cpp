@@ -1,6 +1,8 @@
 // Snapshot: incremental upkeep of the nodes, pods and image counts (see snapshot.h).
 #include "roles/scheduler/snapshot.h"
 
+#include <algorithm>
+
 namespace k3c::scheduler {
 
 void Snapshot::count_images(const NodeModel& node, int delta) {
@@ -9,6 +11,28 @@ void Snapshot::count_images(const NodeModel& node, int delta) {
     n += delta;
     if (n <= 0) image_nodes_.erase(image.name);
   }
+}
+
+void Snapshot::index_labels(const PodInfo& pod, uint32_t position, int delta) {
+  if (pod.terminating) return;
+  for (const auto& [key, value] : pod.labels) {
+    std::string index_key = label_index_key(pod.namespace_, key, value);
+    LabelNodes& nodes = label_nodes_[index_key];
+    auto it = std::find_if(nodes.begin(), nodes.end(),
+                           [&](const auto& entry) { return entry.first == position; });
+    if (it == nodes.end()) it = nodes.insert(nodes.end(), {position, 0});
+    it->second += delta;
+    if (it->second == 0) {
+      *it = nodes.back();
+      nodes.pop_back();
+    }
+    if (nodes.empty()) label_nodes_.erase(index_key);
+  }
+}
+
+const Snapshot::LabelNodes* Snapshot::nodes_with_label(const std::string& index_key) const {
+  auto it = label_nodes_.find(index_key);
+  return it == label_nodes_.end() ? nullptr : &it->second;
 }
 
 void Snapshot::add_node(NodePtr node) {
@@ -28,8 +52,15 @@ void Snapshot::remove_node(const std::string& name) {
   if (it == index_.end()) return;
   size_t at = it->second;
   count_images(nodes_[at].node(), -1);
+  for (const PodPtr& p : nodes_[at].pods()) index_labels(*p, static_cast<uint32_t>(at), -1);
   index_.erase(it);
   if (at + 1 != nodes_.size()) {
+    // The last node moves into the freed position: re-key its index entries.
+    auto last = static_cast<uint32_t>(nodes_.size() - 1);
+    for (const PodPtr& p : nodes_.back().pods()) {
+      index_labels(*p, last, -1);
+      index_labels(*p, static_cast<uint32_t>(at), +1);
+    }
     nodes_[at] = std::move(nodes_.back());
     index_[nodes_[at].node().name] = at;
   }
@@ -42,15 +73,18 @@ Status Snapshot::add_pod(PodPtr pod) {
     return error(Code::kNotFound, "node \"" + pod->node_name + "\" of pod " + pod->key() +
                                       " is not in the snapshot");
   }
+  index_labels(*pod, static_cast<uint32_t>(it->second), +1);
   nodes_[it->second].add_pod(std::move(pod));
   return Status::ok();
 }
 
 Status Snapshot::remove_pod(const std::string& node_name, const std::string& uid) {
   auto it = index_.find(node_name);
-  if (it == index_.end() || !nodes_[it->second].remove_pod(uid)) {
+  PodPtr removed = it == index_.end() ? nullptr : nodes_[it->second].remove_pod(uid);
+  if (!removed) {
     return error(Code::kNotFound, "pod " + uid + " is not on node \"" + node_name + "\"");
   }
+  index_labels(*removed, static_cast<uint32_t>(it->second), -1);
   return Status::ok();
 }
 

@@ -46,6 +46,11 @@ class Snapshot {
   const NodeInfo& node(size_t i) const { return nodes_[i]; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   const NodeInfo* find(const std::string& name) const;
+  // The nodes holding pods (not terminating) labelled key=value in a namespace, as
+  // (position in nodes(), how many) for label_index_key(ns, key, value); nullptr for none.
+  // Counting a workload's pods per topology domain walks only the nodes that run it.
+  using LabelNodes = std::vector<std::pair<uint32_t, int64_t>>;
+  const LabelNodes* nodes_with_label(const std::string& index_key) const;
   // How many nodes report an image (ImageLocality spreads its score by this).
   int image_node_count(const std::string& image) const;
 
@@ -58,10 +63,12 @@ class Snapshot {
 
  private:
   void count_images(const NodeModel& node, int delta);
+  void index_labels(const PodInfo& pod, uint32_t position, int delta);
 
   std::vector<NodeInfo> nodes_;
   std::unordered_map<std::string, size_t> index_;
   std::unordered_map<std::string, int> image_nodes_;
+  std::unordered_map<std::string, LabelNodes> label_nodes_;
 };
 
 }  // namespace k3c::scheduler

@@ -59,28 +59,32 @@ void prefilter_inter_pod_affinity(CycleState& state) {
   std::vector<TermCounter> affinity, anti;
   for (const PodAffinityTerm& t : pod.required_affinity) affinity.emplace_back(t, ns);
   for (const PodAffinityTerm& t : pod.required_anti_affinity) anti.emplace_back(t, ns);
-  for (const NodeInfo& node : state.snapshot.nodes()) {
+  const Snapshot& snapshot = state.snapshot;
+  for (const TermCounter& c : anti) {
+    c.for_each_node(snapshot, [&](size_t n, int64_t count) {
+      bump(state.inter_pod.anti_affinity, c.term().topology_key, snapshot.node(n).node(), count);
+    });
+  }
+  if (affinity.size() == 1) {
+    affinity[0].for_each_node(snapshot, [&](size_t n, int64_t count) {
+      bump(state.inter_pod.affinity, affinity[0].term().topology_key, snapshot.node(n).node(),
+           count);
+    });
+  }
+  for (const NodeInfo& node : snapshot.nodes()) {
     for (const PodPtr& p : node.pods_with_required_anti_affinity()) {
       for (const PodAffinityTerm& term : p->required_anti_affinity) {
         if (affinity_term_matches(term, pod, ns))
           bump(state.inter_pod.existing_anti_affinity, term.topology_key, node.node(), +1);
       }
     }
-    if (!affinity.empty()) {
+    if (affinity.size() > 1) {
       // Pods count for affinity only when they match every term.
       int64_t n = 0;
-      if (affinity.size() == 1) {
-        n = affinity[0].count(node);
-      } else {
-        for (const PodPtr& p : node.pods()) n += matches_all(pod.required_affinity, *p, ns);
-      }
+      for (const PodPtr& p : node.pods()) n += matches_all(pod.required_affinity, *p, ns);
       for (const PodAffinityTerm& term : pod.required_affinity) {
         if (n > 0) bump(state.inter_pod.affinity, term.topology_key, node.node(), n);
       }
-    }
-    for (const TermCounter& c : anti) {
-      int64_t n = c.count(node);
-      if (n > 0) bump(state.inter_pod.anti_affinity, c.term().topology_key, node.node(), n);
     }
   }
 }

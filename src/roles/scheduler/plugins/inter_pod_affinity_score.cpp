@@ -58,13 +58,15 @@ std::vector<int64_t> score_inter_pod_affinity(const CycleState& state, const Nod
   for (const auto& w : state.pod.preferred_anti_affinity)
     own.push_back({TermCounter(w.term, ns), -int64_t{w.weight}});
   DomainScores domains;
+  for (const auto& [counter, weight] : own) {
+    counter.for_each_node(state.snapshot, [&](size_t n, int64_t count) {
+      domains.add(counter.term().topology_key, state.snapshot.node(n).node(), weight * count);
+    });
+  }
   for (const NodeInfo& node : state.snapshot.nodes()) {
-    for (const auto& [counter, weight] : own) {
-      int64_t n = counter.count(node);
-      if (n > 0) domains.add(counter.term().topology_key, node.node(), weight * n);
-    }
-    for (const PodPtr& p : node.pods_with_affinity())
+    for (const PodPtr& p : node.pods_with_affinity()) {
       process_existing(state, *p, node.node(), domains);
+    }
   }
   if (domains.by_key.empty()) return scores;
   int64_t min = std::numeric_limits<int64_t>::max(), max = std::numeric_limits<int64_t>::min();

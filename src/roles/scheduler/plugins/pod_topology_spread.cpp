@@ -37,15 +37,27 @@ void prefilter_pod_topology_spread(CycleState& state) {
     if (c.do_not_schedule) state.spread.push_back({&c, spread_counter(c, pod.namespace_), {}, 0});
   }
   if (state.spread.empty()) return;
-  for (const NodeInfo& node : state.snapshot.nodes()) {
-    if (!has_all_topology_keys(pod.spread_constraints, true, node.node())) continue;
-    for (SpreadConstraintState& s : state.spread) {
-      if (!node_included(*s.constraint, pod, node.node())) continue;
-      const std::string& domain = node.node().labels.find(s.constraint->topology_key)->second;
-      s.counts[domain] += s.counter.count(node);
+  const Snapshot& snapshot = state.snapshot;
+  // Every eligible node's domain exists, with zero matching pods at first.
+  std::vector<std::vector<const std::string*>> domain_of(
+      state.spread.size(), std::vector<const std::string*>(snapshot.size(), nullptr));
+  for (size_t n = 0; n < snapshot.size(); ++n) {
+    const NodeModel& node = snapshot.node(n).node();
+    if (!has_all_topology_keys(pod.spread_constraints, true, node)) continue;
+    for (size_t i = 0; i < state.spread.size(); ++i) {
+      SpreadConstraintState& s = state.spread[i];
+      if (!node_included(*s.constraint, pod, node)) continue;
+      domain_of[i][n] = &node.labels.find(s.constraint->topology_key)->second;
+      s.counts.emplace(*domain_of[i][n], 0);
     }
   }
-  for (SpreadConstraintState& s : state.spread) recompute_min(s);
+  for (size_t i = 0; i < state.spread.size(); ++i) {
+    SpreadConstraintState& s = state.spread[i];
+    s.counter.for_each_node(snapshot, [&](size_t n, int64_t count) {
+      if (domain_of[i][n]) s.counts[*domain_of[i][n]] += count;
+    });
+    recompute_min(s);
+  }
 }
 
 FilterStatus filter_pod_topology_spread(const CycleState& state, const NodeInfo& node) {

@@ -21,7 +21,14 @@ struct SoftState {
   std::vector<std::unordered_map<std::string, int64_t>> counts;  // per constraint
   std::vector<double> weights;
   std::vector<bool> ignored;  // per scored node
+  // Per constraint on kubernetes.io/hostname: matching pods per node position.
+  std::vector<std::vector<int64_t>> per_node;
 };
+
+// NodeInfos live in one vector in the snapshot: a node's position is its offset.
+size_t position_of(const Snapshot& snapshot, const NodeInfo* node) {
+  return static_cast<size_t>(node - &snapshot.node(0));
+}
 
 SoftState prescore(const CycleState& state, const NodeList& nodes) {
   SoftState s;
@@ -51,14 +58,22 @@ SoftState prescore(const CycleState& state, const NodeList& nodes) {
     s.weights.push_back(std::log(static_cast<double>(size + 2)));
   }
   // Count matching pods over every node of the cluster, for the domains seen above.
-  for (const NodeInfo& node : state.snapshot.nodes()) {
-    if (!has_all_topology_keys(pod.spread_constraints, false, node.node())) continue;
-    for (size_t i = 0; i < s.constraints.size(); ++i) {
-      const TopologySpreadConstraint& c = *s.constraints[i];
-      if (c.topology_key == kHostnameKey || !node_included(c, pod, node.node())) continue;
-      auto domain = s.counts[i].find(node.node().labels.find(c.topology_key)->second);
-      if (domain != s.counts[i].end()) domain->second += s.counters[i].count(node);
+  s.per_node.resize(s.constraints.size());
+  for (size_t i = 0; i < s.constraints.size(); ++i) {
+    const TopologySpreadConstraint& c = *s.constraints[i];
+    if (c.topology_key == kHostnameKey) {
+      s.per_node[i].assign(state.snapshot.size(), 0);
+      s.counters[i].for_each_node(state.snapshot,
+                                  [&](size_t n, int64_t count) { s.per_node[i][n] += count; });
+      continue;
     }
+    s.counters[i].for_each_node(state.snapshot, [&](size_t n, int64_t count) {
+      const NodeModel& node = state.snapshot.node(n).node();
+      if (!has_all_topology_keys(pod.spread_constraints, false, node)) return;
+      if (!node_included(c, pod, node)) return;
+      auto domain = s.counts[i].find(node.labels.find(c.topology_key)->second);
+      if (domain != s.counts[i].end()) domain->second += count;
+    });
   }
   return s;
 }
@@ -79,8 +94,9 @@ std::vector<int64_t> score_pod_topology_spread(const CycleState& state, const No
     for (size_t i = 0; i < s.constraints.size(); ++i) {
       const TopologySpreadConstraint& c = *s.constraints[i];
       const std::string& value = nodes[n]->node().labels.find(c.topology_key)->second;
-      int64_t count =
-          c.topology_key == kHostnameKey ? s.counters[i].count(*nodes[n]) : s.counts[i][value];
+      int64_t count = c.topology_key == kHostnameKey
+                          ? s.per_node[i][position_of(state.snapshot, nodes[n])]
+                          : s.counts[i][value];
       score += static_cast<double>(count) * s.weights[i] + static_cast<double>(c.max_skew - 1);
     }
     scores[n] = static_cast<int64_t>(std::round(score));
