@@ -13,21 +13,46 @@ void Snapshot::count_images(const NodeModel& node, int delta) {
   }
 }
 
+// Index keys that no label can produce (a pod's namespace is never empty), for the nodes
+// running pods with affinity terms.
+static const std::string& affinity_pods_key() {
+  static const std::string key = label_index_key("", "", "affinity");
+  return key;
+}
+static const std::string& required_anti_affinity_pods_key() {
+  static const std::string key = label_index_key("", "", "required-anti-affinity");
+  return key;
+}
+
 void Snapshot::index_labels(const PodInfo& pod, uint32_t position, int delta) {
+  if (pod.has_affinity()) index_key(affinity_pods_key(), position, delta);
+  if (!pod.required_anti_affinity.empty())
+    index_key(required_anti_affinity_pods_key(), position, delta);
   if (pod.terminating) return;
   for (const auto& [key, value] : pod.labels) {
-    std::string index_key = label_index_key(pod.namespace_, key, value);
-    LabelNodes& nodes = label_nodes_[index_key];
-    auto it = std::find_if(nodes.begin(), nodes.end(),
-                           [&](const auto& entry) { return entry.first == position; });
-    if (it == nodes.end()) it = nodes.insert(nodes.end(), {position, 0});
-    it->second += delta;
-    if (it->second == 0) {
-      *it = nodes.back();
-      nodes.pop_back();
-    }
-    if (nodes.empty()) label_nodes_.erase(index_key);
+    index_key(label_index_key(pod.namespace_, key, value), position, delta);
   }
+}
+
+const Snapshot::LabelNodes* Snapshot::nodes_with_affinity_pods() const {
+  return nodes_with_label(affinity_pods_key());
+}
+
+const Snapshot::LabelNodes* Snapshot::nodes_with_required_anti_affinity_pods() const {
+  return nodes_with_label(required_anti_affinity_pods_key());
+}
+
+void Snapshot::index_key(const std::string& index_key, uint32_t position, int delta) {
+  LabelNodes& nodes = label_nodes_[index_key];
+  auto it = std::find_if(nodes.begin(), nodes.end(),
+                         [&](const auto& entry) { return entry.first == position; });
+  if (it == nodes.end()) it = nodes.insert(nodes.end(), {position, 0});
+  it->second += delta;
+  if (it->second == 0) {
+    *it = nodes.back();
+    nodes.pop_back();
+  }
+  if (nodes.empty()) label_nodes_.erase(index_key);
 }
 
 const Snapshot::LabelNodes* Snapshot::nodes_with_label(const std::string& index_key) const {

@@ -51,6 +51,10 @@ class Snapshot {
   // Counting a workload's pods per topology domain walks only the nodes that run it.
   using LabelNodes = std::vector<std::pair<uint32_t, int64_t>>;
   const LabelNodes* nodes_with_label(const std::string& index_key) const;
+  // The nodes running pods with any pod (anti-)affinity, and with required anti-affinity:
+  // InterPodAffinity reads existing pods' terms only there.
+  const LabelNodes* nodes_with_affinity_pods() const;
+  const LabelNodes* nodes_with_required_anti_affinity_pods() const;
   // How many nodes report an image (ImageLocality spreads its score by this).
   int image_node_count(const std::string& image) const;
 
@@ -64,6 +68,7 @@ class Snapshot {
  private:
   void count_images(const NodeModel& node, int delta);
   void index_labels(const PodInfo& pod, uint32_t position, int delta);
+  void index_key(const std::string& index_key, uint32_t position, int delta);
 
   std::vector<NodeInfo> nodes_;
   std::unordered_map<std::string, size_t> index_;

@@ -71,21 +71,25 @@ void prefilter_inter_pod_affinity(CycleState& state) {
            count);
     });
   }
+  if (const auto* with_anti = snapshot.nodes_with_required_anti_affinity_pods()) {
+    for (const auto& [position, unused] : *with_anti) {
+      const NodeInfo& node = snapshot.node(position);
+      for (const PodPtr& p : node.pods_with_required_anti_affinity()) {
+        for (const PodAffinityTerm& term : p->required_anti_affinity) {
+          if (affinity_term_matches(term, pod, ns))
+            bump(state.inter_pod.existing_anti_affinity, term.topology_key, node.node(), +1);
+        }
+      }
+    }
+  }
+  if (affinity.size() <= 1) return;
+  // Several terms: pods count for affinity only when they match every one.
   for (const NodeInfo& node : snapshot.nodes()) {
-    for (const PodPtr& p : node.pods_with_required_anti_affinity()) {
-      for (const PodAffinityTerm& term : p->required_anti_affinity) {
-        if (affinity_term_matches(term, pod, ns))
-          bump(state.inter_pod.existing_anti_affinity, term.topology_key, node.node(), +1);
-      }
-    }
-    if (affinity.size() > 1) {
-      // Pods count for affinity only when they match every term.
-      int64_t n = 0;
-      for (const PodPtr& p : node.pods()) n += matches_all(pod.required_affinity, *p, ns);
-      for (const PodAffinityTerm& term : pod.required_affinity) {
-        if (n > 0) bump(state.inter_pod.affinity, term.topology_key, node.node(), n);
-      }
-    }
+    int64_t n = 0;
+    for (const PodPtr& p : node.pods()) n += matches_all(pod.required_affinity, *p, ns);
+    if (n == 0) continue;
+    for (const PodAffinityTerm& term : pod.required_affinity)
+      bump(state.inter_pod.affinity, term.topology_key, node.node(), n);
   }
 }
 

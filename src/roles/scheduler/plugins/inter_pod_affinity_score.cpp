@@ -63,9 +63,12 @@ std::vector<int64_t> score_inter_pod_affinity(const CycleState& state, const Nod
       domains.add(counter.term().topology_key, state.snapshot.node(n).node(), weight * count);
     });
   }
-  for (const NodeInfo& node : state.snapshot.nodes()) {
-    for (const PodPtr& p : node.pods_with_affinity()) {
-      process_existing(state, *p, node.node(), domains);
+  if (const auto* with_affinity = state.snapshot.nodes_with_affinity_pods()) {
+    for (const auto& [position, unused] : *with_affinity) {
+      const NodeInfo& node = state.snapshot.node(position);
+      for (const PodPtr& p : node.pods_with_affinity()) {
+        process_existing(state, *p, node.node(), domains);
+      }
     }
   }
   if (domains.by_key.empty()) return scores;
