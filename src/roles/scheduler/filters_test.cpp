@@ -320,6 +320,16 @@ TEST_CASE("InterPodAffinity filter") {
     CHECK(reasons(st) == "node(s) didn't match pod affinity rules");
     CHECK(st.code == FilterCode::kUnresolvable);
   }
+  SECTION("several required terms: a domain needs pods matching all of them") {
+    REQUIRE(s.add_pod(PodBuilder("db2").node("b1").label("app", "db").label("tier", "gold").build())
+                .is_ok());
+    json aff = pod_affinity("podAffinity", kRequired, "db", "zone");
+    aff["podAffinity"][kRequired].push_back(
+        {{"labelSelector", {{"matchLabels", {{"tier", "gold"}}}}}, {"topologyKey", "zone"}});
+    PodPtr p = PodBuilder("p").spec("affinity", aff).build();
+    CHECK(run(filter_inter_pod_affinity, s, p, "b1").ok());
+    CHECK_FALSE(run(filter_inter_pod_affinity, s, p, "a2").ok());
+  }
   SECTION("the first pod of a self-affine group may go anywhere") {
     PodPtr p = PodBuilder("p")
                    .label("app", "cache")

@@ -45,7 +45,7 @@ int64_t TermCounter::count(const NodeInfo& node) const {
     return n;
   }
   for (const PodPtr& p : node.pods()) {
-    if (affinity_term_matches(*term_, *p, *namespaces_)) ++n;
+    if (!p->terminating && affinity_term_matches(*term_, *p, *namespaces_)) ++n;
   }
   return n;
 }

@@ -134,5 +134,25 @@ TEST_CASE("PodTopologySpread score: the emptier domain scores higher; nodes with
   CHECK(run(score_pod_topology_spread, s, p) == V{0, 100, 0});
 }
 
+TEST_CASE("PodTopologySpread score on kubernetes.io/hostname counts per node") {
+  Snapshot s;
+  s.add_node(NodeBuilder("busy").build());
+  s.add_node(NodeBuilder("idle").build());
+  for (int i = 0; i < 2; ++i) {
+    REQUIRE(s.add_pod(PodBuilder("w" + std::to_string(i)).node("busy").label("app", "web").build())
+                .is_ok());
+  }
+  json c = {{"maxSkew", 1},
+            {"topologyKey", "kubernetes.io/hostname"},
+            {"whenUnsatisfiable", "ScheduleAnyway"},
+            {"labelSelector", {{"matchLabels", {{"app", "web"}}}}}};
+  PodPtr p = PodBuilder("p")
+                 .label("app", "web")
+                 .spec("topologySpreadConstraints", json::array({c}))
+                 .build();
+  // busy: round(2 * log(2 + 2)) = 3 -> 0; idle: 0 -> 100.
+  CHECK(run(score_pod_topology_spread, s, p) == V{0, 100});
+}
+
 }  // namespace
 }  // namespace k3c::scheduler

@@ -43,6 +43,9 @@ void inter_pod_update(CycleState& state, const PodInfo& existing, const NodeInfo
     if (affinity_term_matches(term, pod, ns))
       bump(state.inter_pod.existing_anti_affinity, term.topology_key, node.node(), delta);
   }
+  // Terminating pods do not count for the pod's own terms (nor in the label index the
+  // pre-filter counts them with).
+  if (existing.terminating) return;
   if (!pod.required_affinity.empty() && matches_all(pod.required_affinity, existing, ns)) {
     for (const PodAffinityTerm& term : pod.required_affinity)
       bump(state.inter_pod.affinity, term.topology_key, node.node(), delta);
@@ -86,7 +89,9 @@ void prefilter_inter_pod_affinity(CycleState& state) {
   // Several terms: pods count for affinity only when they match every one.
   for (const NodeInfo& node : snapshot.nodes()) {
     int64_t n = 0;
-    for (const PodPtr& p : node.pods()) n += matches_all(pod.required_affinity, *p, ns);
+    for (const PodPtr& p : node.pods()) {
+      n += !p->terminating && matches_all(pod.required_affinity, *p, ns);
+    }
     if (n == 0) continue;
     for (const PodAffinityTerm& term : pod.required_affinity)
       bump(state.inter_pod.affinity, term.topology_key, node.node(), n);
