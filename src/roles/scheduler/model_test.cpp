@@ -120,6 +120,35 @@ TEST_CASE("pod: fields the plugins read") {
   CHECK(p->has_affinity());
 }
 
+TEST_CASE("malformed parts are skipped, never thrown") {
+  // Every field with a wrong type: the apiserver validates before objects get here, but the
+  // parser must not throw on what it is given.
+  json pod = json::parse(R"({
+    "metadata": {"name": "p", "namespace": 7, "labels": ["a"], "deletionTimestamp": 1},
+    "spec": {"priority": "high", "nodeSelector": "x", "tolerations": {"key": 1},
+             "containers": [1, {"image": 2, "ports": "80", "resources": {"requests": [1]}}],
+             "initContainers": "none", "overhead": {"cpu": "lots"},
+             "affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                            [{"labelSelector": {"matchLabels": "app", "matchExpressions": 3}}]},
+                          "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                            {"nodeSelectorTerms": [{"matchExpressions": [{"key": "k",
+                              "operator": "Sometimes"}]}]}}},
+             "topologySpreadConstraints": [{"maxSkew": "one", "labelSelector": []}],
+             "volumes": [{"persistentVolumeClaim": "c"}]}})");
+  Result<PodPtr> p = pod_from_json(pod);
+  REQUIRE(p.is_ok());
+  CHECK((*p)->namespace_ == "default");
+  CHECK((*p)->request.empty());
+  json node = json::parse(R"({"metadata": {"name": "n", "labels": 3},
+    "spec": {"taints": [1, {"key": 2}], "unschedulable": "yes"},
+    "status": {"allocatable": ["cpu"], "images": [{"names": "x", "sizeBytes": "big"}, 4],
+               "conditions": "Ready"}})");
+  Result<NodePtr> n = node_from_json(node);
+  REQUIRE(n.is_ok());
+  CHECK_FALSE((*n)->unschedulable);
+  CHECK_FALSE((*n)->ready);
+}
+
 TEST_CASE("NodeInfo and Snapshot follow pods and nodes one at a time") {
   Snapshot s;
   s.add_node(NodeBuilder("a").image("nginx:1", 10).build());

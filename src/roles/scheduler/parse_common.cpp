@@ -43,8 +43,11 @@ Labels labels_from_json(const json& labels) {
 std::optional<LabelSelector> label_selector_from_json(const json& selector) {
   if (!selector.is_object()) return std::nullopt;
   std::vector<LabelSelector::Requirement> reqs;
-  for (const auto& [k, v] : field(selector, "matchLabels").items()) {
-    if (v.is_string()) reqs.push_back({k, LabelSelector::Op::kIn, {v.get<std::string>()}});
+  const json& match_labels = field(selector, "matchLabels");
+  if (match_labels.is_object()) {
+    for (const auto& [k, v] : match_labels.items()) {
+      if (v.is_string()) reqs.push_back({k, LabelSelector::Op::kIn, {v.get<std::string>()}});
+    }
   }
   const json& expressions = field(selector, "matchExpressions");
   if (expressions.is_array()) {
