@@ -1,0 +1,228 @@
+// v1.Pod JSON -> PodInfo: the parts scheduling reads, with the effective resource request
+// computed once.
+#include <nlohmann/json.hpp>
+
+#include "roles/scheduler/model.h"
+#include "roles/scheduler/parse_common.h"
+
+namespace k3c::scheduler {
+
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int64_t kDefaultMilliCpuRequest = 100;              // upstream DefaultMilliCPURequest
+constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // upstream DefaultMemoryRequest
+
+std::vector<Toleration> tolerations_from_json(const json& list) {
+  std::vector<Toleration> out;
+  if (!list.is_array()) return out;
+  for (const json& t : list) {
+    out.push_back({string_field(t, "key"), string_field(t, "operator") == "Exists",
+                   string_field(t, "value"), taint_effect_from(string_field(t, "effect"))});
+  }
+  return out;
+}
+
+PodAffinityTerm affinity_term_from_json(const json& term, const std::string& pod_namespace,
+                                        const Labels& pod_labels) {
+  PodAffinityTerm out;
+  out.selector = label_selector_from_json(field(term, "labelSelector"));
+  // matchLabelKeys / mismatchLabelKeys: the incoming pod's values join the selector.
+  if (out.selector) {
+    auto reqs = out.selector->requirements();
+    for (const std::string& key : string_list(field(term, "matchLabelKeys"))) {
+      if (auto it = pod_labels.find(key); it != pod_labels.end())
+        reqs.push_back({key, LabelSelector::Op::kIn, {it->second}});
+    }
+    for (const std::string& key : string_list(field(term, "mismatchLabelKeys"))) {
+      if (auto it = pod_labels.find(key); it != pod_labels.end())
+        reqs.push_back({key, LabelSelector::Op::kNotIn, {it->second}});
+    }
+    out.selector = LabelSelector::from_requirements(std::move(reqs));
+  }
+  out.namespaces = string_list(field(term, "namespaces"));
+  const json& ns_selector = field(term, "namespaceSelector");
+  if (ns_selector.is_object()) out.namespace_selector = label_selector_from_json(ns_selector);
+  if (out.namespaces.empty() && !out.namespace_selector) out.namespaces.push_back(pod_namespace);
+  out.topology_key = string_field(term, "topologyKey");
+  return out;
+}
+
+std::vector<PodAffinityTerm> terms_from_json(const json& list, const std::string& ns,
+                                             const Labels& labels) {
+  std::vector<PodAffinityTerm> out;
+  if (!list.is_array()) return out;
+  for (const json& t : list) out.push_back(affinity_term_from_json(t, ns, labels));
+  return out;
+}
+
+std::vector<WeightedPodAffinityTerm> weighted_terms_from_json(const json& list,
+                                                              const std::string& ns,
+                                                              const Labels& labels) {
+  std::vector<WeightedPodAffinityTerm> out;
+  if (!list.is_array()) return out;
+  for (const json& t : list) {
+    const json& w = field(t, "weight");
+    out.push_back({w.is_number_integer() ? w.get<int32_t>() : 0,
+                   affinity_term_from_json(field(t, "podAffinityTerm"), ns, labels)});
+  }
+  return out;
+}
+
+void parse_affinity(const json& affinity, PodInfo& pod) {
+  const json& node = field(affinity, "nodeAffinity");
+  const json& required = field(node, "requiredDuringSchedulingIgnoredDuringExecution");
+  if (required.is_object()) pod.required_node_affinity = node_selector_from_json(required);
+  const json& preferred = field(node, "preferredDuringSchedulingIgnoredDuringExecution");
+  if (preferred.is_array()) {
+    for (const json& p : preferred) {
+      const json& w = field(p, "weight");
+      pod.preferred_node_affinity.push_back({w.is_number_integer() ? w.get<int32_t>() : 0,
+                                             node_selector_term_from_json(field(p, "preference"))});
+    }
+  }
+  const char* kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
+  const char* kPreferred = "preferredDuringSchedulingIgnoredDuringExecution";
+  const json& pa = field(affinity, "podAffinity");
+  const json& anti = field(affinity, "podAntiAffinity");
+  pod.required_affinity = terms_from_json(field(pa, kRequired), pod.namespace_, pod.labels);
+  pod.preferred_affinity =
+      weighted_terms_from_json(field(pa, kPreferred), pod.namespace_, pod.labels);
+  pod.required_anti_affinity = terms_from_json(field(anti, kRequired), pod.namespace_, pod.labels);
+  pod.preferred_anti_affinity =
+      weighted_terms_from_json(field(anti, kPreferred), pod.namespace_, pod.labels);
+}
+
+std::vector<TopologySpreadConstraint> spread_from_json(const json& list, const Labels& labels) {
+  std::vector<TopologySpreadConstraint> out;
+  if (!list.is_array()) return out;
+  for (const json& c : list) {
+    TopologySpreadConstraint t;
+    const json& skew = field(c, "maxSkew");
+    if (skew.is_number_integer()) t.max_skew = skew.get<int32_t>();
+    t.topology_key = string_field(c, "topologyKey");
+    t.do_not_schedule = string_field(c, "whenUnsatisfiable") != "ScheduleAnyway";
+    t.selector = label_selector_from_json(field(c, "labelSelector"));
+    if (t.selector) {
+      auto reqs = t.selector->requirements();
+      for (const std::string& key : string_list(field(c, "matchLabelKeys"))) {
+        if (auto it = labels.find(key); it != labels.end())
+          reqs.push_back({key, LabelSelector::Op::kIn, {it->second}});
+      }
+      t.selector = LabelSelector::from_requirements(std::move(reqs));
+    }
+    const json& min_domains = field(c, "minDomains");
+    if (min_domains.is_number_integer()) t.min_domains = min_domains.get<int32_t>();
+    t.honor_node_affinity = string_field(c, "nodeAffinityPolicy") != "Ignore";
+    t.honor_node_taints = string_field(c, "nodeTaintsPolicy") == "Honor";
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Upstream's effective request: the app containers and the restartable ("sidecar") init
+// containers run together; each ordinary init container runs alone next to the sidecars
+// started before it; the pod needs the larger of the two, plus its overhead.
+Resources effective_request(const json& spec, bool non_zero) {
+  auto container_request = [&](const json& c) {
+    Resources r = resources_from_list(field(field(c, "resources"), "requests"));
+    if (non_zero) {
+      const json& requests = field(field(c, "resources"), "requests");
+      if (!requests.is_object() || !requests.contains("cpu")) r.milli_cpu = kDefaultMilliCpuRequest;
+      if (!requests.is_object() || !requests.contains("memory")) r.memory = kDefaultMemoryRequest;
+    }
+    return r;
+  };
+  Resources total;
+  const json& containers = field(spec, "containers");
+  if (containers.is_array()) {
+    for (const json& c : containers) total.add(container_request(c));
+  }
+  Resources sidecars, init_peak;
+  const json& init = field(spec, "initContainers");
+  if (init.is_array()) {
+    for (const json& c : init) {
+      Resources r = container_request(c);
+      if (string_field(c, "restartPolicy") == "Always") {
+        total.add(r);
+        sidecars.add(r);
+        init_peak.set_max(sidecars);
+      } else {
+        r.add(sidecars);
+        init_peak.set_max(r);
+      }
+    }
+  }
+  total.set_max(init_peak);
+  total.add(resources_from_list(field(spec, "overhead")));
+  return total;
+}
+
+void parse_containers(const json& spec, PodInfo& pod) {
+  for (const char* list : {"initContainers", "containers"}) {
+    const json& containers = field(spec, list);
+    if (!containers.is_array()) continue;
+    bool app = std::string_view(list) == "containers";
+    for (const json& c : containers) {
+      ++pod.container_count;
+      const std::string& image = string_field(c, "image");
+      if (!image.empty()) pod.images.push_back(normalized_image_name(image));
+      if (!app) continue;
+      const json& ports = field(c, "ports");
+      if (!ports.is_array()) continue;
+      for (const json& p : ports) {
+        const json& host_port = field(p, "hostPort");
+        if (!host_port.is_number_integer() || host_port.get<int32_t>() <= 0) continue;
+        HostPort hp{string_field(p, "hostIP"), string_field(p, "protocol"),
+                    host_port.get<int32_t>()};
+        if (hp.ip.empty()) hp.ip = "0.0.0.0";
+        if (hp.protocol.empty()) hp.protocol = "TCP";
+        pod.host_ports.push_back(std::move(hp));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<PodPtr> pod_from_json(const json& object) {
+  if (!object.is_object()) return error(Code::kInvalid, "pod: not an object");
+  const json& meta = field(object, "metadata");
+  const json& spec = field(object, "spec");
+  auto pod = std::make_shared<PodInfo>();
+  pod->namespace_ = string_field(meta, "namespace");
+  pod->name = string_field(meta, "name");
+  if (pod->name.empty()) return error(Code::kInvalid, "pod: metadata.name is required");
+  if (pod->namespace_.empty()) pod->namespace_ = "default";
+  pod->uid = string_field(meta, "uid");
+  if (pod->uid.empty()) pod->uid = pod->key();  // tests and dry runs: the key is unique too
+  pod->labels = labels_from_json(field(meta, "labels"));
+  pod->terminating = field(meta, "deletionTimestamp").is_string();
+  const json& priority = field(spec, "priority");
+  if (priority.is_number_integer()) pod->priority = priority.get<int32_t>();
+  pod->preempt_never = string_field(spec, "preemptionPolicy") == "Never";
+  pod->scheduler_name = string_field(spec, "schedulerName");
+  if (pod->scheduler_name.empty()) pod->scheduler_name = "default-scheduler";
+  pod->node_name = string_field(spec, "nodeName");
+  const json& status = field(object, "status");
+  pod->nominated_node_name = string_field(status, "nominatedNodeName");
+  pod->start_time = string_field(status, "startTime");
+  pod->node_selector = labels_from_json(field(spec, "nodeSelector"));
+  parse_affinity(field(spec, "affinity"), *pod);
+  pod->tolerations = tolerations_from_json(field(spec, "tolerations"));
+  pod->spread_constraints = spread_from_json(field(spec, "topologySpreadConstraints"), pod->labels);
+  parse_containers(spec, *pod);
+  const json& volumes = field(spec, "volumes");
+  if (volumes.is_array()) {
+    for (const json& v : volumes) {
+      const std::string& claim = string_field(field(v, "persistentVolumeClaim"), "claimName");
+      if (!claim.empty()) pod->pvc_names.push_back(claim);
+    }
+  }
+  pod->request = effective_request(spec, false);
+  pod->non_zero_request = effective_request(spec, true);
+  return PodPtr(std::move(pod));
+}
+
+}  // namespace k3c::scheduler
