@@ -1,0 +1,199 @@
+// kubectl behaviours beyond get/create/apply basics, against a real `k3c server` with kubectl
+// 1.27 and 1.33: wait (--for=delete, --for=jsonpath, --for=condition set through the status
+// subresource), delete (-l, --all, --wait on a finalizer removed later), apply --prune with
+// a selector, get --chunk-size over several chunks, describe, cluster-info and get --raw.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "child_process.h"
+#include "kubectl_runner.h"
+
+namespace k3c {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Kubectl {
+  explicit Kubectl(const std::string& version) : k(version) {}
+  KubectlSandbox k;
+  int started = 0;
+
+  std::string ok(std::vector<std::string> args, const std::string& file = "") {
+    auto r = k.kubectl(args, file);
+    INFO("kubectl " << args.at(0) << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    return r.out;
+  }
+  std::string file(const std::string& name, const std::string& text) {
+    std::string path = k.box.path(name);
+    write_file(path, text);
+    return path;
+  }
+  // A kubectl that keeps running (wait, delete --wait) while the test changes things.
+  std::unique_ptr<testing::ChildProcess> start(std::vector<std::string> args) {
+    return std::make_unique<testing::ChildProcess>(k.kubectl.argv(std::move(args)), k.kubectl.env(),
+                                                   k.box.path("bg" + std::to_string(++started)));
+  }
+};
+
+constexpr const char* kFinalized = R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: held, finalizers: [example.com/hold]}
+data: {a: "1"}
+)";
+
+TEST_CASE("kubectl wait: jsonpath, a condition set through /status, delete") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Kubectl t(version);
+
+  t.ok({"create", "configmap", "cfg", "--from-literal=mode=on"});
+  CHECK(t.ok({"wait", "--for=jsonpath={.data.mode}=on", "configmap/cfg", "--timeout=10s"}) ==
+        "configmap/cfg condition met\n");
+  auto waiting =
+      t.start({"wait", "--for=jsonpath={.data.mode}=off", "configmap/cfg", "--timeout=20s"});
+  std::this_thread::sleep_for(500ms);
+  t.ok({"patch", "configmap", "cfg", "--type=merge", "-p", R"({"data":{"mode":"off"}})"});
+  CHECK(waiting->wait(20s) == 0);
+  CHECK(waiting->out() == "configmap/cfg condition met\n");
+
+  t.ok({"apply"}, t.file("pod.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c, image: busybox}]
+)"));
+  auto ready = t.start({"wait", "--for=condition=Ready", "pod/p", "--timeout=20s"});
+  std::this_thread::sleep_for(500ms);
+  t.ok({"patch", "pod", "p", "--subresource=status", "--type=merge", "-p",
+        R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})"});
+  CHECK(ready->wait(20s) == 0);
+  CHECK(ready->out() == "pod/p condition met\n");
+
+  t.ok({"apply"}, t.file("held.yaml", kFinalized));
+  t.ok({"delete", "configmap", "held", "--wait=false"});
+  auto gone = t.start({"wait", "--for=delete", "configmap/held", "--timeout=20s"});
+  std::this_thread::sleep_for(500ms);
+  CHECK_FALSE(gone->wait(0ms).has_value());  // still held by its finalizer
+  t.ok({"patch", "configmap", "held", "--type=merge", "-p", R"({"metadata":{"finalizers":null}})"});
+  CHECK(gone->wait(20s) == 0);
+  CHECK(gone->out() == "configmap/held condition met\n");
+  // Waiting for the deletion of something already gone is met at once.
+  auto absent = t.k.kubectl({"wait", "--for=delete", "configmap/held", "--timeout=5s"});
+  CHECK(absent.exit_code == 0);
+}
+
+TEST_CASE("kubectl delete: -l, --all, --wait on a finalizer removed later") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Kubectl t(version);
+  for (const char* name : {"a", "b", "c"}) t.ok({"create", "configmap", name});
+  t.ok({"label", "configmap", "a", "b", "app=x"});
+  std::string by_label = t.ok({"delete", "configmap", "-l", "app=x"});
+  CHECK(by_label.find("configmap \"a\" deleted") != std::string::npos);
+  CHECK(by_label.find("configmap \"b\" deleted") != std::string::npos);
+  CHECK(by_label.find("\"c\"") == std::string::npos);
+  CHECK(t.ok({"get", "configmap", "-o", "name"}) == "configmap/c\n");
+  CHECK(t.ok({"delete", "configmap", "--all"}).find("configmap \"c\" deleted") !=
+        std::string::npos);
+  auto none = t.k.kubectl({"get", "configmap"});
+  CHECK(none.err == "No resources found in default namespace.\n");
+
+  t.ok({"apply"}, t.file("held.yaml", kFinalized));
+  auto deleting = t.start({"delete", "configmap", "held", "--timeout=20s"});
+  std::this_thread::sleep_for(1s);
+  CHECK_FALSE(deleting->wait(0ms).has_value());  // kubectl waits for the finalizer
+  CHECK(t.ok({"get", "configmap", "held", "-o", "jsonpath={.metadata.deletionTimestamp}"}) != "");
+  t.ok({"patch", "configmap", "held", "--type=json", "-p",
+        R"([{"op":"remove","path":"/metadata/finalizers"}])"});
+  CHECK(deleting->wait(20s) == 0);
+  CHECK(deleting->out().find("configmap \"held\" deleted") != std::string::npos);
+  CHECK(t.k.kubectl({"get", "configmap", "held"}).exit_code == 1);
+}
+
+TEST_CASE("kubectl apply --prune with a selector") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Kubectl t(version);
+  auto cm = [](const std::string& name) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: " + name +
+           ", labels: {app: x}}\ndata: {k: v}\n";
+  };
+  t.ok({"create", "configmap", "other", "--from-literal=k=v"});
+  t.ok({"label", "configmap", "other", "app=y"});
+  std::string both = t.file("both.yaml", cm("one") + "---\n" + cm("two"));
+  CHECK(t.ok({"apply", "--prune", "-l", "app=x"}, both) ==
+        "configmap/one created\nconfigmap/two created\n");
+  std::string one = t.file("one.yaml", cm("one"));
+  CHECK(t.ok({"apply", "--prune", "-l", "app=x"}, one) ==
+        "configmap/one unchanged\nconfigmap/two pruned\n");
+  CHECK(t.ok({"get", "configmap", "-o", "name"}) == "configmap/one\nconfigmap/other\n");
+}
+
+TEST_CASE("kubectl get --chunk-size over several chunks") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Kubectl t(version);
+  for (int i = 0; i < 5; ++i) t.ok({"create", "configmap", "c" + std::to_string(i)});
+  std::string table = t.ok({"get", "configmap", "--chunk-size=2"});
+  CHECK(table.rfind("NAME   DATA   AGE\n", 0) == 0);
+  for (int i = 0; i < 5; ++i)
+    CHECK(table.find("c" + std::to_string(i) + "     0      ") != std::string::npos);
+  // One header only, whatever the number of pages.
+  CHECK(table.find("NAME", 1) == std::string::npos);
+  CHECK(t.ok({"get", "configmap", "--chunk-size=2", "-o", "name"}) ==
+        "configmap/c0\nconfigmap/c1\nconfigmap/c2\nconfigmap/c3\nconfigmap/c4\n");
+}
+
+TEST_CASE("kubectl describe, cluster-info, get --raw") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  Kubectl t(version);
+  t.ok({"create", "deployment", "web", "--image=nginx:1.27", "--replicas=2"});
+  t.ok({"expose", "deployment", "web", "--port=80"});
+  t.ok({"create", "configmap", "cfg", "--from-literal=mode=on"});
+  t.ok({"apply"}, t.file("things.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, labels: {app: p}}
+spec:
+  containers: [{name: c, image: busybox, command: [sleep, "3600"]}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: edge-1, labels: {kubernetes.io/hostname: edge-1}}
+)"));
+  std::string pod = t.ok({"describe", "pod", "p"});
+  CHECK(pod.rfind("Name:             p\nNamespace:        default\nPriority:         0\n", 0) == 0);
+  CHECK(pod.find("Containers:\n  c:\n    Image:") != std::string::npos);
+  CHECK(pod.find("Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists "
+                 "for 300s\n") != std::string::npos);
+  std::string deploy = t.ok({"describe", "deployment", "web"});
+  CHECK(deploy.rfind("Name:                   web\nNamespace:              default\n", 0) == 0);
+  CHECK(deploy.find("StrategyType:           RollingUpdate\n") != std::string::npos);
+  CHECK(deploy.find("RollingUpdateStrategy:  25% max unavailable, 25% max surge\n") !=
+        std::string::npos);
+  std::string svc = t.ok({"describe", "service", "web"});
+  CHECK(svc.find("Selector:                 app=web\n") != std::string::npos);
+  CHECK(svc.find("Port:                     <unset>  80/TCP\n") != std::string::npos);
+  std::string node = t.ok({"describe", "node", "edge-1"});
+  CHECK(node.rfind("Name:               edge-1\n", 0) == 0);
+  std::string ns = t.ok({"describe", "namespace", "default"});
+  CHECK(ns ==
+        "Name:         default\nLabels:       kubernetes.io/metadata.name=default\n"
+        "Annotations:  <none>\nStatus:       Active\n\nNo resource quota.\n\n"
+        "No LimitRange resource.\n");
+  std::string cm = t.ok({"describe", "configmap", "cfg"});
+  CHECK(cm.find("Data\n====\nmode:\n----\non") != std::string::npos);
+
+  std::string info = t.ok({"cluster-info"});
+  CHECK(info.find("Kubernetes control plane") != std::string::npos);
+  CHECK(info.find("is running at https://127.0.0.1:") != std::string::npos);
+
+  std::string raw = t.ok({"get", "--raw", "/api/v1/namespaces"});
+  CHECK(raw.find("\"kind\":\"NamespaceList\"") != std::string::npos);
+  CHECK(raw.find("\"name\":\"kube-system\"") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace k3c
