@@ -195,7 +195,7 @@ std::string aggregate(const std::vector<std::string>& errors) {
 }  // namespace
 
 void limit_range_defaults(json& pod, const std::vector<json>& ranges) {
-  json* spec = pod.is_object() && pod["spec"].is_object() ? &pod["spec"] : nullptr;
+  json* spec = member(pod, "spec").is_object() ? &pod["spec"] : nullptr;
   if (!spec) return;
   for (const json& range : ranges) {
     std::vector<std::string> notes;

@@ -61,7 +61,7 @@ std::vector<json> system_priority_classes() {
 }
 
 std::string admit_pod_priority(json& pod, const std::vector<json>& classes) {
-  if (!pod.is_object() || !pod["spec"].is_object()) return "";
+  if (!member(pod, "spec").is_object()) return "";
   json& spec = pod["spec"];
   std::string name = text(spec, "priorityClassName");
   int64_t priority = 0;
@@ -99,7 +99,7 @@ std::string admit_pod_priority(json& pod, const std::vector<json>& classes) {
 }
 
 void keep_pod_priority(json& pod, const json& old) {
-  if (!pod.is_object() || !pod["spec"].is_object()) return;
+  if (!member(pod, "spec").is_object()) return;
   json& spec = pod["spec"];
   const json& before = member(old, "spec");
   for (const char* field : {"priority", "preemptionPolicy"}) {
@@ -117,7 +117,7 @@ std::string check_priority_class(const json& pc, const std::vector<json>& classe
 }
 
 void default_toleration_seconds(json& pod) {
-  if (!pod.is_object() || !pod["spec"].is_object()) return;
+  if (!member(pod, "spec").is_object()) return;
   json& spec = pod["spec"];
   json& tolerations = spec["tolerations"];
   if (!tolerations.is_array()) {
