@@ -79,9 +79,10 @@ TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
   Admission a(version);
   a.ok({"create", "namespace", "demo"});
   a.ok({"create"}, a.file("p0.yaml", pod_yaml("before")));
-  CHECK(a.ok({"create", "quota", "q", "-n", "demo", "--hard=pods=2,configmaps=5"}) ==
+  CHECK(a.ok({"create", "quota", "q", "-n", "demo", "--hard=pods=2,services=3"}) ==
         "resourcequota/q created\n");
-  // The usage is there at once, counting the pod made before the quota.
+  // The usage is there at once, counting the pod made before the quota. (Services, not
+  // config maps: the controller manager adds kube-root-ca.crt to every namespace.)
   CHECK(a.ok({"get", "quota", "q", "-n", "demo", "-o", "jsonpath={.status.used.pods}"}) == "1");
   a.ok({"create"}, a.file("p1.yaml", pod_yaml("one")));
   auto r = a.k.kubectl({"create"}, a.file("p2.yaml", pod_yaml("two")));
@@ -94,8 +95,8 @@ TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
         "Namespace:  demo\n"
         "Resource    Used  Hard\n"
         "--------    ----  ----\n"
-        "configmaps  0     5\n"
-        "pods        2     2\n");
+        "pods        2     2\n"
+        "services    0     3\n");
   // Deleting a pod frees its place (the quota is recounted when it would refuse).
   a.ok({"delete", "pod", "one", "-n", "demo"});
   CHECK(a.ok({"create"}, a.file("p2.yaml", pod_yaml("two"))) == "pod/two created\n");
