@@ -111,6 +111,30 @@ void service_port_defaults(json& port) {
   if (unset && port.contains("port")) port["targetPort"] = port["port"];
 }
 
+void priority_class_defaults(json& pc) {
+  if (absent(pc, "preemptionPolicy")) pc["preemptionPolicy"] = "PreemptLowerPriority";
+}
+
+// A Container item's default limit is its max, its default request the default limit, or
+// else its min (upstream's SetDefaults_LimitRangeItem).
+void limit_range_item_defaults(json& item) {
+  if (string_at(item, "type") != "Container") return;
+  json* defaults = object_at(item, "default");
+  json* requests = object_at(item, "defaultRequest");
+  if (!defaults || !requests) return;
+  auto fill = [](json& into, const json& from) {
+    if (!from.is_object()) return;
+    for (auto& [name, q] : from.items()) {
+      if (!into.contains(name)) into[name] = q;
+    }
+  };
+  fill(*defaults, get(item, "max"));
+  fill(*requests, *defaults);
+  fill(*requests, get(item, "min"));
+  if (defaults->empty()) item.erase("default");
+  if (requests->empty()) item.erase("defaultRequest");
+}
+
 // A ReplicationController selects, and is labelled with, its template's labels by default.
 void replication_controller_defaults(json& rc) {
   json* spec = object_at(rc, "spec");
@@ -365,6 +389,8 @@ const std::map<std::string, TypeHooks, std::less<>>& table() {
       {"core.v1.ServiceSpec", {service_spec_defaults, service_spec_validate}},
       {"core.v1.ServicePort", {service_port_defaults, nullptr}},
       {"core.v1.ReplicationController", {replication_controller_defaults, nullptr}},
+      {"core.v1.LimitRangeItem", {limit_range_item_defaults, nullptr}},
+      {"scheduling.v1.PriorityClass", {priority_class_defaults, nullptr}},
       {"apps.v1.DeploymentSpec", {deployment_spec_defaults, deployment_spec_validate}},
       {"apps.v1.ReplicaSetSpec", {replica_set_spec_defaults, replica_set_spec_validate}},
       {"apps.v1.StatefulSetSpec", {stateful_set_spec_defaults, nullptr}},

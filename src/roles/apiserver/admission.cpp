@@ -105,18 +105,31 @@ ApiResult<std::vector<std::string>> check_patched(json& object, const api::Schem
   return problems;
 }
 
+void apply_object_defaults(json& object, const api::SchemaSet& schemas,
+                           const api::Resource& resource) {
+  const api::MessageType* type = schemas.kind(resource.gvk());
+  if (type && object.is_object()) api::apply_defaults(object, *type);
+}
+
 std::optional<ApiError> default_and_validate(json& object, const json* old,
                                              const api::SchemaSet& schemas,
                                              const api::Resource& resource) {
+  apply_object_defaults(object, schemas, resource);
+  return validate_object(object, old, schemas, resource);
+}
+
+std::optional<ApiError> validate_object(const json& object, const json* old,
+                                        const api::SchemaSet& schemas,
+                                        const api::Resource& resource) {
   const api::MessageType* type = schemas.kind(resource.gvk());
   if (!type || !object.is_object()) return std::nullopt;
-  api::apply_defaults(object, *type);
   api::FieldErrors errors = api::validate(object, old, *type);
   if (errors.empty()) return std::nullopt;
   std::vector<StatusCause> causes;
   for (const auto& e : errors) causes.push_back({e.reason(), e.body(), e.field});
   std::string name;
-  if (object["metadata"].is_object()) name = object["metadata"].value("name", "");
+  if (object.contains("metadata") && object["metadata"].is_object())
+    name = object["metadata"].value("name", "");
   return invalid(resource.group, resource.kind, name, std::move(causes));
 }
 

@@ -45,6 +45,14 @@ ApiResult<std::vector<std::string>> check_patched(nlohmann::json& object,
                                                   const api::Resource& resource,
                                                   FieldValidation mode);
 
+// The two halves of default_and_validate, for callers that run mutating admission between
+// them (as upstream: decode and default, mutate, validate).
+void apply_object_defaults(nlohmann::json& object, const api::SchemaSet& schemas,
+                           const api::Resource& resource);
+std::optional<ApiError> validate_object(const nlohmann::json& object, const nlohmann::json* old,
+                                        const api::SchemaSet& schemas,
+                                        const api::Resource& resource);
+
 // Applies defaults to `object` and validates it (`old`: the stored object on update, null on
 // create). A 422 Invalid naming the kind and object, with one cause per field error.
 std::optional<ApiError> default_and_validate(nlohmann::json& object, const nlohmann::json* old,

@@ -15,6 +15,7 @@
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/crd_controller.h"
 #include "roles/apiserver/object_codec.h"
+#include "roles/apiserver/pod_admission.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/router.h"
 #include "roles/apiserver/service_account_tokens.h"
@@ -149,6 +150,9 @@ Status ApiServerRole::bootstrap_objects() {
     RETURN_IF_ERROR(rest_->ensure(
         *ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
   }
+  // The built-in PriorityClasses, as upstream's apiserver creates them.
+  const api::Resource* classes = registry_->find("scheduling.k8s.io", "v1", "priorityclasses");
+  for (json& pc : system_priority_classes()) RETURN_IF_ERROR(rest_->ensure(*classes, "", pc));
   // The `kubernetes` Service: the API at the first address of the service range.
   json service = {{"apiVersion", "v1"},
                   {"kind", "Service"},

@@ -13,6 +13,7 @@
 #include "api/schema.h"
 #include "core/clock.h"
 #include "http/http.h"
+#include "roles/apiserver/admission_plugins.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/request_info.h"
 #include "roles/apiserver/strategies.h"
@@ -47,7 +48,8 @@ class Rest {
         strategies_(strategies),
         clock_(clock),
         schemas_(std::move(schemas)),
-        registry_(std::move(registry)) {}
+        registry_(std::move(registry)),
+        admission_(store, cache, *registry_) {}
 
   http::Response get(const Call& call);
   // get() when the cache already holds what the call may read (never waits): for the
@@ -89,6 +91,13 @@ class Rest {
                                        const nlohmann::json* old);
 
   BodyCodecs codecs() const { return {*schemas_, *registry_}; }
+  // Defaults, mutating admission and validation of a written object, in upstream's order
+  // (`old`: the stored object on update, null on create).
+  std::optional<ApiError> admit(const Call& call, nlohmann::json& object,
+                                const nlohmann::json* old);
+  // The validating admission plugins (ResourceQuota charges here): last before the write.
+  std::optional<ApiError> admit_final(const Call& call, const nlohmann::json& object,
+                                      const nlohmann::json* old);
 
   store::Store& store_;
   WatchCache& cache_;
@@ -96,6 +105,7 @@ class Rest {
   const Clock& clock_;
   std::shared_ptr<const api::SchemaSet> schemas_;
   std::shared_ptr<const api::ResourceRegistry> registry_;
+  AdmissionPlugins admission_;
 };
 
 }  // namespace k3c::apiserver

@@ -113,11 +113,15 @@ http::Response Rest::apply(const Call& c) {
     json old = without_rv(live);
     auto updated = prepare_update(without_rv(std::move(applied->object)), old, c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
-    if (auto e = default_and_validate(updated.value(), &live, *schemas_, c.resource))
-      return error_response(*e);
+    if (!c.info.subresource.empty()) {
+      if (auto e = default_and_validate(updated.value(), &live, *schemas_, c.resource))
+        return error_response(*e);
+    }
+    if (auto e = admit(c, updated.value(), &live)) return error_response(*e);
     if (auto e = admit_custom(c, updated.value(), &live)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), live))
       return error_response(*e);
+    if (auto e = admit_final(c, updated.value(), &live)) return error_response(*e);
     if (updated.value() == old || dry_run(c.request)) {
       return json_response(200, make_cached("", std::move(updated.value()), revision).json);
     }

@@ -71,6 +71,21 @@ ApiError store_error(const Call& c, const Status& s) {
 
 }  // namespace
 
+std::optional<ApiError> Rest::admit(const Call& c, json& object, const json* old) {
+  if (!c.info.subresource.empty()) return std::nullopt;
+  AdmissionAttributes a{c.resource, c.info.namespace_, c.info.subresource, old == nullptr,
+                        dry_run(c.request)};
+  apply_object_defaults(object, *schemas_, c.resource);
+  if (auto e = admission_.mutate(a, object, old)) return e;
+  return validate_object(object, old, *schemas_, c.resource);
+}
+
+std::optional<ApiError> Rest::admit_final(const Call& c, const json& object, const json* old) {
+  AdmissionAttributes a{c.resource, c.info.namespace_, c.info.subresource, old == nullptr,
+                        dry_run(c.request)};
+  return admission_.validate(a, object, old);
+}
+
 std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
   auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), 0);
   if (!o.is_ok()) return error_response(store_error(c, o.status()));
@@ -96,8 +111,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
   if (c.resource.group.empty() && c.resource.plural == "pods" && !c.custom)
     admit_pod_service_account(cache_, c.info.namespace_, object);
-  if (auto e = default_and_validate(object, nullptr, *schemas_, c.resource))
-    return error_response(*e);
+  if (auto e = admit(c, object, nullptr)) return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
   if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
   // Server-side apply brings its own managedFields; every other create is an Update.
@@ -105,6 +119,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     if (auto e = record_update(c, *schemas_, json(), object, clock_.wall_now()))
       return error_response(*e);
   }
+  if (auto e = admit_final(c, object, nullptr)) return error_response(*e);
   const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
   auto respond = [&](int status, std::string out) {
     http::Response r = json_response(status, std::move(out));
@@ -176,15 +191,13 @@ http::Response Rest::update(const Call& c) {
     }
     auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
-    if (c.info.subresource.empty()) {
-      if (auto e = default_and_validate(updated.value(), &current.object, *schemas_, c.resource))
-        return error_response(*e);
-    }
+    if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
     if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
+    if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       json out = updated.value();
       http::Response r =
@@ -257,15 +270,13 @@ http::Response Rest::patch(const Call& c) {
     auto updated =
         prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
-    if (c.info.subresource.empty()) {
-      if (auto e = default_and_validate(updated.value(), &current.object, *schemas_, c.resource))
-        return error_response(*e);
-    }
+    if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
     if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
+    if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
     if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
       http::Response r =
           json_response(200, make_cached("", std::move(updated.value()), current.revision).json);

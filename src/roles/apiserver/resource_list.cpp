@@ -1,0 +1,101 @@
+// Resource lists and a pod's effective requests and limits (see resource_list.h).
+#include "roles/apiserver/resource_list.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+const json& member(const json& o, const char* key) {
+  static const json null;
+  if (!o.is_object()) return null;
+  auto it = o.find(key);
+  return it == o.end() ? null : *it;
+}
+
+ResourceList container_resources(const json& container, const char* which) {
+  return resource_list(member(member(container, "resources"), which));
+}
+
+}  // namespace
+
+ResourceList resource_list(const json& map) {
+  ResourceList out;
+  if (!map.is_object()) return out;
+  for (const auto& [name, value] : map.items()) {
+    std::optional<api::Quantity> q;
+    if (value.is_string()) {
+      q = api::Quantity::parse(value.get<std::string>());
+    } else if (value.is_number_integer()) {
+      q = api::Quantity::from_value(value.get<int64_t>());
+    } else if (value.is_number()) {
+      q = api::Quantity::parse(value.dump());
+    }
+    if (q) out.emplace(name, *q);
+  }
+  return out;
+}
+
+json to_json(const ResourceList& list) {
+  json out = json::object();
+  for (const auto& [name, q] : list) out[name] = q.to_string();
+  return out;
+}
+
+std::string pretty(const ResourceList& list) {
+  std::string out;
+  for (const auto& [name, q] : list) {
+    if (!out.empty()) out += ",";
+    out += name + "=" + q.to_string();
+  }
+  return out;
+}
+
+void add_into(ResourceList& into, const ResourceList& more) {
+  for (const auto& [name, q] : more) {
+    auto [it, fresh] = into.emplace(name, q);
+    if (!fresh) it->second += q;
+  }
+}
+
+void max_into(ResourceList& into, const ResourceList& other) {
+  for (const auto& [name, q] : other) {
+    auto [it, fresh] = into.emplace(name, q);
+    if (!fresh && q > it->second) it->second = q;
+  }
+}
+
+ResourceList pod_resources(const json& spec, const char* which) {
+  ResourceList total;
+  const json& containers = member(spec, "containers");
+  if (containers.is_array()) {
+    for (const json& c : containers) add_into(total, container_resources(c, which));
+  }
+  // Init containers run one after another, each beside the sidecars started before it;
+  // sidecars keep running beside the main containers.
+  ResourceList sidecars, init_peak;
+  const json& inits = member(spec, "initContainers");
+  if (inits.is_array()) {
+    for (const json& c : inits) {
+      ResourceList own = container_resources(c, which);
+      if (member(c, "restartPolicy") == "Always") {
+        add_into(total, own);
+        add_into(sidecars, own);
+        max_into(init_peak, sidecars);
+      } else {
+        add_into(own, sidecars);
+        max_into(init_peak, own);
+      }
+    }
+  }
+  max_into(total, init_peak);
+  // Overhead adds to every request, but only to limits that are set (as upstream).
+  ResourceList overhead = resource_list(member(spec, "overhead"));
+  if (std::string_view(which) == "limits") {
+    std::erase_if(overhead, [&](const auto& e) { return !total.count(e.first); });
+  }
+  add_into(total, overhead);
+  return total;
+}
+
+}  // namespace k3c::apiserver
