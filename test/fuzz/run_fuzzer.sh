@@ -12,13 +12,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work/corpus" "$work/artifacts"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-common=(-rss_limit_mb=2048 -timeout=10 -artifact_prefix="$work/artifacts/")
+common=(-rss_limit_mb=2048 -artifact_prefix="$work/artifacts/")
 shopt -s nullglob
 regressions=("$here/regressions/$name"/*)
 if [ ${#regressions[@]} -gt 0 ]; then
   echo "run_fuzzer: ${#regressions[@]} regression input(s) of $name"
-  "$binary" "${common[@]}" "${regressions[@]}"
+  # Some are large (a 120 KB nesting takes seconds under ASan): a generous per-input limit.
+  "$binary" "${common[@]}" -timeout=120 "${regressions[@]}"
 fi
 # Mutated inputs stay small (bodies of a few KB find most); regressions may be larger.
-exec "$binary" "${common[@]}" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
+exec "$binary" "${common[@]}" -timeout=10 -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
   "$@" "$work/corpus" "$here/corpus/$name"
