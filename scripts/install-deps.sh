@@ -11,6 +11,7 @@ packages=(
   catch2 libssl-dev openssl
   libarchive-dev busybox-static
   util-linux procps curl
+  clang-14 libclang-rt-14-dev  # the libFuzzer targets under test/fuzz (doc/fuzzing.md)
 )
 
 missing=()

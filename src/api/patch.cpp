@@ -17,12 +17,25 @@ Status patch_error(const std::string& what) {
 
 }  // namespace
 
-int json_depth(const json& value) {
+namespace {
+
+// min(depth of value, limit + 1). The recursion stops at the limit: bodies are parsed before
+// their depth is checked, and counting all the way down a body of a few hundred thousand '['
+// overflowed the stack (found by test/fuzz).
+int depth_up_to(const json& value, int limit) {
   if (!value.is_structured()) return 0;
+  if (limit == 0) return 1;
   int deepest = 0;
-  for (const auto& child : value) deepest = std::max(deepest, json_depth(child));
+  for (const auto& child : value) {
+    deepest = std::max(deepest, depth_up_to(child, limit - 1));
+    if (deepest >= limit) break;
+  }
   return deepest + 1;
 }
+
+}  // namespace
+
+int json_depth(const json& value) { return depth_up_to(value, kMaxJsonDepth + 1); }
 
 Result<json> apply_json_patch(const json& document, const json& patch) {
   if (!patch.is_array()) {

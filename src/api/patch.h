@@ -22,7 +22,8 @@ nlohmann::json apply_merge_patch(const nlohmann::json& document, const nlohmann:
 // Limits on what a patch may do to the document, against deeply nested or huge inputs.
 inline constexpr size_t kMaxJsonPatchOperations = 10000;
 inline constexpr int kMaxJsonDepth = 100;
-// The nesting depth of a document (scalars are 0).
+// The nesting depth of a document (scalars are 0), counted no further than
+// kMaxJsonDepth + 2: deeper documents give that, with bounded recursion.
 int json_depth(const nlohmann::json& value);
 
 }  // namespace k3c::api

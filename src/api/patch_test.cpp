@@ -34,6 +34,12 @@ TEST_CASE("json patch: operations apply or fail clearly") {
 TEST_CASE("json depth") {
   REQUIRE(json_depth(json(1)) == 0);
   REQUIRE(json_depth(json::parse(R"({"a":[{"b":1}]})")) == 3);
+  // A body nested far deeper than the limit is measured without recursing all the way down
+  // (300,000 levels overflowed the stack before; found by test/fuzz).
+  const size_t levels = 300000;
+  auto deep = json::parse(std::string(levels, '[') + std::string(levels, ']'));
+  REQUIRE(json_depth(deep) == kMaxJsonDepth + 2);
+  REQUIRE(json_depth(json::parse(std::string(100, '[') + std::string(100, ']'))) == 100);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/utf8.h"
+
 namespace k3c {
 namespace {
 
@@ -35,6 +37,10 @@ json scalar_to_json(const YAML::Node& node) {
   return s;
 }
 
+Status not_utf8() {
+  return error(Code::kBadRequest, "error converting YAML to JSON: yaml: invalid UTF-8 in the text");
+}
+
 Result<json> to_json(const YAML::Node& node, int depth, int max_depth) {
   if (depth > max_depth) {
     return error(Code::kBadRequest, "yaml: exceeded max depth of " + std::to_string(max_depth));
@@ -44,6 +50,8 @@ Result<json> to_json(const YAML::Node& node, int depth, int max_depth) {
     case YAML::NodeType::Undefined:
       return json(nullptr);
     case YAML::NodeType::Scalar:
+      // Escapes can make bytes that are not UTF-8 (a lone "\ud800"); JSON cannot carry them.
+      if (!valid_utf8(node.Scalar())) return not_utf8();
       return scalar_to_json(node);
     case YAML::NodeType::Sequence: {
       json out = json::array();
@@ -59,6 +67,7 @@ Result<json> to_json(const YAML::Node& node, int depth, int max_depth) {
         if (!kv.first.IsScalar()) {
           return error(Code::kBadRequest, "yaml: only scalar mapping keys are supported");
         }
+        if (!valid_utf8(kv.first.Scalar())) return not_utf8();
         ASSIGN_OR_RETURN(json v, to_json(kv.second, depth + 1, max_depth));
         out[kv.first.Scalar()] = std::move(v);
       }
@@ -66,6 +75,13 @@ Result<json> to_json(const YAML::Node& node, int depth, int max_depth) {
     }
   }
   return json(nullptr);
+}
+
+// "---" at the start of a line, followed by nothing but blanks or a comment.
+bool is_document_separator(std::string_view line) {
+  if (line.substr(0, 3) != "---") return false;
+  size_t rest = line.find_first_not_of(" \t\r", 3);
+  return rest == std::string_view::npos || line[rest] == '#';
 }
 
 Status parse_error(const YAML::Exception& e) {
@@ -76,6 +92,9 @@ Status parse_error(const YAML::Exception& e) {
 }  // namespace
 
 Result<json> yaml_to_json(std::string_view text, int max_depth) {
+  // Upstream's YAML reader refuses bytes that are not UTF-8 before parsing (found by
+  // test/fuzz: they reached the JSON, whose serialization threw, answering 500).
+  if (!valid_utf8(text)) return not_utf8();
   try {
     YAML::Node node = YAML::Load(std::string(text));
     return to_json(node, 0, max_depth);
@@ -85,16 +104,29 @@ Result<json> yaml_to_json(std::string_view text, int max_depth) {
 }
 
 Result<std::vector<json>> yaml_documents_to_json(std::string_view text, int max_depth) {
-  try {
-    std::vector<json> docs;
-    for (const auto& node : YAML::LoadAll(std::string(text))) {
-      ASSIGN_OR_RETURN(json doc, to_json(node, 0, max_depth));
+  if (!valid_utf8(text)) return not_utf8();
+  // The stream is split at "---" lines here, as upstream's YAML reader does, and each
+  // document parsed alone: yaml-cpp's own LoadAll loops forever on some inputs (a lone ","
+  // hung it; found by test/fuzz).
+  std::vector<json> docs;
+  size_t doc_start = 0;
+  size_t line_start = 0;
+  while (line_start <= text.size()) {
+    size_t eol = text.find('\n', line_start);
+    size_t line_end = eol == std::string_view::npos ? text.size() : eol;
+    std::string_view line = text.substr(line_start, line_end - line_start);
+    bool last = eol == std::string_view::npos;
+    if (is_document_separator(line) || last) {
+      size_t doc_end = is_document_separator(line) ? line_start : text.size();
+      ASSIGN_OR_RETURN(json doc,
+                       yaml_to_json(text.substr(doc_start, doc_end - doc_start), max_depth));
       if (!doc.is_null()) docs.push_back(std::move(doc));
+      doc_start = line_end + (last ? 0 : 1);
     }
-    return docs;
-  } catch (const YAML::Exception& e) {
-    return parse_error(e);
+    if (last) break;
+    line_start = eol + 1;
   }
+  return docs;
 }
 
 }  // namespace k3c

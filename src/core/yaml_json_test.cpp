@@ -43,6 +43,22 @@ TEST_CASE("YAML errors and limits") {
   REQUIRE(yaml_to_json(deep).status().code() == Code::kBadRequest);
   auto docs = yaml_documents_to_json("a: 1\n---\nb: 2\n---\n");
   REQUIRE(docs->size() == 2);
+  REQUIRE(yaml_documents_to_json("--- # first\na: 1\n--- \n---\nb: [1]")->size() == 2);
+  REQUIRE((*yaml_documents_to_json("s: '--- not a separator'\n"))[0]["s"] == "--- not a separator");
+  // yaml-cpp's LoadAll never returned on this (found by test/fuzz); one document is parsed
+  // as yaml_to_json parses it.
+  REQUIRE(yaml_documents_to_json(",").is_ok() == yaml_to_json(",").is_ok());
+}
+
+TEST_CASE("YAML that is not UTF-8 is refused, never turned into JSON that cannot be written") {
+  // A stray byte in a key (found by test/fuzz: serializing the JSON threw).
+  auto stray = yaml_to_json("metadata: {\"creationTimes\xeftamp\": null}\n");
+  REQUIRE(stray.status().code() == Code::kBadRequest);
+  REQUIRE_THAT(stray.status().message(), Catch::Contains("UTF-8"));
+  REQUIRE(yaml_documents_to_json("a: \xff\n").status().code() == Code::kBadRequest);
+  // An escape for a lone surrogate makes bytes that are not UTF-8 either.
+  REQUIRE(yaml_to_json("a: \"\\ud800\"\n").status().code() == Code::kBadRequest);
+  REQUIRE(yaml_to_json("a: \"\xc3\xa9\\u00e9\"\n")->at("a") == "\xc3\xa9\xc3\xa9");
 }
 
 }  // namespace
