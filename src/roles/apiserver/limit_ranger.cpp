@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "roles/apiserver/json_fields.h"
 #include "roles/apiserver/resource_list.h"
 
 namespace k3c::apiserver {
@@ -15,13 +16,6 @@ using api::Quantity;
 using nlohmann::json;
 
 constexpr int64_t kMaxMilliValue = std::numeric_limits<int64_t>::max() / 1000;
-
-const json& member(const json& o, const char* key) {
-  static const json null;
-  if (!o.is_object()) return null;
-  auto it = o.find(key);
-  return it == o.end() ? null : *it;
-}
 
 std::vector<const json*> items_of(const json& range, std::string_view type) {
   std::vector<const json*> out;

@@ -3,22 +3,12 @@
 
 #include <algorithm>
 
+#include "roles/apiserver/json_fields.h"
+
 namespace k3c::apiserver {
 namespace {
 
 using nlohmann::json;
-
-const json& member(const json& o, const char* key) {
-  static const json null;
-  if (!o.is_object()) return null;
-  auto it = o.find(key);
-  return it == o.end() ? null : *it;
-}
-
-std::string text(const json& o, const char* key) {
-  const json& v = member(o, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 std::string name_of(const json& o) { return text(member(o, "metadata"), "name"); }
 

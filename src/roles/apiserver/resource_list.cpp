@@ -1,17 +1,12 @@
 // Resource lists and a pod's effective requests and limits (see resource_list.h).
 #include "roles/apiserver/resource_list.h"
 
+#include "roles/apiserver/json_fields.h"
+
 namespace k3c::apiserver {
 namespace {
 
 using nlohmann::json;
-
-const json& member(const json& o, const char* key) {
-  static const json null;
-  if (!o.is_object()) return null;
-  auto it = o.find(key);
-  return it == o.end() ? null : *it;
-}
 
 ResourceList container_resources(const json& container, const char* which) {
   return resource_list(member(member(container, "resources"), which));

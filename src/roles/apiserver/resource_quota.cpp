@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <map>
 
+#include "roles/apiserver/json_fields.h"
+
 namespace k3c::apiserver {
 namespace {
 
@@ -11,18 +13,6 @@ using api::Quantity;
 using nlohmann::json;
 
 const char* const kClassSuffix = ".storageclass.storage.k8s.io/";
-
-const json& member(const json& o, const char* key) {
-  static const json null;
-  if (!o.is_object()) return null;
-  auto it = o.find(key);
-  return it == o.end() ? null : *it;
-}
-
-std::string text(const json& o, const char* key) {
-  const json& v = member(o, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
 
