@@ -34,11 +34,13 @@ struct ControllerManagerConfig {
   std::function<http::Response(http::Request&)> handler;
   std::function<std::string()> root_ca_pem;
   std::string identity;  // leader election: <host>_<uuid>
-  int concurrent_replicaset_syncs = 5;
-  int concurrent_deployment_syncs = 5;
-  int concurrent_gc_syncs = 20;
-  int concurrent_namespace_syncs = 10;
-  int concurrent_serviceaccount_syncs = 5;
+  // Worker threads per controller. Upstream's defaults count goroutines (gc 20, namespace
+  // 10, deployment/replicaset 5); each of ours is an OS thread, so the defaults are smaller.
+  int concurrent_replicaset_syncs = 4;
+  int concurrent_deployment_syncs = 4;
+  int concurrent_gc_syncs = 4;
+  int concurrent_namespace_syncs = 2;
+  int concurrent_serviceaccount_syncs = 2;
 };
 
 class ControllerManagerRole final : public Role {
