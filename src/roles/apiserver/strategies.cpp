@@ -52,12 +52,6 @@ int64_t Strategies::lease_seconds(const api::Resource& r) const {
 
 std::optional<ApiError> Strategies::before_create(const api::Resource& r, json& object) {
   if (r.group.empty() && r.plural == "services") return prepare_service(object, nullptr);
-  if (r.group.empty() && r.plural == "pods") {
-    json& spec = object["spec"];
-    if (spec.is_object() && spec.value("serviceAccountName", "").empty()) {
-      spec["serviceAccountName"] = "default";  // ServiceAccount admission
-    }
-  }
   return std::nullopt;
 }
 
