@@ -25,28 +25,10 @@ std::string pod_yaml(const std::string& name, const std::string& extra_spec = ""
          extra_spec + "  containers:\n  - name: web\n" + "    image: nginx:1.27\n" + resources;
 }
 
-struct Admission {
-  explicit Admission(const std::string& version) : k(version) {}
-  KubectlSandbox k;
-  // Runs kubectl; a command expected to succeed must.
-  std::string ok(std::vector<std::string> args, const std::string& file = "") {
-    auto r = k.kubectl(args, file);
-    INFO("kubectl " << args.at(0) << ": " << r.err);
-    CHECK(r.exit_code == 0);
-    CHECK(r.err.empty());
-    return r.out;
-  }
-  std::string file(const std::string& name, const std::string& text) {
-    std::string path = k.box.path(name);
-    write_file(path, text);
-    return path;
-  }
-};
-
 TEST_CASE("LimitRanger: defaults on pods without resources, refusals past max") {
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Admission a(version);
+  KubectlSandbox a(version);
   a.ok({"create", "namespace", "demo"});
   CHECK(a.ok({"apply"}, a.file("limits.yaml", kLimitRange)) == "limitrange/limits created\n");
   // The LimitRange was defaulted as upstream does (defaultRequest from default).
@@ -64,19 +46,18 @@ TEST_CASE("LimitRanger: defaults on pods without resources, refusals past max") 
         "container web");
 
   auto big = pod_yaml("big", "", "    resources:\n      limits: {cpu: \"2\"}\n");
-  auto r = a.k.kubectl({"create"}, a.file("big.yaml", big));
+  auto r = a.kubectl({"create"}, a.file("big.yaml", big));
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "Error from server (Forbidden): error when creating \"" +
-                     a.k.box.path("big.yaml") +
+  CHECK(r.err == "Error from server (Forbidden): error when creating \"" + a.box.path("big.yaml") +
                      "\": pods \"big\" is forbidden: maximum cpu usage per Container is 1, but "
                      "limit is 2.\n");
-  CHECK(a.k.kubectl({"get", "pod", "big", "-n", "demo"}).exit_code == 1);
+  CHECK(a.kubectl({"get", "pod", "big", "-n", "demo"}).exit_code == 1);
 }
 
 TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Admission a(version);
+  KubectlSandbox a(version);
   a.ok({"create", "namespace", "demo"});
   a.ok({"create"}, a.file("p0.yaml", pod_yaml("before")));
   CHECK(a.ok({"create", "quota", "q", "-n", "demo", "--hard=pods=2,services=3"}) ==
@@ -85,9 +66,9 @@ TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
   // config maps: the controller manager adds kube-root-ca.crt to every namespace.)
   CHECK(a.ok({"get", "quota", "q", "-n", "demo", "-o", "jsonpath={.status.used.pods}"}) == "1");
   a.ok({"create"}, a.file("p1.yaml", pod_yaml("one")));
-  auto r = a.k.kubectl({"create"}, a.file("p2.yaml", pod_yaml("two")));
+  auto r = a.kubectl({"create"}, a.file("p2.yaml", pod_yaml("two")));
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "Error from server (Forbidden): error when creating \"" + a.k.box.path("p2.yaml") +
+  CHECK(r.err == "Error from server (Forbidden): error when creating \"" + a.box.path("p2.yaml") +
                      "\": pods \"two\" is forbidden: exceeded quota: q, requested: pods=1, used: "
                      "pods=2, limited: pods=2\n");
   CHECK(a.ok({"describe", "quota", "q", "-n", "demo"}) ==
@@ -104,7 +85,7 @@ TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
 
   // Compute quotas want every container to say what it needs.
   a.ok({"create", "quota", "compute", "-n", "demo", "--hard=limits.cpu=2,requests.memory=1Gi"});
-  r = a.k.kubectl({"create"}, a.file("p3.yaml", pod_yaml("three")));
+  r = a.kubectl({"create"}, a.file("p3.yaml", pod_yaml("three")));
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("pods \"three\" is forbidden: failed quota: compute: must specify limits.cpu "
                    "for: web; requests.memory for: web\n") != std::string::npos);
@@ -113,7 +94,7 @@ TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
 TEST_CASE("DefaultStorageClass, Priority and DefaultTolerationSeconds") {
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  Admission a(version);
+  KubectlSandbox a(version);
   a.ok({"create", "namespace", "demo"});
   a.ok({"apply"}, a.file("sc.yaml", R"(apiVersion: storage.k8s.io/v1
 kind: StorageClass
@@ -145,10 +126,9 @@ spec:
   CHECK(a.ok({"get", "pod", "crit", "-n", "demo", "-o", "jsonpath={.spec.priority}"}) ==
         "2000001000");
   auto r =
-      a.k.kubectl({"create"}, a.file("bad.yaml", pod_yaml("bad", "  priorityClassName: nope\n")));
+      a.kubectl({"create"}, a.file("bad.yaml", pod_yaml("bad", "  priorityClassName: nope\n")));
   CHECK(r.exit_code == 1);
-  CHECK(r.err == "Error from server (Forbidden): error when creating \"" +
-                     a.k.box.path("bad.yaml") +
+  CHECK(r.err == "Error from server (Forbidden): error when creating \"" + a.box.path("bad.yaml") +
                      "\": pods \"bad\" is forbidden: no PriorityClass with name nope was found\n");
 
   CHECK(

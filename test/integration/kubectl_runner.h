@@ -59,6 +59,10 @@ struct KubectlRunner {
   }
 };
 
+inline void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
 // What most kubectl tests begin with: a server of its own (agent roles off) in a fresh
 // sandbox, and kubectl `version` (e.g. "1.33") pointed at it.
 struct KubectlSandbox {
@@ -70,10 +74,21 @@ struct KubectlSandbox {
   Sandbox box;
   RunningServer server;
   KubectlRunner kubectl;
-};
 
-inline void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
+  // Runs kubectl; a command expected to succeed must (exit 0, nothing on stderr).
+  std::string ok(std::vector<std::string> args, const std::string& file = "") const {
+    auto r = kubectl(args, file);
+    INFO("kubectl " << args.at(0) << ": " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+    return r.out;
+  }
+  // Writes `text` to `name` in the sandbox; returns its path.
+  std::string file(const std::string& name, const std::string& text) const {
+    std::string path = box.path(name);
+    write_file(path, text);
+    return path;
+  }
+};
 
 }  // namespace k3c

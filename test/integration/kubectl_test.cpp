@@ -13,27 +13,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Kubectl {
-  explicit Kubectl(const std::string& version) : k(version) {}
-  KubectlSandbox k;
+struct Kubectl : KubectlSandbox {
+  using KubectlSandbox::KubectlSandbox;
   int started = 0;
 
-  std::string ok(std::vector<std::string> args, const std::string& file = "") {
-    auto r = k.kubectl(args, file);
-    INFO("kubectl " << args.at(0) << ": " << r.err);
-    CHECK(r.exit_code == 0);
-    CHECK(r.err.empty());
-    return r.out;
-  }
-  std::string file(const std::string& name, const std::string& text) {
-    std::string path = k.box.path(name);
-    write_file(path, text);
-    return path;
-  }
   // A kubectl that keeps running (wait, delete --wait) while the test changes things.
   std::unique_ptr<testing::ChildProcess> start(std::vector<std::string> args) {
-    return std::make_unique<testing::ChildProcess>(k.kubectl.argv(std::move(args)), k.kubectl.env(),
-                                                   k.box.path("bg" + std::to_string(++started)));
+    return std::make_unique<testing::ChildProcess>(kubectl.argv(std::move(args)), kubectl.env(),
+                                                   box.path("bg" + std::to_string(++started)));
   }
 };
 
@@ -95,7 +82,7 @@ spec:
   CHECK(gone->wait(20s) == 0);
   CHECK(gone->out() == "configmap/held condition met\n");
   // Waiting for the deletion of something already gone is met at once.
-  auto absent = t.k.kubectl({"wait", "--for=delete", "configmap/held", "--timeout=5s"});
+  auto absent = t.kubectl({"wait", "--for=delete", "configmap/held", "--timeout=5s"});
   CHECK(absent.exit_code == 0);
 }
 
@@ -110,11 +97,11 @@ TEST_CASE("kubectl delete: -l, --all, --wait on a finalizer removed later") {
   CHECK(by_label.find("configmap \"b\" deleted") != std::string::npos);
   CHECK(by_label.find("\"c\"") == std::string::npos);
   // (Listings name what they check: a controller manager adds kube-root-ca.crt.)
-  CHECK(t.k.kubectl({"get", "configmap", "a"}).exit_code == 1);
+  CHECK(t.kubectl({"get", "configmap", "a"}).exit_code == 1);
   CHECK(t.ok({"get", "configmap", "c", "-o", "name"}) == "configmap/c\n");
   CHECK(t.ok({"delete", "configmap", "--all"}).find("configmap \"c\" deleted") !=
         std::string::npos);
-  auto none = t.k.kubectl({"get", "configmap", "c"});
+  auto none = t.kubectl({"get", "configmap", "c"});
   CHECK(none.err == "Error from server (NotFound): configmaps \"c\" not found\n");
 
   t.ok({"apply"}, t.file("held.yaml", kFinalized));
@@ -126,7 +113,7 @@ TEST_CASE("kubectl delete: -l, --all, --wait on a finalizer removed later") {
         R"([{"op":"remove","path":"/metadata/finalizers"}])"});
   CHECK(deleting->wait(20s) == 0);
   CHECK(deleting->out().find("configmap \"held\" deleted") != std::string::npos);
-  CHECK(t.k.kubectl({"get", "configmap", "held"}).exit_code == 1);
+  CHECK(t.kubectl({"get", "configmap", "held"}).exit_code == 1);
 }
 
 TEST_CASE("kubectl apply --prune with a selector") {
@@ -142,7 +129,7 @@ TEST_CASE("kubectl apply --prune with a selector") {
   // kubectl itself warns that pruning without --prune-allowlist is deprecated (as it does
   // against any cluster); nothing else may show on stderr.
   auto apply_prune = [&](const std::string& file) {
-    auto r = t.k.kubectl({"apply", "--prune", "-l", "app=x"}, file);
+    auto r = t.kubectl({"apply", "--prune", "-l", "app=x"}, file);
     CHECK(r.exit_code == 0);
     CHECK((r.err.empty() ||
            r.err.find("] Deprecated: kubectl apply will no longer prune") != std::string::npos));
@@ -218,7 +205,7 @@ metadata: {name: edge-1, labels: {kubernetes.io/hostname: edge-1}}
   CHECK(info.find("Kubernetes control plane") != std::string::npos);
   // (kubectl colours the name and address.)
   CHECK(info.find(" is running at ") != std::string::npos);
-  CHECK(info.find("https://127.0.0.1:" + std::to_string(t.k.box.port())) != std::string::npos);
+  CHECK(info.find("https://127.0.0.1:" + std::to_string(t.box.port())) != std::string::npos);
 
   std::string raw = t.ok({"get", "--raw", "/api/v1/namespaces"});
   CHECK(raw.find("\"kind\":\"NamespaceList\"") != std::string::npos);
