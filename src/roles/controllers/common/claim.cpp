@@ -19,13 +19,7 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
         owned.push_back(std::move(object));
         continue;
       }
-      json updated = *object;
-      json kept = json::array();
-      for (const auto& r : owner_refs(*object)) {
-        if (r.value("uid", "") != uid) kept.push_back(r);
-      }
-      updated["metadata"]["ownerReferences"] = kept;
-      auto written = client::update(client, target.resource, updated);
+      auto written = client::update(client, target.resource, without_owner(*object, uid));
       if (!written.is_ok() && written.status().code() != Code::kNotFound &&
           written.status().code() != Code::kConflict)
         return written.status();

@@ -189,17 +189,7 @@ Status GarbageCollector::check_owners(size_t kind, const json& object) {
 Status GarbageCollector::orphan_dependents(const json& owner) {
   const std::string& uid = uid_of(owner);
   for (const auto& [k, dependent] : dependents_of(uid)) {
-    json updated = *dependent;
-    json kept = json::array();
-    for (const auto& ref : owner_refs(*dependent)) {
-      if (ref.value("uid", "") != uid) kept.push_back(ref);
-    }
-    if (kept.empty()) {
-      updated["metadata"].erase("ownerReferences");
-    } else {
-      updated["metadata"]["ownerReferences"] = kept;
-    }
-    auto written = client::update(ctx_.client, kinds()[k].resource, updated);
+    auto written = client::update(ctx_.client, kinds()[k].resource, without_owner(*dependent, uid));
     if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
   }
   return Status::ok();
