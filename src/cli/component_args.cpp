@@ -49,8 +49,6 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
                                             "kube-api-burst",
                                             "leader-elect-resource-lock",
                                             "pod-eviction-timeout",
-                                            "concurrent-endpoint-syncs",
-                                            "concurrent-service-endpoint-syncs",
                                             "concurrent-statefulset-syncs",
                                             "concurrent-daemonset-syncs",
                                             "concurrent-job-syncs",
@@ -160,12 +158,15 @@ constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
 }
 
 using CM = controllers::ControllerManagerSettings;
-constexpr std::array<ArgKey<CM>, 9> kControllerManagerOwn = {{
+constexpr std::array<ArgKey<CM>, 11> kControllerManagerOwn = {{
     {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
     {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
     {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
     {"concurrent-gc-syncs", +[](CM& s) { return &s.concurrent_gc_syncs; }, 1},
     {"concurrent-namespace-syncs", +[](CM& s) { return &s.concurrent_namespace_syncs; }, 1},
+    {"concurrent-endpoint-syncs", +[](CM& s) { return &s.concurrent_endpoint_syncs; }, 1},
+    {"concurrent-service-endpoint-syncs",
+     +[](CM& s) { return &s.concurrent_service_endpoint_syncs; }, 1},
     {"terminated-pod-gc-threshold", +[](CM& s) { return &s.terminated_pod_gc_threshold; }},
     {"node-monitor-period", +[](CM& s) { return &s.node_monitor_period; }},
     {"node-monitor-grace-period", +[](CM& s) { return &s.node_monitor_grace_period; }},

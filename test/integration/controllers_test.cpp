@@ -200,5 +200,93 @@ TEST_CASE("a ReplicationController keeps its pods") {
   }));
 }
 
+TEST_CASE("services get Endpoints and EndpointSlices of the pods they select") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  session.ok({"apply"}, session.file("svc.yaml", R"(apiVersion: v1
+kind: Service
+metadata: {name: web, labels: {tier: front}}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: manual}
+spec:
+  ports: [{port: 80}]
+)"));
+  // The placeholder slice comes first; a selector-less Service gets nothing.
+  REQUIRE(converge(kubectl, [&] {
+    return count(kubectl, {"endpointslices", "-l", "kubernetes.io/service-name=web"}) == 1;
+  }));
+  CHECK(kubectl({"get", "endpoints", "manual"}).exit_code == 1);
+  CHECK(count(kubectl, {"endpointslices", "-l", "kubernetes.io/service-name=manual"}) == 0);
+
+  auto pod_yaml = [](const std::string& name) {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           ", labels: {app: web}}\nspec:\n  containers: [{name: c, image: busybox, ports: "
+           "[{name: http, containerPort: 8080}]}]\n";
+  };
+  for (const std::string name : {"web-1", "web-2"}) {
+    session.ok({"apply"}, session.file(name + ".yaml", pod_yaml(name)));
+  }
+  auto set_status = [&](const std::string& name, const std::string& ip, bool ready) {
+    kubectl({"patch", "pod", name, "--subresource=status", "--type=merge", "-p",
+             R"({"status":{"phase":"Running","podIP":")" + ip + R"(","podIPs":[{"ip":")" + ip +
+                 R"("}],"conditions":[{"type":"Ready","status":")" + (ready ? "True" : "False") +
+                 R"("}]}})"});
+  };
+  set_status("web-1", "10.42.0.11", true);
+  set_status("web-2", "10.42.0.12", false);
+  REQUIRE(converge(kubectl, [&] {
+    return kubectl({"get", "endpoints", "web", "-o", "jsonpath={.subsets[0].addresses[*].ip}"})
+               .out == "10.42.0.11";
+  }));
+  CHECK(kubectl({"get", "endpoints", "web", "-o",
+                 "jsonpath={.subsets[0].notReadyAddresses[*].ip} {.subsets[0].ports[0].port} "
+                 "{.metadata.labels.tier}"})
+            .out == "10.42.0.12 8080 front");
+  CHECK_THAT(kubectl({"get", "endpoints", "web"}).out, Catch::Contains("10.42.0.11:8080"));
+  auto describe = kubectl({"describe", "service", "web"}).out;
+  const size_t endpoints_line = describe.find("\nEndpoints:");
+  REQUIRE(endpoints_line != std::string::npos);
+  CHECK(describe.substr(endpoints_line, describe.find('\n', endpoints_line + 1) - endpoints_line)
+            .ends_with(" 10.42.0.11:8080"));
+  auto slice = [&](const std::string& path) {
+    return kubectl({"get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o",
+                    "jsonpath={.items[0]" + path + "}"})
+        .out;
+  };
+  REQUIRE(converge(kubectl,
+                   [&] { return slice(".endpoints[*].addresses[0]") == "10.42.0.11 10.42.0.12"; }));
+  CHECK(slice(".endpoints[*].conditions.ready") == "true false");
+  CHECK(slice(".ports[0].port") == "8080");
+  CHECK(slice(".metadata.ownerReferences[0].kind") == "Service");
+  CHECK(slice(".metadata.labels.endpointslice\\.kubernetes\\.io/managed-by") ==
+        "endpointslice-controller.k8s.io");
+
+  // Settled: no write loop (the versions stay put).
+  const std::string versions = kubectl({"get", "endpoints,endpointslices", "-o",
+                                        "jsonpath={.items[*].metadata.resourceVersion}"})
+                                   .out;
+  std::this_thread::sleep_for(1500ms);
+  CHECK(kubectl({"get", "endpoints,endpointslices", "-o",
+                 "jsonpath={.items[*].metadata.resourceVersion}"})
+            .out == versions);
+
+  // A pod that goes away leaves; the Service's deletion takes both objects with it.
+  REQUIRE(kubectl({"delete", "pod", "web-1", "--grace-period=0", "--force"}).exit_code == 0);
+  REQUIRE(converge(kubectl, [&] {
+    return kubectl({"get", "endpoints", "web", "-o", "jsonpath={.subsets[*].addresses}"})
+        .out.empty();
+  }));
+  REQUIRE(kubectl({"delete", "service", "web"}).exit_code == 0);
+  REQUIRE(converge(kubectl, [&] {
+    return kubectl({"get", "endpoints", "web"}).exit_code == 1 &&
+           count(kubectl, {"endpointslices", "-l", "kubernetes.io/service-name=web"}) == 0;
+  }));
+}
+
 }  // namespace
 }  // namespace k3c

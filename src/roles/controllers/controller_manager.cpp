@@ -7,6 +7,8 @@
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
 #include "roles/controllers/deployment/deployment_controller.h"
+#include "roles/controllers/endpoints/endpoint_slice_controller.h"
+#include "roles/controllers/endpoints/endpoints_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
 #include "roles/controllers/namespace/namespace_controller.h"
 #include "roles/controllers/nodelifecycle/node_lifecycle_controller.h"
@@ -78,6 +80,10 @@ void ControllerManagerRole::start_controllers() {
        settings.concurrent_rc_syncs});
   started.push_back(
       {std::make_unique<DeploymentController>(*context_), settings.concurrent_deployment_syncs});
+  started.push_back(
+      {std::make_unique<EndpointsController>(*context_), settings.concurrent_endpoint_syncs});
+  started.push_back({std::make_unique<EndpointSliceController>(*context_),
+                     settings.concurrent_service_endpoint_syncs});
   // Node health and pod GC each run one worker, as upstream's loops do.
   started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
   started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});

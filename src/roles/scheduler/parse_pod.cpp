@@ -163,9 +163,11 @@ std::vector<Toleration> tolerations_from_json(const json& list) {
   if (!list.is_array()) return out;
   for (const json& t : list) {
     Toleration toleration{string_field(t, "key"), string_field(t, "operator") == "Exists",
-                          string_field(t, "value"), taint_effect_from(string_field(t, "effect"))};
-    const json& seconds = field(t, "tolerationSeconds");
-    if (seconds.is_number_integer()) toleration.toleration_seconds = seconds.get<int64_t>();
+                          string_field(t, "value"), taint_effect_from(string_field(t, "effect")),
+                          std::nullopt};
+    if (const json& seconds = field(t, "tolerationSeconds"); seconds.is_number_integer()) {
+      toleration.toleration_seconds = seconds.get<int64_t>();
+    }
     out.push_back(std::move(toleration));
   }
   return out;
