@@ -71,6 +71,7 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     scheduler::SchedulerConfig sc;
     sc.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
     sc.identity = host_name() + "_" + new_uuid();
+    sc.settings = config.scheduler;
     roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
   }
   return roles;

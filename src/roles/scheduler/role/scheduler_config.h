@@ -1,6 +1,7 @@
-// The scheduler role's settings, typed. Each field names the upstream KubeSchedulerConfiguration
-// key (or kube-scheduler flag) it stands for, so that `--kube-scheduler-arg KEY=VALUE` can map
-// onto it.
+// The scheduler role's config: what the server wires in (handler, identity), the settings
+// users tune with `--kube-scheduler-arg` (scheduler_settings.h: upstream's flags), and the
+// KubeSchedulerConfiguration file keys (each field names its key; there is no config file
+// yet, so these keep upstream's defaults).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "http/http.h"
+#include "roles/scheduler/scheduler_settings.h"
 
 namespace k3c::scheduler {
 
@@ -15,6 +17,7 @@ struct SchedulerConfig {
   // The apiserver's handler chain, available once the apiserver role is up.
   std::function<http::Response(http::Request&)> handler;
   std::string identity;  // leader election: <host>_<uuid>
+  SchedulerSettings settings;
 
   // profiles[0].schedulerName: pods naming another scheduler are left alone.
   std::string scheduler_name = "default-scheduler";
@@ -24,12 +27,6 @@ struct SchedulerConfig {
   // tried again, doubling per attempt up to the maximum.
   int64_t pod_initial_backoff_seconds = 1;
   int64_t pod_max_backoff_seconds = 10;
-  // --pod-max-in-unschedulable-pods-duration: an unschedulable pod is tried again at least
-  // this often even when no event suggests it might fit now.
-  int64_t pod_max_in_unschedulable_seconds = 300;
-  // leaderElection.leaderElect: off runs the scheduler without taking the
-  // kube-system/kube-scheduler Lease (only safe with one server).
-  bool leader_elect = true;
   // DefaultPreemption's args: minCandidateNodesPercentage / minCandidateNodesAbsolute.
   int32_t min_candidate_nodes_percentage = 10;
   int32_t min_candidate_nodes_absolute = 100;

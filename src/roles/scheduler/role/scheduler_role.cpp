@@ -42,7 +42,8 @@ Status SchedulerRole::start() {
   identity.user = "system:kube-scheduler";
   identity.groups = {"system:masters", "system:authenticated"};
   client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
-  if (!config_.leader_elect) {
+  const client::LeaderElectionSettings& leader = config_.settings.leader_election;
+  if (!leader.leader_elect) {
     start_scheduling();
     ready_ = true;
     return Status::ok();
@@ -50,6 +51,9 @@ Status SchedulerRole::start() {
   client::LeaderElectionConfig election;
   election.lease_name = "kube-scheduler";
   election.identity = config_.identity;
+  election.lease_duration = leader.lease_duration;
+  election.renew_deadline = leader.renew_deadline;
+  election.retry_period = leader.retry_period;
   election.on_started_leading = [this] { start_scheduling(); };
   election.on_stopped_leading = [this] { stop_scheduling(); };
   elector_ = std::make_unique<client::LeaderElector>(*client_, election, clock_);
@@ -146,7 +150,7 @@ void SchedulerRole::start_scheduling() {
   QueueSettings settings;
   settings.initial_backoff = std::chrono::seconds(config_.pod_initial_backoff_seconds);
   settings.max_backoff = std::chrono::seconds(config_.pod_max_backoff_seconds);
-  settings.max_in_unschedulable = std::chrono::seconds(config_.pod_max_in_unschedulable_seconds);
+  settings.max_in_unschedulable = config_.settings.pod_max_in_unschedulable_pods_duration;
   cache_ = std::make_unique<SchedulerCache>();
   queue_ = std::make_unique<SchedulingQueue>(clock_, settings);
   events_ = std::make_unique<client::EventRecorder>(*client_, config_.scheduler_name, clock_);
