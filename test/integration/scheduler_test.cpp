@@ -173,6 +173,14 @@ TEST_CASE("a higher-priority pod preempts a lower one") {
   REQUIRE(eventually([&] { return jsonpath(s, "pod/high", "{.spec.nodeName}") == "p1"; }));
 }
 
+TEST_CASE("--kube-scheduler-arg=leader-elect=false schedules without taking the Lease") {
+  KubectlSandbox s("1.33", {"--kube-scheduler-arg=leader-elect=false"});
+  add_node(s, "n1", "1");
+  s.ok({"apply"}, s.file("pod.yaml", pod_yaml("a", "100m")));
+  REQUIRE(eventually([&] { return jsonpath(s, "pod/a", "{.spec.nodeName}") == "n1"; }));
+  CHECK(s.kubectl({"get", "lease", "-n", "kube-system", "kube-scheduler"}).exit_code != 0);
+}
+
 TEST_CASE("--disable-scheduler leaves pods pending") {
   Sandbox box;
   RunningServer server(box, {"--disable-agent", "--disable-scheduler"});
