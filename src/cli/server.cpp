@@ -12,6 +12,7 @@
 #include "core/signals.h"
 #include "roles/apiserver/api_server.h"
 #include "roles/controllers/controller_manager.h"
+#include "roles/scheduler/role/scheduler_role.h"
 
 namespace k3c::cli {
 namespace {
@@ -66,6 +67,13 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     cm.settings = config.controller_manager;
     roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));
   }
+  if (!config.disable_scheduler) {
+    scheduler::SchedulerConfig sc;
+    sc.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
+    sc.identity = host_name() + "_" + new_uuid();
+    sc.settings = config.scheduler;
+    roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
+  }
   return roles;
 }
 
@@ -73,7 +81,6 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
 
 std::vector<std::string> roles_not_built(const ServerConfig& config) {
   std::vector<std::string> names;
-  if (!config.disable_scheduler) names.push_back("scheduler");
   if (!config.disable_agent) {
     for (const char* worker : {"runtime", "network", "kubelet"}) names.push_back(worker);
     if (!config.disable_kube_proxy) names.push_back("proxy");

@@ -21,13 +21,13 @@
 
 namespace k3c::client {
 class Client;
+class EventRecorder;
 class LeaderElector;
 }  // namespace k3c::client
 
 namespace k3c::controllers {
 
 class Controller;
-class EventRecorder;
 class InformerSet;
 struct ControllerContext;
 
@@ -61,7 +61,7 @@ class ControllerManagerRole final : public Role {
   std::thread unelected_start_;  // with --leader-elect=false
   std::mutex mu_;                // guards the running set below
   std::unique_ptr<InformerSet> informers_;
-  std::unique_ptr<EventRecorder> events_;
+  std::unique_ptr<client::EventRecorder> events_;
   std::unique_ptr<ControllerContext> context_;
   std::vector<std::unique_ptr<Controller>> controllers_;
   std::atomic<bool> ready_{false};

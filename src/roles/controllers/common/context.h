@@ -5,13 +5,15 @@
 #include <string>
 
 #include "client/client.h"
+#include "client/event_recorder.h"
 #include "core/clock.h"
 #include "core/selector.h"
-#include "roles/controllers/common/event_recorder.h"
 #include "roles/controllers/common/informer_set.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
+
+using client::EventRecorder;
 
 struct ControllerContext {
   client::Client& client;

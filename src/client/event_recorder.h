@@ -1,5 +1,6 @@
-// Records core/v1 Events about objects, as upstream's event recorder: on a background thread
-// through a bounded queue (a burst of events never slows a controller; past the bound events
+// Records core/v1 Events about objects, as upstream's event recorder (client-go's
+// tools/record), for every role that reports what it does (controllers, scheduler): on a background
+// thread through a bounded queue (a burst of events never slows a controller; past the bound events
 // are dropped and counted), the same reason on the same object within 10 minutes updates the
 // existing Event's count instead of creating another.
 //
@@ -17,11 +18,11 @@
 #include "client/client.h"
 #include "core/clock.h"
 
-namespace k3c::controllers {
+namespace k3c::client {
 
 class EventRecorder {
  public:
-  EventRecorder(client::Client& client, std::string component,
+  EventRecorder(Client& client, std::string component,
                 const Clock& clock = SystemClock::instance());
   ~EventRecorder();
   // `object` is the involved object (apiVersion, kind and metadata are read).
@@ -40,7 +41,7 @@ class EventRecorder {
   void run();
   void write(const Pending& e);
 
-  client::Client& client_;
+  Client& client_;
   const std::string component_;
   const Clock& clock_;
   mutable std::mutex mu_;
@@ -59,4 +60,4 @@ class EventRecorder {
   std::thread thread_;
 };
 
-}  // namespace k3c::controllers
+}  // namespace k3c::client

@@ -1,18 +1,28 @@
-#include "roles/controllers/common/event_recorder.h"
+// The event recorder (see event_recorder.h).
+#include "client/event_recorder.h"
 
 #include <cstdio>
 
 #include "core/ids.h"
-#include "roles/controllers/common/objects.h"
 
-namespace k3c::controllers {
+namespace k3c::client {
 
 namespace {
+using nlohmann::json;
 constexpr size_t kQueueLimit = 1000;
+
+// metadata.<field> as a string ("" when absent or not a string).
+std::string meta_str(const json& object, const char* field) {
+  if (!object.is_object()) return "";
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  auto value = meta->find(field);
+  return value != meta->end() && value->is_string() ? value->get<std::string>() : "";
+}
 constexpr auto kAggregateWindow = std::chrono::minutes(10);
 }  // namespace
 
-EventRecorder::EventRecorder(client::Client& client, std::string component, const Clock& clock)
+EventRecorder::EventRecorder(Client& client, std::string component, const Clock& clock)
     : client_(client), component_(std::move(component)), clock_(clock) {
   thread_ = std::thread([this] { run(); });
 }
@@ -37,10 +47,10 @@ void EventRecorder::record(const json& object, const std::string& type, const st
                            const std::string& message, const std::string& source) {
   json involved = {{"apiVersion", object.value("apiVersion", "")},
                    {"kind", object.value("kind", "")},
-                   {"name", name_of(object)},
-                   {"uid", uid_of(object)},
+                   {"name", meta_str(object, "name")},
+                   {"uid", meta_str(object, "uid")},
                    {"resourceVersion", meta_str(object, "resourceVersion")}};
-  std::string ns = namespace_of(object);
+  std::string ns = meta_str(object, "namespace");
   if (!ns.empty()) involved["namespace"] = ns;
   std::lock_guard lock(mu_);
   if (stopping_) return;
@@ -72,8 +82,8 @@ void EventRecorder::write(const Pending& e) {
   auto& seen = seen_[id];
   if (seen.count > 0 && clock_.now() - seen.at < kAggregateWindow) {
     json patch = {{"count", seen.count + 1}, {"lastTimestamp", now}};
-    if (client::patch(client_, client::resources::kEvents, e.ns, seen.name,
-                      "application/merge-patch+json", patch)
+    if (client::patch(client_, resources::kEvents, e.ns, seen.name, "application/merge-patch+json",
+                      patch)
             .is_ok()) {
       ++seen.count;
       seen.at = clock_.now();
@@ -99,10 +109,10 @@ void EventRecorder::write(const Pending& e) {
                 {"firstTimestamp", now},
                 {"lastTimestamp", now},
                 {"count", 1}};
-  if (client::create(client_, client::resources::kEvents, e.ns, event).is_ok()) {
+  if (client::create(client_, resources::kEvents, e.ns, event).is_ok()) {
     seen = {name, 1, clock_.now(), now};
   }
   if (seen_.size() > 4096) seen_.clear();  // bounded; aggregation is best effort
 }
 
-}  // namespace k3c::controllers
+}  // namespace k3c::client

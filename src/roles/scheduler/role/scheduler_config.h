@@ -1,0 +1,35 @@
+// The scheduler role's config: what the server wires in (handler, identity), the settings
+// users tune with `--kube-scheduler-arg` (scheduler_settings.h: upstream's flags), and the
+// KubeSchedulerConfiguration file keys (each field names its key; there is no config file
+// yet, so these keep upstream's defaults).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "http/http.h"
+#include "roles/scheduler/scheduler_settings.h"
+
+namespace k3c::scheduler {
+
+struct SchedulerConfig {
+  // The apiserver's handler chain, available once the apiserver role is up.
+  std::function<http::Response(http::Request&)> handler;
+  std::string identity;  // leader election: <host>_<uuid>
+  SchedulerSettings settings;
+
+  // profiles[0].schedulerName: pods naming another scheduler are left alone.
+  std::string scheduler_name = "default-scheduler";
+  // percentageOfNodesToScore (0: upstream's adaptive default).
+  int32_t percentage_of_nodes_to_score = 0;
+  // podInitialBackoffSeconds / podMaxBackoffSeconds: the wait before a pod that failed is
+  // tried again, doubling per attempt up to the maximum.
+  int64_t pod_initial_backoff_seconds = 1;
+  int64_t pod_max_backoff_seconds = 10;
+  // DefaultPreemption's args: minCandidateNodesPercentage / minCandidateNodesAbsolute.
+  int32_t min_candidate_nodes_percentage = 10;
+  int32_t min_candidate_nodes_absolute = 100;
+};
+
+}  // namespace k3c::scheduler
