@@ -6,11 +6,14 @@
 #include "core/log.h"
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
+#include "roles/controllers/cronjob/cronjob_controller.h"
 #include "roles/controllers/deployment/deployment_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
+#include "roles/controllers/job/job_controller.h"
 #include "roles/controllers/namespace/namespace_controller.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
 #include "roles/controllers/serviceaccount/service_account_controller.h"
+#include "roles/controllers/ttlafterfinished/ttl_after_finished_controller.h"
 
 namespace k3c::controllers {
 
@@ -64,6 +67,11 @@ void ControllerManagerRole::start_controllers() {
        config_.concurrent_replicaset_syncs});
   started.push_back(
       {std::make_unique<DeploymentController>(*context_), config_.concurrent_deployment_syncs});
+  started.push_back({std::make_unique<JobController>(*context_), config_.concurrent_job_syncs});
+  started.push_back(
+      {std::make_unique<CronJobController>(*context_), config_.concurrent_cron_job_syncs});
+  started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
+                     config_.concurrent_ttl_after_finished_syncs});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create
   // what already exists. Queued keys wait meanwhile.

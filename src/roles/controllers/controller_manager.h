@@ -41,6 +41,9 @@ struct ControllerManagerConfig {
   int concurrent_gc_syncs = 4;
   int concurrent_namespace_syncs = 2;
   int concurrent_serviceaccount_syncs = 2;
+  int concurrent_job_syncs = 2;                 // --concurrent-job-syncs (upstream 5)
+  int concurrent_cron_job_syncs = 1;            // --concurrent-cron-job-syncs (upstream 5)
+  int concurrent_ttl_after_finished_syncs = 1;  // --concurrent-ttl-after-finished-syncs (5)
 };
 
 class ControllerManagerRole final : public Role {
