@@ -203,6 +203,9 @@ void job_spec_defaults(json& spec) {
         absent(spec, "podFailurePolicy") ? "TerminatingOrFailed" : "Failed";
 }
 
+// A pod-condition pattern without a status matches the condition being True.
+void pod_condition_pattern_defaults(json& pattern) { set_absent(pattern, {{"status", "True"}}); }
+
 // Labels come from the template; unless the user manages the selector, the job selects its
 // pods by its uid (upstream's generated selector, with the legacy label names alongside).
 void job_defaults(json& job) {
@@ -493,6 +496,8 @@ const std::map<std::string, TypeHooks, std::less<>>& table() {
       {"batch.v1.Job", {job_defaults, nullptr}},
       {"batch.v1.JobSpec", {job_spec_defaults, job_spec_validate}},
       {"batch.v1.CronJob", {nullptr, cron_job_validate}},
+      {"batch.v1.PodFailurePolicyOnPodConditionsPattern",
+       {pod_condition_pattern_defaults, nullptr}},
       {"batch.v1.CronJobSpec", {nullptr, cron_job_spec_validate}},
   };
   return hooks;
