@@ -104,9 +104,8 @@ Status CronJobController::reconcile(const std::string& key) {
   return synced;
 }
 
-Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jobs) {
+Status CronJobController::reconcile_children(Pass& p, const std::vector<client::ObjectPtr>& jobs) {
   json& cj = p.cronjob;
-  WallTime now = ctx_.clock.wall_now();
   std::set<std::string> children;
   for (const auto& job : jobs) {
     const std::string& uid = uid_of(*job);
@@ -152,6 +151,13 @@ Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jo
     remove_from_active(cj, uid);
     p.update_status = true;
   }
+  return Status::ok();
+}
+
+Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jobs) {
+  json& cj = p.cronjob;
+  WallTime now = ctx_.clock.wall_now();
+  RETURN_IF_ERROR(reconcile_children(p, jobs));
   if (being_deleted(cj)) return Status::ok();
 
   const json& spec = cj.value("spec", json::object());

@@ -29,6 +29,9 @@ class CronJobController final : public Controller {
     std::optional<std::chrono::nanoseconds> requeue_after;
   };
   Status sync(Pass& p, const std::vector<client::ObjectPtr>& jobs);
+  // status.active against the jobs: finished ones leave it, vanished ones too
+  // (MissingJob); lastSuccessfulTime follows the completed ones.
+  Status reconcile_children(Pass& p, const std::vector<client::ObjectPtr>& jobs);
   Status start_job(Pass& p, SysSeconds scheduled, const TimeZone& zone);
   void cleanup_finished(Pass& p, const std::vector<client::ObjectPtr>& jobs);
   bool delete_job(Pass& p, const json& job);

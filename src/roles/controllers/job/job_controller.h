@@ -29,6 +29,14 @@ class JobController final : public Controller {
  private:
   struct Sync;  // the state of one reconcile (job_controller.cpp)
   Status sync_job(const std::string& key, const json& job);
+  // Fills the pod lists and counters of `s`; the backoff record after new finished pods.
+  void count_pods(Sync& s);
+  // The condition that ends the job now (SuccessCriteriaMet already written, FailureTarget
+  // turned Failed, a new FailureTarget), or null; schedules the activeDeadlineSeconds recheck.
+  json finished_condition(Sync& s);
+  void count_succeeded_indexes(Sync& s);
+  // The Suspended condition follows spec.suspend; true when it changed.
+  bool follow_suspend(Sync& s);
   Status manage(Sync& s);
   Status create_pods(Sync& s, int count, const std::vector<int>& indexes);
   // Deletes pods; `drop_finalizer` first (suspend, surplus pods: they are not counted).
@@ -36,6 +44,9 @@ class JobController final : public Controller {
                   Status& first_error);
   Status track_status(Sync& s, bool needs_flush);
   Status write_status(Sync& s);
+  Status remove_tracking_finalizers(Sync& s, const std::vector<client::ObjectPtr>& release,
+                                    std::set<std::string>& with_finalizer);
+  void record_finished(Sync& s);  // the Completed / failure event
   // Pods that must lose the tracking finalizer though no live job counts them.
   Status release_orphan_pod(const std::string& pod_key);
   void pod_changed(const client::ObjectPtr& old, const client::ObjectPtr& now);

@@ -66,6 +66,49 @@ Status JobController::write_status(Sync& s) {
   return Status::ok();
 }
 
+Status JobController::remove_tracking_finalizers(Sync& s,
+                                                 const std::vector<client::ObjectPtr>& release,
+                                                 std::set<std::string>& with_finalizer) {
+  // In parallel; the pods whose removal succeeded leave `with_finalizer`.
+  Status remove_error;
+  std::vector<std::future<Status>> calls;
+  for (const auto& pod : release) {
+    expect_finalizer_removed(s.key, uid_of(*pod));
+    calls.push_back(std::async(std::launch::async, [this, pod] {
+      json patch = {
+          {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
+      auto r = client::patch(ctx_.client, client::resources::kPods, namespace_of(*pod),
+                             name_of(*pod), "application/strategic-merge-patch+json", patch);
+      return r.is_ok() || r.status().code() == Code::kNotFound ? Status::ok() : r.status();
+    }));
+  }
+  for (size_t i = 0; i < release.size(); ++i) {
+    Status r = calls[i].get();
+    if (r.is_ok()) {
+      with_finalizer.erase(uid_of(*release[i]));
+    } else {
+      finalizer_removal_observed(s.key, uid_of(*release[i]));
+      if (remove_error.is_ok()) remove_error = r;
+    }
+  }
+  return remove_error;
+}
+
+void JobController::record_finished(Sync& s) {
+  if (s.finished.value("type", "") == "Complete") {
+    auto c = spec_int(s.job, "completions");
+    if (c && s.status().value("succeeded", int64_t{0}) > *c) {
+      ctx_.events.record(s.job, "Warning", "TooManySucceededPods",
+                         "Too many succeeded pods running after completion count reached",
+                         "job-controller");
+    }
+    ctx_.events.record(s.job, "Normal", "Completed", "Job completed", "job-controller");
+  } else {
+    ctx_.events.record(s.job, "Warning", s.finished.value("reason", ""),
+                       s.finished.value("message", ""), "job-controller");
+  }
+}
+
 Status JobController::track_status(Sync& s, bool needs_flush) {
   const std::string now = rfc3339(s.now);
   const json& policy = s.spec().value("podFailurePolicy", json());
@@ -147,28 +190,7 @@ Status JobController::track_status(Sync& s, bool needs_flush) {
     backoff_[s.key] = s.backoff;
     needs_flush = false;
   }
-  // Remove the finalizers (in parallel); count the pods whose removal succeeded.
-  Status remove_error;
-  std::vector<std::future<Status>> calls;
-  for (const auto& pod : release) {
-    expect_finalizer_removed(s.key, uid_of(*pod));
-    calls.push_back(std::async(std::launch::async, [this, pod] {
-      json patch = {
-          {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-      auto r = client::patch(ctx_.client, client::resources::kPods, namespace_of(*pod),
-                             name_of(*pod), "application/strategic-merge-patch+json", patch);
-      return r.is_ok() || r.status().code() == Code::kNotFound ? Status::ok() : r.status();
-    }));
-  }
-  for (size_t i = 0; i < release.size(); ++i) {
-    Status r = calls[i].get();
-    if (r.is_ok()) {
-      with_finalizer.erase(uid_of(*release[i]));
-    } else {
-      finalizer_removal_observed(s.key, uid_of(*release[i]));
-      if (remove_error.is_ok()) remove_error = r;
-    }
-  }
+  Status remove_error = remove_tracking_finalizers(s, release, with_finalizer);
   if (count_released(s.status(), with_finalizer)) needs_flush = true;
   if (!remove_error.is_ok()) {
     if (needs_flush) RETURN_IF_ERROR(write_status(s));
@@ -190,20 +212,7 @@ Status JobController::track_status(Sync& s, bool needs_flush) {
     }
   }
   if (needs_flush) RETURN_IF_ERROR(write_status(s));
-  if (finished) {
-    if (s.finished.value("type", "") == "Complete") {
-      auto c = spec_int(s.job, "completions");
-      if (c && s.status().value("succeeded", int64_t{0}) > *c) {
-        ctx_.events.record(s.job, "Warning", "TooManySucceededPods",
-                           "Too many succeeded pods running after completion count reached",
-                           "job-controller");
-      }
-      ctx_.events.record(s.job, "Normal", "Completed", "Job completed", "job-controller");
-    } else {
-      ctx_.events.record(s.job, "Warning", s.finished.value("reason", ""),
-                         s.finished.value("message", ""), "job-controller");
-    }
-  }
+  if (finished) record_finished(s);
   return Status::ok();
 }
 
