@@ -7,7 +7,9 @@
 #include <set>
 
 #include "api/validation.h"
+#include "core/cron_schedule.h"
 #include "core/selector.h"
+#include "core/time_zone.h"
 
 namespace k3c::api {
 namespace {
@@ -201,6 +203,9 @@ void job_spec_defaults(json& spec) {
         absent(spec, "podFailurePolicy") ? "TerminatingOrFailed" : "Failed";
 }
 
+// A pod-condition pattern without a status matches the condition being True.
+void pod_condition_pattern_defaults(json& pattern) { set_absent(pattern, {{"status", "True"}}); }
+
 // Labels come from the template; unless the user manages the selector, the job selects its
 // pods by its uid (upstream's generated selector, with the legacy label names alongside).
 void job_defaults(json& job) {
@@ -334,6 +339,99 @@ FieldErrors job_spec_validate(const json& spec, const json*, const std::string& 
   return out;
 }
 
+// spec.timeZone: an IANA name the system's zoneinfo knows (upstream: time.LoadLocation).
+void time_zone_validate(const json& zone, const std::string& path, FieldErrors& out) {
+  std::string name = zone.is_string() ? zone.get<std::string>() : "";
+  if (name.empty()) {
+    out.push_back(invalid(path, name, "timeZone must be nil or non-empty string"));
+    return;
+  }
+  // Each part of the name as the tz database names files (digits and + tolerated).
+  size_t start = 0;
+  while (true) {
+    size_t slash = name.find('/', start);
+    std::string part = name.substr(start, slash == std::string::npos ? slash : slash - start);
+    bool ok = !part.empty() && part.size() <= 14 && part != "." && part != ".." && part[0] != '-' &&
+              part.find_first_not_of(
+                  "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl"
+                  "mnopqrstuvwxyz.-_0123456789+") == std::string::npos;
+    if (!ok) {
+      out.push_back(invalid(path, name, "unknown time zone " + name));
+      return;
+    }
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "local") {
+    out.push_back(invalid(path, name,
+                          "timeZone must be an explicit time zone as defined in "
+                          "https://www.iana.org/time-zones"));
+    return;
+  }
+  auto loaded = load_time_zone(name);
+  if (!loaded.is_ok()) out.push_back(invalid(path, name, loaded.status().message()));
+}
+
+// The schedule parses as upstream's cron parser parses it; TZ= in it only where the old
+// schedule had it (timeZone replaced it in 1.27); the job template's selector is generated.
+FieldErrors cron_job_spec_validate(const json& spec, const json* old, const std::string& path) {
+  FieldErrors out;
+  std::string schedule = string_at(spec, "schedule");
+  if (!schedule.empty()) {
+    std::string at = child(path, "schedule");
+    auto parsed = parse_cron_schedule(schedule);
+    if (!parsed.is_ok()) {
+      out.push_back(invalid(at, schedule, parsed.status().message()));
+    } else if (!parsed->time_zone.empty()) {
+      auto zone = load_time_zone(parsed->time_zone);
+      if (!zone.is_ok()) {
+        out.push_back(
+            invalid(at, schedule,
+                    "provided bad location " + parsed->time_zone + ": " + zone.status().message()));
+      }
+    }
+    bool old_had_tz =
+        old && old->is_object() && string_at(*old, "schedule").find("TZ") != std::string::npos;
+    if (schedule.find("TZ") != std::string::npos) {
+      if (!old_had_tz) {
+        out.push_back(invalid(at, schedule,
+                              "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"));
+      } else if (!absent(spec, "timeZone")) {
+        out.push_back(
+            invalid(at, schedule, "cannot use both timeZone field and TZ or CRON_TZ in schedule"));
+      }
+    }
+  }
+  if (!absent(spec, "timeZone")) {
+    const json* old_zone = old && old->is_object() ? &get(*old, "timeZone") : nullptr;
+    if (!old_zone || *old_zone != spec["timeZone"])
+      time_zone_validate(spec["timeZone"], child(path, "timeZone"), out);
+  }
+  const json& job_spec = get(get(spec, "jobTemplate"), "spec");
+  if (job_spec.is_object() && !absent(job_spec, "selector")) {
+    out.push_back(invalid(child(path, "jobTemplate.spec.selector"), job_spec["selector"],
+                          "`selector` will be auto-generated"));
+  }
+  if (job_spec.is_object() && get(job_spec, "manualSelector") == true) {
+    out.push_back(
+        not_supported(child(path, "jobTemplate.spec.manualSelector"), true, {"nil", "false"}));
+  }
+  return out;
+}
+
+// A CronJob's name leaves room for the 11-character "-<minutes>" of its jobs (on create only,
+// so that older, longer ones can still be changed).
+FieldErrors cron_job_validate(const json& cronjob, const json* old, const std::string& path) {
+  FieldErrors out;
+  std::string name = string_at(get(cronjob, "metadata"), "name");
+  if (!old && name.size() > 52)
+    out.push_back(
+        invalid(child(path, "metadata.name"), name, "must be no more than 52 characters"));
+  return out;
+}
+
 // Container names are unique across a pod's containers and init containers.
 FieldErrors pod_spec_validate(const json& spec, const json*, const std::string& path) {
   FieldErrors out;
@@ -397,6 +495,10 @@ const std::map<std::string, TypeHooks, std::less<>>& table() {
       {"apps.v1.DaemonSetSpec", {daemon_set_spec_defaults, nullptr}},
       {"batch.v1.Job", {job_defaults, nullptr}},
       {"batch.v1.JobSpec", {job_spec_defaults, job_spec_validate}},
+      {"batch.v1.CronJob", {nullptr, cron_job_validate}},
+      {"batch.v1.PodFailurePolicyOnPodConditionsPattern",
+       {pod_condition_pattern_defaults, nullptr}},
+      {"batch.v1.CronJobSpec", {nullptr, cron_job_spec_validate}},
   };
   return hooks;
 }

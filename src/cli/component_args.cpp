@@ -51,9 +51,6 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
                                             "pod-eviction-timeout",
                                             "concurrent-statefulset-syncs",
                                             "concurrent-daemonset-syncs",
-                                            "concurrent-job-syncs",
-                                            "concurrent-cron-job-syncs",
-                                            "concurrent-ttl-after-finished-syncs",
                                             "concurrent-horizontal-pod-autoscaler-syncs",
                                             "concurrent-resource-quota-syncs",
                                             "concurrent-serviceaccount-token-syncs",
@@ -158,7 +155,7 @@ constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
 }
 
 using CM = controllers::ControllerManagerSettings;
-constexpr std::array<ArgKey<CM>, 11> kControllerManagerOwn = {{
+constexpr std::array<ArgKey<CM>, 14> kControllerManagerOwn = {{
     {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
     {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
     {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
@@ -167,6 +164,10 @@ constexpr std::array<ArgKey<CM>, 11> kControllerManagerOwn = {{
     {"concurrent-endpoint-syncs", +[](CM& s) { return &s.concurrent_endpoint_syncs; }, 1},
     {"concurrent-service-endpoint-syncs",
      +[](CM& s) { return &s.concurrent_service_endpoint_syncs; }, 1},
+    {"concurrent-job-syncs", +[](CM& s) { return &s.concurrent_job_syncs; }, 1},
+    {"concurrent-cron-job-syncs", +[](CM& s) { return &s.concurrent_cron_job_syncs; }, 1},
+    {"concurrent-ttl-after-finished-syncs",
+     +[](CM& s) { return &s.concurrent_ttl_after_finished_syncs; }, 1},
     {"terminated-pod-gc-threshold", +[](CM& s) { return &s.terminated_pod_gc_threshold; }},
     {"node-monitor-period", +[](CM& s) { return &s.node_monitor_period; }},
     {"node-monitor-grace-period", +[](CM& s) { return &s.node_monitor_grace_period; }},

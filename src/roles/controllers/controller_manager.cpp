@@ -6,16 +6,19 @@
 #include "core/log.h"
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
+#include "roles/controllers/cronjob/cronjob_controller.h"
 #include "roles/controllers/deployment/deployment_controller.h"
 #include "roles/controllers/endpoints/endpoint_slice_controller.h"
 #include "roles/controllers/endpoints/endpoints_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
+#include "roles/controllers/job/job_controller.h"
 #include "roles/controllers/namespace/namespace_controller.h"
 #include "roles/controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "roles/controllers/nodelifecycle/taint_eviction_controller.h"
 #include "roles/controllers/podgc/pod_gc_controller.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
 #include "roles/controllers/serviceaccount/service_account_controller.h"
+#include "roles/controllers/ttlafterfinished/ttl_after_finished_controller.h"
 
 namespace k3c::controllers {
 
@@ -88,6 +91,11 @@ void ControllerManagerRole::start_controllers() {
   started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
   started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
   started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
+  started.push_back({std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
+  started.push_back(
+      {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
+  started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
+                     settings.concurrent_ttl_after_finished_syncs});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create
   // what already exists. Queued keys wait meanwhile.

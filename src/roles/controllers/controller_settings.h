@@ -12,14 +12,17 @@ namespace k3c::controllers {
 struct ControllerManagerSettings {
   // Worker threads per controller. Upstream's defaults count goroutines (gc 20, namespace 10,
   // deployment/replicaset 5); each of ours is an OS thread, so the defaults are smaller.
-  int concurrent_replicaset_syncs = 4;        // concurrent-replicaset-syncs
-  int concurrent_rc_syncs = 2;                // concurrent-rc-syncs
-  int concurrent_deployment_syncs = 4;        // concurrent-deployment-syncs
-  int concurrent_gc_syncs = 4;                // concurrent-gc-syncs
-  int concurrent_namespace_syncs = 2;         // concurrent-namespace-syncs
-  int concurrent_endpoint_syncs = 2;          // concurrent-endpoint-syncs
-  int concurrent_service_endpoint_syncs = 2;  // concurrent-service-endpoint-syncs (slices)
-  int concurrent_serviceaccount_syncs = 2;    // no upstream flag (upstream runs one worker)
+  int concurrent_replicaset_syncs = 4;          // concurrent-replicaset-syncs
+  int concurrent_rc_syncs = 2;                  // concurrent-rc-syncs
+  int concurrent_deployment_syncs = 4;          // concurrent-deployment-syncs
+  int concurrent_gc_syncs = 4;                  // concurrent-gc-syncs
+  int concurrent_namespace_syncs = 2;           // concurrent-namespace-syncs
+  int concurrent_endpoint_syncs = 2;            // concurrent-endpoint-syncs
+  int concurrent_service_endpoint_syncs = 2;    // concurrent-service-endpoint-syncs (slices)
+  int concurrent_job_syncs = 2;                 // concurrent-job-syncs (upstream 5)
+  int concurrent_cron_job_syncs = 1;            // concurrent-cron-job-syncs (upstream 5)
+  int concurrent_ttl_after_finished_syncs = 1;  // concurrent-ttl-after-finished-syncs (5)
+  int concurrent_serviceaccount_syncs = 2;      // no upstream flag (upstream runs one worker)
 
   // terminated-pod-gc-threshold: terminated pods kept before the pod GC deletes the oldest
   // (0 turns that part off).
