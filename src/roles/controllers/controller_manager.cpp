@@ -6,11 +6,13 @@
 #include "core/log.h"
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
+#include "roles/controllers/daemonset/daemon_set_controller.h"
 #include "roles/controllers/deployment/deployment_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
 #include "roles/controllers/namespace/namespace_controller.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
 #include "roles/controllers/serviceaccount/service_account_controller.h"
+#include "roles/controllers/statefulset/stateful_set_controller.h"
 
 namespace k3c::controllers {
 
@@ -64,6 +66,10 @@ void ControllerManagerRole::start_controllers() {
        config_.concurrent_replicaset_syncs});
   started.push_back(
       {std::make_unique<DeploymentController>(*context_), config_.concurrent_deployment_syncs});
+  started.push_back(
+      {std::make_unique<StatefulSetController>(*context_), config_.concurrent_statefulset_syncs});
+  started.push_back(
+      {std::make_unique<DaemonSetController>(*context_), config_.concurrent_daemonset_syncs});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create
   // what already exists. Queued keys wait meanwhile.

@@ -35,9 +35,14 @@ struct ControllerManagerConfig {
   std::function<std::string()> root_ca_pem;
   std::string identity;  // leader election: <host>_<uuid>
   // Worker threads per controller. Upstream's defaults count goroutines (gc 20, namespace
-  // 10, deployment/replicaset 5); each of ours is an OS thread, so the defaults are smaller.
+  // 10, deployment/replicaset/statefulset 5, daemonset 2); each of ours is an OS thread, so
+  // the defaults are smaller. Upstream's flags: --concurrent-<name>-syncs (gc:
+  // --concurrent-gc-syncs, namespace: --concurrent-namespace-syncs, serviceaccount:
+  // --concurrent-serviceaccount-token-syncs is the nearest).
   int concurrent_replicaset_syncs = 4;
   int concurrent_deployment_syncs = 4;
+  int concurrent_statefulset_syncs = 2;  // --concurrent-statefulset-syncs
+  int concurrent_daemonset_syncs = 2;    // --concurrent-daemonset-syncs
   int concurrent_gc_syncs = 4;
   int concurrent_namespace_syncs = 2;
   int concurrent_serviceaccount_syncs = 2;
