@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "cli/component_args.h"
 #include "core/names.h"
 
 namespace k3c::cli {
@@ -58,6 +59,17 @@ class Lookup {
       items.push_back(std::move(parsed).value());
     }
     return items;
+  }
+
+  // Hands each value of a list flag to `apply`, in order.
+  template <typename Apply>
+  Status each(std::string_view name, Apply apply) const {
+    auto it = settings_.find(name);
+    if (it == settings_.end()) return Status::ok();
+    for (const SettingValue& value : it->second) {
+      if (Status status = apply(value.text); !status.is_ok()) return reject(value, status);
+    }
+    return Status::ok();
   }
 
   Result<bool> flag(std::string_view name) const {
@@ -231,6 +243,12 @@ Status components_from(const Lookup& in, ServerConfig& config) {
   ASSIGN_OR_RETURN(config.disable_controller_manager, in.flag("disable-controller-manager"));
   ASSIGN_OR_RETURN(config.disable_kube_proxy, in.flag("disable-kube-proxy"));
   ASSIGN_OR_RETURN(config.disable_network_policy, in.flag("disable-network-policy"));
+  RETURN_IF_ERROR(in.each("kube-controller-manager-arg", [&](std::string_view arg) {
+    return apply_controller_manager_arg(arg, config.controller_manager);
+  }));
+  RETURN_IF_ERROR(in.each("kube-scheduler-arg", [&](std::string_view arg) {
+    return apply_scheduler_arg(arg, config.scheduler);
+  }));
   return Status::ok();
 }
 

@@ -13,6 +13,8 @@
 #include "cli/settings.h"
 #include "cli/values.h"
 #include "core/status.h"
+#include "roles/controllers/controller_settings.h"
+#include "roles/scheduler/scheduler_settings.h"
 
 namespace k3c::cli {
 
@@ -60,6 +62,10 @@ struct ServerConfig {
   bool disable_controller_manager = false;
   bool disable_kube_proxy = false;
   bool disable_network_policy = false;
+
+  // From --kube-controller-manager-arg and --kube-scheduler-arg.
+  controllers::ControllerManagerSettings controller_manager;
+  scheduler::SchedulerSettings scheduler;
 };
 
 struct AgentConfig {

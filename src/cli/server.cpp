@@ -63,6 +63,7 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     cm.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
     cm.root_ca_pem = [apiserver] { return apiserver->server_ca_pem(); };
     cm.identity = host_name() + "_" + new_uuid();
+    cm.settings = config.controller_manager;
     roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));
   }
   return roles;

@@ -3,7 +3,10 @@
 
 #include <arpa/inet.h>
 
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
+#include <string>
 
 #include "core/names.h"
 
@@ -126,6 +129,57 @@ Result<uint32_t> parse_file_mode(std::string_view text) {
   }
   if (mode > 07777) return invalid("a file mode is at most 07777");
   return mode;
+}
+
+Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  const Status bad = invalid("expected a duration such as 30s, 5m or 1h30m");
+  if (text == "0") return std::chrono::milliseconds(0);
+  if (text.empty() || text.front() == '-') {
+    return text.empty() ? bad : invalid("must not be negative");
+  }
+  if (text.front() == '+') text.remove_prefix(1);
+  constexpr double kYearMs = 365.0 * 24 * 3600 * 1000;
+  double total_ms = 0;
+  while (!text.empty()) {
+    size_t i = 0;
+    bool digits = false, dot = false;
+    while (i < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[i])) || (text[i] == '.' && !dot))) {
+      if (text[i] == '.')
+        dot = true;
+      else
+        digits = true;
+      ++i;
+    }
+    if (!digits) return bad;
+    const double number = std::strtod(std::string(text.substr(0, i)).c_str(), nullptr);
+    text.remove_prefix(i);
+    size_t unit_end = 0;
+    while (unit_end < text.size() && !std::isdigit(static_cast<unsigned char>(text[unit_end])) &&
+           text[unit_end] != '.') {
+      ++unit_end;
+    }
+    const std::string_view unit = text.substr(0, unit_end);
+    text.remove_prefix(unit_end);
+    double scale = 0;
+    if (unit == "ns")
+      scale = 1e-6;
+    else if (unit == "us" || unit == "\u00b5s" || unit == "\u03bcs")
+      scale = 1e-3;
+    else if (unit == "ms")
+      scale = 1;
+    else if (unit == "s")
+      scale = 1e3;
+    else if (unit == "m")
+      scale = 60e3;
+    else if (unit == "h")
+      scale = 3600e3;
+    else
+      return unit.empty() ? invalid("a unit is missing (ns, us, ms, s, m, h)") : bad;
+    total_ms += number * scale;
+    if (total_ms > kYearMs) return invalid("longer than a year");
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(total_ms));
 }
 
 Result<bool> parse_bool(std::string_view text) {

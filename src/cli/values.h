@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -54,6 +55,10 @@ struct PortRange {
 
 // An octal file mode such as "0600" or "644"; at most 07777.
 Result<uint32_t> parse_file_mode(std::string_view text);
+
+// A Go duration as upstream's flags take it: "40s", "1m30s", "1.5h", "500ms", "0"; at least
+// 0 and at most a year, kept to the millisecond (finer parts are dropped).
+Result<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 // true/false, also yes/no and on/off as YAML 1.1 (and k3s's config files) allow.
 Result<bool> parse_bool(std::string_view text);

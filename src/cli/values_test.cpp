@@ -106,5 +106,22 @@ TEST_CASE("Node taints are KEY=VALUE:EFFECT or KEY:EFFECT") {
   CHECK_FALSE(NodeTaint::parse("a=b c:NoSchedule").is_ok());
 }
 
+TEST_CASE("Go durations as upstream flags take them") {
+  using namespace std::chrono_literals;
+  CHECK(*parse_duration("40s") == 40s);
+  CHECK(*parse_duration("1m30s") == 90s);
+  CHECK(*parse_duration("1.5h") == 90min);
+  CHECK(*parse_duration("500ms") == 500ms);
+  CHECK(*parse_duration("0") == 0ms);
+  CHECK(*parse_duration("2us") == 0ms);
+  CHECK(parse_duration("5").status().message() == "a unit is missing (ns, us, ms, s, m, h)");
+  CHECK(parse_duration("-5s").status().message() == "must not be negative");
+  CHECK_FALSE(parse_duration("").is_ok());
+  CHECK_FALSE(parse_duration("5x").is_ok());
+  CHECK_FALSE(parse_duration("s").is_ok());
+  CHECK_FALSE(parse_duration("1..5s").is_ok());
+  CHECK_FALSE(parse_duration("100000h").is_ok());
+}
+
 }  // namespace
 }  // namespace k3c::cli

@@ -40,7 +40,7 @@ void LeaderElector::run() {
       leading_ = true;
       if (config_.on_started_leading) config_.on_started_leading();
     } else if (!holding && leading_ && clock_.now() - last_renew_ > config_.renew_deadline) {
-      logger->error("{}: lost the lease (not renewed within {} s)", config_.lease_name,
+      logger->error("{}: lost the lease (not renewed within {} ms)", config_.lease_name,
                     config_.renew_deadline.count());
       leading_ = false;
       if (config_.on_stopped_leading) config_.on_stopped_leading();

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client/client.h"
+#include "client/leader_election_settings.h"
 #include "core/clock.h"
 
 namespace k3c::client {
@@ -24,8 +25,8 @@ struct LeaderElectionConfig {
   std::string lease_name;  // kube-controller-manager, kube-scheduler
   std::string identity;    // <host>_<uuid>
   std::chrono::seconds lease_duration{15};
-  std::chrono::seconds renew_deadline{10};
-  std::chrono::seconds retry_period{2};
+  std::chrono::milliseconds renew_deadline{10'000};
+  std::chrono::milliseconds retry_period{2'000};
   std::function<void()> on_started_leading;
   std::function<void()> on_stopped_leading;
 };

@@ -66,8 +66,10 @@ inline void write_file(const std::string& path, const std::string& text) {
 // What most kubectl tests begin with: a server of its own (agent roles off) in a fresh
 // sandbox, and kubectl `version` (e.g. "1.33") pointed at it.
 struct KubectlSandbox {
-  explicit KubectlSandbox(const std::string& version)
-      : server(box, {"--disable-agent"}), kubectl{box, kubectl_dir() + "/kubectl." + version} {
+  // `server_args` come after --disable-agent (e.g. --kube-controller-manager-arg ...).
+  explicit KubectlSandbox(const std::string& version, std::vector<std::string> server_args = {})
+      : server(box, with_disable_agent(std::move(server_args))),
+        kubectl{box, kubectl_dir() + "/kubectl." + version} {
     REQUIRE_FALSE(kubectl_dir().empty());
     REQUIRE(server.ready == "READY=1");
   }
@@ -82,6 +84,10 @@ struct KubectlSandbox {
     CHECK(r.exit_code == 0);
     CHECK(r.err.empty());
     return r.out;
+  }
+  static std::vector<std::string> with_disable_agent(std::vector<std::string> args) {
+    args.insert(args.begin(), "--disable-agent");
+    return args;
   }
   // Writes `text` to `name` in the sandbox; returns its path.
   std::string file(const std::string& name, const std::string& text) const {

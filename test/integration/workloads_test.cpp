@@ -91,8 +91,8 @@ void play_kubelet(const KubectlRunner& kubectl, const KubectlSandbox& session) {
 // Waits for `done` while playing the kubelet (`step` runs on every round, e.g. to check an
 // invariant); false after 30 s.
 template <typename F, typename S>
-bool converge(const KubectlSandbox& session, F done, S step) {
-  for (int i = 0; i < 120; ++i) {
+bool converge(const KubectlSandbox& session, F done, S step, int rounds = 120) {
+  for (int i = 0; i < rounds; ++i) {
     if (done()) return true;
     play_kubelet(session.kubectl, session);
     step();
@@ -356,13 +356,17 @@ spec:
         "node.kubernetes.io/disk-pressure node.kubernetes.io/memory-pressure "
         "node.kubernetes.io/pid-pressure node.kubernetes.io/unschedulable");
 
-  // A new node gets a pod; a deleted node's pod goes.
+  // A new node gets a pod; a deleted node's pod goes (the pod garbage collector removes it
+  // once the node has stayed gone for 40 s).
   create_node(session, "n4");
   session.ok({"delete", "node", "n2"});
-  REQUIRE(converge(session, [&] {
-    return placed() == Nodes{"cordoned", "n1", "n3", "n4"} &&
-           jsonpath(kubectl, "ds/agent", ".status.numberReady") == "4";
-  }));
+  REQUIRE(converge(
+      session,
+      [&] {
+        return placed() == Nodes{"cordoned", "n1", "n3", "n4"} &&
+               jsonpath(kubectl, "ds/agent", ".status.numberReady") == "4";
+      },
+      [] {}, 400));
   // A NoExecute taint the pod does not tolerate evicts it.
   session.ok({"taint", "node", "cordoned", "evict=now:NoExecute"});
   REQUIRE(converge(session, [&] { return placed() == Nodes{"n1", "n3", "n4"}; }));

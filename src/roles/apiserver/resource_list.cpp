@@ -1,6 +1,7 @@
 // Resource lists and a pod's effective requests and limits (see resource_list.h).
 #include "roles/apiserver/resource_list.h"
 
+#include "api/pod_resources.h"
 #include "roles/apiserver/json_fields.h"
 
 namespace k3c::apiserver {
@@ -61,29 +62,8 @@ void max_into(ResourceList& into, const ResourceList& other) {
 }
 
 ResourceList pod_resources(const json& spec, const char* which) {
-  ResourceList total;
-  const json& containers = member(spec, "containers");
-  if (containers.is_array()) {
-    for (const json& c : containers) add_into(total, container_resources(c, which));
-  }
-  // Init containers run one after another, each beside the sidecars started before it;
-  // sidecars keep running beside the main containers.
-  ResourceList sidecars, init_peak;
-  const json& inits = member(spec, "initContainers");
-  if (inits.is_array()) {
-    for (const json& c : inits) {
-      ResourceList own = container_resources(c, which);
-      if (member(c, "restartPolicy") == "Always") {
-        add_into(total, own);
-        add_into(sidecars, own);
-        max_into(init_peak, sidecars);
-      } else {
-        add_into(own, sidecars);
-        max_into(init_peak, own);
-      }
-    }
-  }
-  max_into(total, init_peak);
+  ResourceList total = api::pod_containers_total<ResourceList>(
+      spec, [&](const json& c) { return container_resources(c, which); }, add_into, max_into);
   // Overhead adds to every request, but only to limits that are set (as upstream).
   ResourceList overhead = resource_list(member(spec, "overhead"));
   if (std::string_view(which) == "limits") {

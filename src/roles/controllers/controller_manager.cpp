@@ -10,6 +10,9 @@
 #include "roles/controllers/deployment/deployment_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
 #include "roles/controllers/namespace/namespace_controller.h"
+#include "roles/controllers/nodelifecycle/node_lifecycle_controller.h"
+#include "roles/controllers/nodelifecycle/taint_eviction_controller.h"
+#include "roles/controllers/podgc/pod_gc_controller.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
 #include "roles/controllers/serviceaccount/service_account_controller.h"
 #include "roles/controllers/statefulset/stateful_set_controller.h"
@@ -29,9 +32,19 @@ Status ControllerManagerRole::start() {
   http::PeerIdentity identity{"system:kube-controller-manager",
                               {"system:masters", "system:authenticated"}};
   client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
+  const client::LeaderElectionSettings& leader = config_.settings.leader_election;
+  if (!leader.leader_elect) {
+    // Off the caller's thread: start_controllers() waits for the informers to sync.
+    unelected_start_ = std::thread([this] { start_controllers(); });
+    ready_ = true;
+    return Status::ok();
+  }
   client::LeaderElectionConfig election;
   election.lease_name = "kube-controller-manager";
   election.identity = config_.identity;
+  election.lease_duration = leader.lease_duration;
+  election.renew_deadline = leader.renew_deadline;
+  election.retry_period = leader.retry_period;
   election.on_started_leading = [this] { start_controllers(); };
   election.on_stopped_leading = [this] { stop_controllers(); };
   elector_ = std::make_unique<client::LeaderElector>(*client_, election, clock_);
@@ -53,23 +66,28 @@ void ControllerManagerRole::start_controllers() {
     std::unique_ptr<Controller> controller;
     int workers;
   };
+  const ControllerManagerSettings& settings = config_.settings;
   std::vector<Started> started;
   started.push_back({std::make_unique<ServiceAccountController>(*context_),
-                     config_.concurrent_serviceaccount_syncs});
+                     settings.concurrent_serviceaccount_syncs});
   started.push_back(
-      {std::make_unique<NamespaceController>(*context_), config_.concurrent_namespace_syncs});
-  started.push_back({std::make_unique<GarbageCollector>(*context_), config_.concurrent_gc_syncs});
+      {std::make_unique<NamespaceController>(*context_), settings.concurrent_namespace_syncs});
+  started.push_back({std::make_unique<GarbageCollector>(*context_), settings.concurrent_gc_syncs});
   started.push_back({std::make_unique<ReplicaSetController>(*context_, replica_set_flavour()),
-                     config_.concurrent_replicaset_syncs});
+                     settings.concurrent_replicaset_syncs});
   started.push_back(
       {std::make_unique<ReplicaSetController>(*context_, replication_controller_flavour()),
-       config_.concurrent_replicaset_syncs});
+       settings.concurrent_rc_syncs});
   started.push_back(
-      {std::make_unique<DeploymentController>(*context_), config_.concurrent_deployment_syncs});
+      {std::make_unique<DeploymentController>(*context_), settings.concurrent_deployment_syncs});
   started.push_back(
-      {std::make_unique<StatefulSetController>(*context_), config_.concurrent_statefulset_syncs});
+      {std::make_unique<StatefulSetController>(*context_), settings.concurrent_statefulset_syncs});
   started.push_back(
-      {std::make_unique<DaemonSetController>(*context_), config_.concurrent_daemonset_syncs});
+      {std::make_unique<DaemonSetController>(*context_), settings.concurrent_daemonset_syncs});
+  // Node health and pod GC each run one worker, as upstream's loops do.
+  started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
+  started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
+  started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create
   // what already exists. Queued keys wait meanwhile.
@@ -100,6 +118,7 @@ void ControllerManagerRole::stop_controllers() {
 
 void ControllerManagerRole::stop() {
   if (elector_) elector_->stop();  // releases the lease and stops the controllers
+  if (unelected_start_.joinable()) unelected_start_.join();
   stop_controllers();
   elector_.reset();
   client_.reset();

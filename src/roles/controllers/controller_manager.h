@@ -11,11 +11,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
+#include "roles/controllers/controller_settings.h"
 
 namespace k3c::client {
 class Client;
@@ -34,18 +36,7 @@ struct ControllerManagerConfig {
   std::function<http::Response(http::Request&)> handler;
   std::function<std::string()> root_ca_pem;
   std::string identity;  // leader election: <host>_<uuid>
-  // Worker threads per controller. Upstream's defaults count goroutines (gc 20, namespace
-  // 10, deployment/replicaset/statefulset 5, daemonset 2); each of ours is an OS thread, so
-  // the defaults are smaller. Upstream's flags: --concurrent-<name>-syncs (gc:
-  // --concurrent-gc-syncs, namespace: --concurrent-namespace-syncs, serviceaccount:
-  // --concurrent-serviceaccount-token-syncs is the nearest).
-  int concurrent_replicaset_syncs = 4;
-  int concurrent_deployment_syncs = 4;
-  int concurrent_statefulset_syncs = 2;  // --concurrent-statefulset-syncs
-  int concurrent_daemonset_syncs = 2;    // --concurrent-daemonset-syncs
-  int concurrent_gc_syncs = 4;
-  int concurrent_namespace_syncs = 2;
-  int concurrent_serviceaccount_syncs = 2;
+  ControllerManagerSettings settings;
 };
 
 class ControllerManagerRole final : public Role {
@@ -67,7 +58,8 @@ class ControllerManagerRole final : public Role {
   const Clock& clock_;
   std::unique_ptr<client::Client> client_;
   std::unique_ptr<client::LeaderElector> elector_;
-  std::mutex mu_;  // guards the running set below
+  std::thread unelected_start_;  // with --leader-elect=false
+  std::mutex mu_;                // guards the running set below
   std::unique_ptr<InformerSet> informers_;
   std::unique_ptr<EventRecorder> events_;
   std::unique_ptr<ControllerContext> context_;

@@ -30,6 +30,8 @@ struct Toleration {
   bool exists = false;  // operator Exists; otherwise Equal
   std::string value;
   TaintEffect effect = TaintEffect::kNone;  // kNone: every effect
+  // For NoExecute: how long a bound pod stays once the taint appears (none: forever).
+  std::optional<int64_t> toleration_seconds;
 
   bool tolerates(const Taint& taint) const;
 };
@@ -155,6 +157,9 @@ using NodePtr = std::shared_ptr<const NodeModel>;
 // have rejected them.
 Result<NodePtr> node_from_json(const nlohmann::json& node);
 Result<PodPtr> pod_from_json(const nlohmann::json& pod);
+// node.spec.taints and pod.spec.tolerations (tolerant: a malformed field reads as empty).
+std::vector<Taint> taints_from_json(const nlohmann::json& list);
+std::vector<Toleration> tolerations_from_json(const nlohmann::json& list);
 // A metav1.LabelSelector; nullopt for null/absent (matches nothing where that matters).
 std::optional<LabelSelector> label_selector_from_json(const nlohmann::json& selector);
 Labels labels_from_json(const nlohmann::json& labels);

@@ -9,7 +9,7 @@ namespace k3c::scheduler {
 
 using json = nlohmann::json;
 
-static std::vector<Taint> taints_from_json(const json& list) {
+std::vector<Taint> taints_from_json(const json& list) {
   std::vector<Taint> out;
   if (!list.is_array()) return out;
   for (const json& t : list) {

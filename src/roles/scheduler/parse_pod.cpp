@@ -2,6 +2,7 @@
 // computed once.
 #include <nlohmann/json.hpp>
 
+#include "api/pod_resources.h"
 #include "roles/scheduler/model.h"
 #include "roles/scheduler/parse_common.h"
 
@@ -13,16 +14,6 @@ namespace {
 
 constexpr int64_t kDefaultMilliCpuRequest = 100;              // upstream DefaultMilliCPURequest
 constexpr int64_t kDefaultMemoryRequest = 200 * 1024 * 1024;  // upstream DefaultMemoryRequest
-
-std::vector<Toleration> tolerations_from_json(const json& list) {
-  std::vector<Toleration> out;
-  if (!list.is_array()) return out;
-  for (const json& t : list) {
-    out.push_back({string_field(t, "key"), string_field(t, "operator") == "Exists",
-                   string_field(t, "value"), taint_effect_from(string_field(t, "effect"))});
-  }
-  return out;
-}
 
 PodAffinityTerm affinity_term_from_json(const json& term, const std::string& pod_namespace,
                                         const Labels& pod_labels) {
@@ -121,40 +112,21 @@ std::vector<TopologySpreadConstraint> spread_from_json(const json& list, const L
   return out;
 }
 
-// Upstream's effective request: the app containers and the restartable ("sidecar") init
-// containers run together; each ordinary init container runs alone next to the sidecars
-// started before it; the pod needs the larger of the two, plus its overhead.
+// Upstream's effective request (api/pod_resources.h), plus the pod's overhead. `non_zero`:
+// a container without a cpu or memory request counts upstream's defaults (for scoring).
 Resources effective_request(const json& spec, bool non_zero) {
   auto container_request = [&](const json& c) {
-    Resources r = resources_from_list(field(field(c, "resources"), "requests"));
+    const json& requests = field(field(c, "resources"), "requests");
+    Resources r = resources_from_list(requests);
     if (non_zero) {
-      const json& requests = field(field(c, "resources"), "requests");
       if (!requests.is_object() || !requests.contains("cpu")) r.milli_cpu = kDefaultMilliCpuRequest;
       if (!requests.is_object() || !requests.contains("memory")) r.memory = kDefaultMemoryRequest;
     }
     return r;
   };
-  Resources total;
-  const json& containers = field(spec, "containers");
-  if (containers.is_array()) {
-    for (const json& c : containers) total.add(container_request(c));
-  }
-  Resources sidecars, init_peak;
-  const json& init = field(spec, "initContainers");
-  if (init.is_array()) {
-    for (const json& c : init) {
-      Resources r = container_request(c);
-      if (string_field(c, "restartPolicy") == "Always") {
-        total.add(r);
-        sidecars.add(r);
-        init_peak.set_max(sidecars);
-      } else {
-        r.add(sidecars);
-        init_peak.set_max(r);
-      }
-    }
-  }
-  total.set_max(init_peak);
+  Resources total = api::pod_containers_total<Resources>(
+      spec, container_request, [](Resources& a, const Resources& b) { a.add(b); },
+      [](Resources& a, const Resources& b) { a.set_max(b); });
   total.add(resources_from_list(field(spec, "overhead")));
   return total;
 }
@@ -185,6 +157,19 @@ void parse_containers(const json& spec, PodInfo& pod) {
 }
 
 }  // namespace
+
+std::vector<Toleration> tolerations_from_json(const json& list) {
+  std::vector<Toleration> out;
+  if (!list.is_array()) return out;
+  for (const json& t : list) {
+    Toleration toleration{string_field(t, "key"), string_field(t, "operator") == "Exists",
+                          string_field(t, "value"), taint_effect_from(string_field(t, "effect"))};
+    const json& seconds = field(t, "tolerationSeconds");
+    if (seconds.is_number_integer()) toleration.toleration_seconds = seconds.get<int64_t>();
+    out.push_back(std::move(toleration));
+  }
+  return out;
+}
 
 Result<PodPtr> pod_from_json(const json& object) {
   if (!object.is_object()) return error(Code::kInvalid, "pod: not an object");

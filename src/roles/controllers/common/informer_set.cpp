@@ -25,4 +25,13 @@ void InformerSet::stop_all() {
   for (auto& [path, informer] : informers_) informer->stop();
 }
 
+void index_pods_by_node(client::Informer& pods) {
+  pods.add_index(kPodsByNodeIndex, [](const nlohmann::json& pod) {
+    auto spec = pod.find("spec");
+    const std::string node =
+        spec != pod.end() && spec->is_object() ? spec->value("nodeName", "") : std::string();
+    return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
+  });
+}
+
 }  // namespace k3c::controllers

@@ -28,4 +28,9 @@ class InformerSet {
   std::map<std::string, std::unique_ptr<client::Informer>> informers_;
 };
 
+// The pods informer's index by spec.nodeName ("which pods are bound to node X"), added by
+// every controller that asks it (adding it twice is harmless).
+inline constexpr const char* kPodsByNodeIndex = "spec.nodeName";
+void index_pods_by_node(client::Informer& pods);
+
 }  // namespace k3c::controllers

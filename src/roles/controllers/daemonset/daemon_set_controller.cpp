@@ -224,12 +224,13 @@ Result<bool> DaemonSetController::manage(Sync& s) {
         (!pod_ready(*oldest_old) || pod_available(*oldest_new, s.min_ready, s.now)))
       to_delete.push_back(name_of(*oldest_old));
   }
-  // Pods for nodes that are gone (or none): no scheduler or kubelet will ever run them.
-  // Upstream leaves bound ones to the pod garbage collector, which k3c does not have yet.
+  // Unscheduled pods for nodes that are gone: no scheduler will ever bind them. Bound ones
+  // are the pod garbage collector's (it waits for the node to stay gone), as upstream.
   for (const auto& [node, pods] : s.node_pods) {
     if (known.count(node)) continue;
     for (const auto& pod : pods) {
-      if (!being_deleted(pod)) to_delete.push_back(name_of(pod));
+      if (!being_deleted(pod) && pod.value("spec", json::object()).value("nodeName", "").empty())
+        to_delete.push_back(name_of(pod));
     }
   }
   if (to_delete.empty() && to_create.empty()) return false;

@@ -192,6 +192,20 @@ Status DeploymentController::find_or_create_new(Rollout& r) {
       client::create(ctx_.client, client::resources::kReplicaSets, namespace_of(r.deployment), rs);
   if (!created.is_ok()) {
     if (created.status().code() == Code::kAlreadyExists) {
+      // Our own set that the cache has not shown yet (same owner, same template): nothing to
+      // do, the next pass finds it. Anything else is a collision.
+      auto existing = client::get(ctx_.client, client::resources::kReplicaSets,
+                                  namespace_of(r.deployment), name_of(rs));
+      if (existing.is_ok()) {
+        const json* owner = controller_ref(*existing);
+        json existing_template =
+            existing->value("spec", json::object()).value("template", json::object());
+        if (owner && owner->value("uid", "") == uid_of(r.deployment) &&
+            template_without_hash(existing_template) ==
+                template_without_hash(spec.value("template", json::object()))) {
+          return error(Code::kConflict, "replica set " + name_of(rs) + " not in the cache yet");
+        }
+      }
       // Another template hashed to this name: count the collision, the next hash differs.
       json updated = r.deployment;
       updated["status"]["collisionCount"] = collisions + 1;

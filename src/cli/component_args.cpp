@@ -1,0 +1,199 @@
+// Pass-through component flags (see component_args.h): one table of keys per component.
+#include "cli/component_args.h"
+
+#include <charconv>
+#include <span>
+#include <variant>
+
+#include "cli/values.h"
+
+namespace k3c::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Where a key's value goes: a function from the settings to the field, one per field type.
+template <typename S>
+using Field =
+    std::variant<int* (*)(S&), milliseconds* (*)(S&), std::chrono::seconds* (*)(S&), bool* (*)(S&)>;
+
+template <typename S>
+struct ArgKey {
+  std::string_view name;
+  Field<S> field;
+  int min = 0;  // for integers
+};
+
+// Upstream keys a user may well pass (k3s guides show them) that k3c does not act on: an
+// error says so instead of "unknown".
+constexpr std::string_view kNotActedOn[] = {"bind-address",
+                                            "secure-port",
+                                            "kubeconfig",
+                                            "authentication-kubeconfig",
+                                            "authorization-kubeconfig",
+                                            "profiling",
+                                            "cluster-cidr",
+                                            "allocate-node-cidrs",
+                                            "node-cidr-mask-size",
+                                            "service-cluster-ip-range",
+                                            "cluster-signing-cert-file",
+                                            "cluster-signing-key-file",
+                                            "root-ca-file",
+                                            "service-account-private-key-file",
+                                            "use-service-account-credentials",
+                                            "controllers",
+                                            "feature-gates",
+                                            "config",
+                                            "v",
+                                            "kube-api-qps",
+                                            "kube-api-burst",
+                                            "leader-elect-resource-lock",
+                                            "pod-eviction-timeout",
+                                            "concurrent-endpoint-syncs",
+                                            "concurrent-service-endpoint-syncs",
+                                            "concurrent-job-syncs",
+                                            "concurrent-cron-job-syncs",
+                                            "concurrent-ttl-after-finished-syncs",
+                                            "concurrent-horizontal-pod-autoscaler-syncs",
+                                            "concurrent-resource-quota-syncs",
+                                            "concurrent-serviceaccount-token-syncs",
+                                            "horizontal-pod-autoscaler-sync-period",
+                                            "node-eviction-rate",
+                                            "secondary-node-eviction-rate",
+                                            "large-cluster-size-threshold",
+                                            "unhealthy-zone-threshold"};
+
+Result<int> parse_count(std::string_view text, int min) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return error(Code::kInvalid, "expected a whole number");
+  }
+  if (value < min) return error(Code::kInvalid, "must be at least " + std::to_string(min));
+  return value;
+}
+
+template <typename S>
+Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::string_view arg,
+             S& settings) {
+  while (arg.starts_with('-')) arg.remove_prefix(1);
+  const size_t eq = arg.find('=');
+  const std::string_view key = arg.substr(0, eq);
+  const bool has_value = eq != std::string_view::npos;
+  const std::string_view value = has_value ? arg.substr(eq + 1) : std::string_view();
+  if (key.empty()) return error(Code::kInvalid, "expected KEY=VALUE");
+  for (const ArgKey<S>& spec : keys) {
+    if (spec.name != key) continue;
+    auto bad = [&](const Status& why) {
+      return error(Code::kInvalid,
+                   std::string(component) + " flag " + std::string(key) + ": " + why.message());
+    };
+    if (auto* field = std::get_if<bool* (*)(S&)>(&spec.field)) {
+      if (!has_value) {
+        *(*field)(settings) = true;
+        return Status::ok();
+      }
+      auto parsed = parse_bool(value);
+      if (!parsed.is_ok()) return bad(parsed.status());
+      *(*field)(settings) = *parsed;
+      return Status::ok();
+    }
+    if (!has_value) return bad(error(Code::kInvalid, "needs a value (KEY=VALUE)"));
+    if (auto* field = std::get_if<int* (*)(S&)>(&spec.field)) {
+      auto parsed = parse_count(value, spec.min);
+      if (!parsed.is_ok()) return bad(parsed.status());
+      *(*field)(settings) = *parsed;
+      return Status::ok();
+    }
+    auto parsed = parse_duration(value);
+    if (!parsed.is_ok()) return bad(parsed.status());
+    if (auto* field = std::get_if<milliseconds* (*)(S&)>(&spec.field)) {
+      *(*field)(settings) = *parsed;
+    } else {
+      if (parsed->count() % 1000 != 0 || parsed->count() == 0) {
+        return bad(error(Code::kInvalid, "must be a whole number of seconds, at least 1s"));
+      }
+      *std::get<std::chrono::seconds* (*)(S&)>(spec.field)(settings) =
+          std::chrono::duration_cast<std::chrono::seconds>(*parsed);
+    }
+    return Status::ok();
+  }
+  for (std::string_view known : kNotActedOn) {
+    if (known == key) {
+      return error(Code::kInvalid, std::string(component) + " flag " + std::string(key) +
+                                       " is not supported by k3c");
+    }
+  }
+  std::string names;
+  for (const ArgKey<S>& spec : keys) names += (names.empty() ? "" : ", ") + std::string(spec.name);
+  return error(Code::kInvalid, "unknown " + std::string(component) + " flag " + std::string(key) +
+                                   " (k3c takes: " + names + ")");
+}
+
+template <typename S>
+std::vector<std::string> names_of(std::span<const ArgKey<S>> keys) {
+  std::vector<std::string> names;
+  for (const ArgKey<S>& spec : keys) names.emplace_back(spec.name);
+  return names;
+}
+
+// The leader-election keys both components take, on their `leader_election` member.
+template <typename S>
+constexpr std::array<ArgKey<S>, 4> leader_election_keys() {
+  return {{
+      {"leader-elect", +[](S& s) { return &s.leader_election.leader_elect; }},
+      {"leader-elect-lease-duration", +[](S& s) { return &s.leader_election.lease_duration; }},
+      {"leader-elect-renew-deadline", +[](S& s) { return &s.leader_election.renew_deadline; }},
+      {"leader-elect-retry-period", +[](S& s) { return &s.leader_election.retry_period; }},
+  }};
+}
+
+template <typename S, size_t N, size_t M>
+constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
+                                            const std::array<ArgKey<S>, M>& b) {
+  std::array<ArgKey<S>, N + M> all{};
+  for (size_t i = 0; i < N; ++i) all[i] = a[i];
+  for (size_t i = 0; i < M; ++i) all[N + i] = b[i];
+  return all;
+}
+
+using CM = controllers::ControllerManagerSettings;
+constexpr std::array<ArgKey<CM>, 9> kControllerManagerOwn = {{
+    {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
+    {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
+    {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
+    {"concurrent-statefulset-syncs", +[](CM& s) { return &s.concurrent_statefulset_syncs; }, 1},
+    {"concurrent-daemonset-syncs", +[](CM& s) { return &s.concurrent_daemonset_syncs; }, 1},
+    {"concurrent-gc-syncs", +[](CM& s) { return &s.concurrent_gc_syncs; }, 1},
+    {"concurrent-namespace-syncs", +[](CM& s) { return &s.concurrent_namespace_syncs; }, 1},
+    {"terminated-pod-gc-threshold", +[](CM& s) { return &s.terminated_pod_gc_threshold; }},
+    {"node-monitor-period", +[](CM& s) { return &s.node_monitor_period; }},
+    {"node-monitor-grace-period", +[](CM& s) { return &s.node_monitor_grace_period; }},
+    {"node-startup-grace-period", +[](CM& s) { return &s.node_startup_grace_period; }},
+}};
+constexpr auto kControllerManagerKeys = join(kControllerManagerOwn, leader_election_keys<CM>());
+
+using Sched = scheduler::SchedulerSettings;
+constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
+    {"pod-max-in-unschedulable-pods-duration",
+     +[](Sched& s) { return &s.pod_max_in_unschedulable_pods_duration; }},
+}};
+constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
+
+}  // namespace
+
+Status apply_controller_manager_arg(std::string_view arg,
+                                    controllers::ControllerManagerSettings& settings) {
+  return apply<CM>("kube-controller-manager", kControllerManagerKeys, arg, settings);
+}
+
+Status apply_scheduler_arg(std::string_view arg, scheduler::SchedulerSettings& settings) {
+  return apply<Sched>("kube-scheduler", kSchedulerKeys, arg, settings);
+}
+
+std::vector<std::string> controller_manager_arg_keys() {
+  return names_of<CM>(kControllerManagerKeys);
+}
+std::vector<std::string> scheduler_arg_keys() { return names_of<Sched>(kSchedulerKeys); }
+
+}  // namespace k3c::cli

@@ -1,0 +1,60 @@
+// Tests for --kube-controller-manager-arg / --kube-scheduler-arg parsing.
+#include "cli/component_args.h"
+
+#include <catch2/catch.hpp>
+
+namespace k3c::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST_CASE("controller manager args set typed settings under upstream keys") {
+  controllers::ControllerManagerSettings s;
+  REQUIRE(apply_controller_manager_arg("concurrent-deployment-syncs=7", s).is_ok());
+  REQUIRE(apply_controller_manager_arg("--node-monitor-grace-period=1m30s", s).is_ok());
+  REQUIRE(apply_controller_manager_arg("terminated-pod-gc-threshold=0", s).is_ok());
+  REQUIRE(apply_controller_manager_arg("leader-elect=false", s).is_ok());
+  REQUIRE(apply_controller_manager_arg("leader-elect-lease-duration=30s", s).is_ok());
+  CHECK(s.concurrent_deployment_syncs == 7);
+  CHECK(s.node_monitor_grace_period == 90s);
+  CHECK(s.terminated_pod_gc_threshold == 0);
+  CHECK_FALSE(s.leader_election.leader_elect);
+  CHECK(s.leader_election.lease_duration == 30s);
+  REQUIRE(apply_controller_manager_arg("leader-elect", s).is_ok());  // a bare boolean is true
+  CHECK(s.leader_election.leader_elect);
+}
+
+TEST_CASE("controller manager args: bad keys and values are clear errors") {
+  controllers::ControllerManagerSettings s;
+  auto unknown = apply_controller_manager_arg("no-such-flag=1", s);
+  CHECK(unknown.code() == Code::kInvalid);
+  CHECK(unknown.message().find("unknown kube-controller-manager flag no-such-flag") == 0);
+  CHECK(unknown.message().find("node-monitor-grace-period") != std::string::npos);
+  CHECK(apply_controller_manager_arg("bind-address=0.0.0.0", s).message() ==
+        "kube-controller-manager flag bind-address is not supported by k3c");
+  CHECK(apply_controller_manager_arg("concurrent-gc-syncs=0", s).message() ==
+        "kube-controller-manager flag concurrent-gc-syncs: must be at least 1");
+  CHECK(apply_controller_manager_arg("concurrent-gc-syncs=x", s).message() ==
+        "kube-controller-manager flag concurrent-gc-syncs: expected a whole number");
+  CHECK(apply_controller_manager_arg("concurrent-gc-syncs", s).message() ==
+        "kube-controller-manager flag concurrent-gc-syncs: needs a value (KEY=VALUE)");
+  CHECK(!apply_controller_manager_arg("node-monitor-period=5", s).is_ok());  // no unit
+  CHECK(!apply_controller_manager_arg("leader-elect=maybe", s).is_ok());
+  CHECK(!apply_controller_manager_arg("leader-elect-lease-duration=1500ms", s).is_ok());
+  CHECK(!apply_controller_manager_arg("=1", s).is_ok());
+  CHECK(s.concurrent_gc_syncs == controllers::ControllerManagerSettings{}.concurrent_gc_syncs);
+}
+
+TEST_CASE("scheduler args") {
+  scheduler::SchedulerSettings s;
+  REQUIRE(apply_scheduler_arg("pod-max-in-unschedulable-pods-duration=2m", s).is_ok());
+  CHECK(s.pod_max_in_unschedulable_pods_duration == 2min);
+  REQUIRE(apply_scheduler_arg("leader-elect-retry-period=500ms", s).is_ok());
+  CHECK(s.leader_election.retry_period == 500ms);
+  CHECK(apply_scheduler_arg("concurrent-gc-syncs=3", s)
+            .message()
+            .find("unknown kube-scheduler flag concurrent-gc-syncs") == 0);
+}
+
+}  // namespace
+}  // namespace k3c::cli
