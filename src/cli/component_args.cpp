@@ -49,8 +49,6 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
                                             "kube-api-burst",
                                             "leader-elect-resource-lock",
                                             "pod-eviction-timeout",
-                                            "concurrent-statefulset-syncs",
-                                            "concurrent-daemonset-syncs",
                                             "concurrent-horizontal-pod-autoscaler-syncs",
                                             "concurrent-resource-quota-syncs",
                                             "concurrent-serviceaccount-token-syncs",
@@ -155,10 +153,12 @@ constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
 }
 
 using CM = controllers::ControllerManagerSettings;
-constexpr std::array<ArgKey<CM>, 14> kControllerManagerOwn = {{
+constexpr std::array<ArgKey<CM>, 16> kControllerManagerOwn = {{
     {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
     {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
     {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
+    {"concurrent-statefulset-syncs", +[](CM& s) { return &s.concurrent_statefulset_syncs; }, 1},
+    {"concurrent-daemonset-syncs", +[](CM& s) { return &s.concurrent_daemonset_syncs; }, 1},
     {"concurrent-gc-syncs", +[](CM& s) { return &s.concurrent_gc_syncs; }, 1},
     {"concurrent-namespace-syncs", +[](CM& s) { return &s.concurrent_namespace_syncs; }, 1},
     {"concurrent-endpoint-syncs", +[](CM& s) { return &s.concurrent_endpoint_syncs; }, 1},

@@ -7,6 +7,7 @@
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
 #include "roles/controllers/cronjob/cronjob_controller.h"
+#include "roles/controllers/daemonset/daemon_set_controller.h"
 #include "roles/controllers/deployment/deployment_controller.h"
 #include "roles/controllers/endpoints/endpoint_slice_controller.h"
 #include "roles/controllers/endpoints/endpoints_controller.h"
@@ -18,6 +19,7 @@
 #include "roles/controllers/podgc/pod_gc_controller.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
 #include "roles/controllers/serviceaccount/service_account_controller.h"
+#include "roles/controllers/statefulset/stateful_set_controller.h"
 #include "roles/controllers/ttlafterfinished/ttl_after_finished_controller.h"
 
 namespace k3c::controllers {
@@ -87,30 +89,34 @@ void ControllerManagerRole::start_controllers() {
       {std::make_unique<EndpointsController>(*context_), settings.concurrent_endpoint_syncs});
   started.push_back({std::make_unique<EndpointSliceController>(*context_),
                      settings.concurrent_service_endpoint_syncs});
-  // Node health and pod GC each run one worker, as upstream's loops do.
-  started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
-  started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
-  started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
-  started.push_back({std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
-  started.push_back(
-      {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
-  started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
-                     settings.concurrent_ttl_after_finished_syncs});
-  informers_->start_all();
-  // Workers start once the caches are filled: deciding on a half-listed cache would create
-  // what already exists. Queued keys wait meanwhile.
-  if (!informers_->wait_synced(std::chrono::seconds(30))) {
-    logger->warn("informers not synced after 30 s; starting the controllers anyway");
-  }
-  std::vector<std::string> names;
-  for (auto& s : started) {
-    s.controller->run(s.workers);
-    names.push_back(s.controller->name());
-    controllers_.push_back(std::move(s.controller));
-  }
-  std::string joined;
-  for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
-  logger->info("controllers running: {}", joined);
+      {std::make_unique<StatefulSetController>(*context_), settings.concurrent_statefulset_syncs});
+      started.push_back(
+          {std::make_unique<DaemonSetController>(*context_), settings.concurrent_daemonset_syncs});
+      // Node health and pod GC each run one worker, as upstream's loops do.
+      started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
+      started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
+      started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
+      started.push_back(
+          {std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
+      started.push_back(
+          {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
+      started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
+                         settings.concurrent_ttl_after_finished_syncs});
+      informers_->start_all();
+      // Workers start once the caches are filled: deciding on a half-listed cache would create
+      // what already exists. Queued keys wait meanwhile.
+      if (!informers_->wait_synced(std::chrono::seconds(30))) {
+        logger->warn("informers not synced after 30 s; starting the controllers anyway");
+      }
+      std::vector<std::string> names;
+      for (auto& s : started) {
+        s.controller->run(s.workers);
+        names.push_back(s.controller->name());
+        controllers_.push_back(std::move(s.controller));
+      }
+      std::string joined;
+      for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+      logger->info("controllers running: {}", joined);
 }
 
 void ControllerManagerRole::stop_controllers() {

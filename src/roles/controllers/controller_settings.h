@@ -11,10 +11,13 @@ namespace k3c::controllers {
 
 struct ControllerManagerSettings {
   // Worker threads per controller. Upstream's defaults count goroutines (gc 20, namespace 10,
-  // deployment/replicaset 5); each of ours is an OS thread, so the defaults are smaller.
+  // deployment/replicaset/statefulset 5, daemonset 2); each of ours is an OS thread, so the
+  // defaults are smaller.
   int concurrent_replicaset_syncs = 4;          // concurrent-replicaset-syncs
   int concurrent_rc_syncs = 2;                  // concurrent-rc-syncs
   int concurrent_deployment_syncs = 4;          // concurrent-deployment-syncs
+  int concurrent_statefulset_syncs = 2;         // concurrent-statefulset-syncs
+  int concurrent_daemonset_syncs = 2;           // concurrent-daemonset-syncs
   int concurrent_gc_syncs = 4;                  // concurrent-gc-syncs
   int concurrent_namespace_syncs = 2;           // concurrent-namespace-syncs
   int concurrent_endpoint_syncs = 2;            // concurrent-endpoint-syncs

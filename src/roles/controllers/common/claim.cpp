@@ -13,7 +13,8 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
   std::vector<client::ObjectPtr> owned;
   for (auto& object : candidates) {
     const json* ref = controller_ref(*object);
-    bool matches = selector && selector->matches(api::labels_of(*object));
+    bool matches = selector && selector->matches(api::labels_of(*object)) &&
+                   (!target.filter || target.filter(*object));
     if (ref && ref->value("uid", "") == uid) {
       if (matches || being_deleted(owner)) {
         owned.push_back(std::move(object));

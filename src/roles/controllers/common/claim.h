@@ -1,9 +1,11 @@
 // Ownership as upstream's ControllerRefManager: an owner claims the objects its selector
 // matches. Objects it controls that stopped matching are released (our reference removed);
 // matching orphans are adopted (a controller reference added) unless owner or object is
-// being deleted. ReplicaSets claim pods, Deployments claim ReplicaSets.
+// being deleted. ReplicaSets claim pods, Deployments claim ReplicaSets, StatefulSets and
+// DaemonSets claim pods and ControllerRevisions.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -17,6 +19,8 @@ struct ClaimTarget {
   const client::ResourceId& resource;  // of the claimed objects
   std::string owner_api_version;
   std::string owner_kind;
+  // A further condition besides the selector (a StatefulSet claims only pods named after it).
+  std::function<bool(const nlohmann::json&)> filter = nullptr;
 };
 
 // `candidates`: the objects of the owner's namespace. Returns those the owner controls

@@ -1,5 +1,7 @@
 #include "roles/controllers/common/objects.h"
 
+#include "core/ids.h"
+
 namespace k3c::controllers {
 
 namespace {
@@ -126,5 +128,47 @@ bool pod_active(const json& pod) {
 }
 
 bool pod_ready(const json& pod) { return condition_status(pod, "Ready") == "True"; }
+
+}  // namespace k3c::controllers
+
+namespace k3c::controllers {
+
+std::string ready_since(const json& pod) {
+  auto s = pod.find("status");
+  if (s == pod.end() || !s->is_object()) return "";
+  auto c = s->find("conditions");
+  if (c == s->end() || !c->is_array()) return "";
+  for (const auto& cond : *c) {
+    if (cond.is_object() && cond.value("type", "") == "Ready" && cond.value("status", "") == "True")
+      return cond.value("lastTransitionTime", "");
+  }
+  return "";
+}
+
+bool pod_available(const json& pod, int64_t min_ready_seconds,
+                   std::chrono::system_clock::time_point now) {
+  if (!pod_ready(pod)) return false;
+  if (min_ready_seconds <= 0) return true;
+  auto since = parse_rfc3339(ready_since(pod));
+  return since && *since + std::chrono::seconds(min_ready_seconds) <= now;
+}
+
+json pod_from_template(const json& pod_template, const json& owner, const std::string& api_version,
+                       const std::string& kind) {
+  const json empty = json::object();
+  const json& tmpl = pod_template.is_object() ? pod_template : empty;
+  auto m = tmpl.find("metadata");
+  const json& tmeta = m != tmpl.end() && m->is_object() ? *m : empty;
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  json& meta = pod["metadata"];
+  meta["namespace"] = namespace_of(owner);
+  for (const char* field : {"labels", "annotations", "finalizers"}) {
+    if (tmeta.contains(field) && !tmeta[field].is_null()) meta[field] = tmeta[field];
+  }
+  meta["ownerReferences"] = json::array({controller_ref_to(owner, api_version, kind)});
+  auto spec = tmpl.find("spec");
+  pod["spec"] = spec != tmpl.end() && spec->is_object() ? *spec : json::object();
+  return pod;
+}
 
 }  // namespace k3c::controllers

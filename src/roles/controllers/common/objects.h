@@ -3,6 +3,7 @@
 // mistyped field reads as empty), since informer caches hold whatever the API stored.
 #pragma once
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -41,5 +42,16 @@ bool set_condition(json& status, const std::string& type, const std::string& val
 // A pod that counts as running or about to run (not Succeeded/Failed, not being deleted).
 bool pod_active(const json& pod);
 bool pod_ready(const json& pod);
+// When the pod's Ready condition last turned True ("" when it is not ready).
+std::string ready_since(const json& pod);
+// Ready for at least `min_ready_seconds` at `now` (upstream's IsPodAvailable).
+bool pod_available(const json& pod, int64_t min_ready_seconds,
+                   std::chrono::system_clock::time_point now);
+
+// A pod made from a workload's pod template: the template's labels, annotations, finalizers
+// and spec, in the owner's namespace, with a controller reference to the owner. The caller
+// names it (generateName or name).
+json pod_from_template(const json& pod_template, const json& owner, const std::string& api_version,
+                       const std::string& kind);
 
 }  // namespace k3c::controllers

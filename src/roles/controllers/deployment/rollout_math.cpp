@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "roles/controllers/common/name_hash.h"
+
 namespace k3c::controllers {
 
 using nlohmann::json;
@@ -35,16 +37,7 @@ RolloutBounds rollout_bounds(const json& deployment) {
 std::string pod_template_hash(const json& pod_template, int64_t collision_count) {
   std::string text = template_without_hash(pod_template).dump();
   if (collision_count > 0) text += std::to_string(collision_count);
-  uint32_t hash = 2166136261u;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 16777619u;
-  }
-  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-  std::string out;
-  for (char c : std::to_string(hash))
-    out += kAlphabet[static_cast<unsigned char>(c) % kAlphabet.size()];
-  return out;
+  return name_hash(text);
 }
 
 json template_without_hash(json pod_template) {

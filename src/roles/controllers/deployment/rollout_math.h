@@ -20,8 +20,7 @@ struct RolloutBounds {
 // From spec.strategy.rollingUpdate (defaults 25%/25%); both zero becomes unavailable 1.
 RolloutBounds rollout_bounds(const nlohmann::json& deployment);
 
-// The pod-template-hash label value: FNV-32a of the template (and the collision count),
-// printed in the same safe alphabet upstream uses (no vowels, no confusable digits).
+// The pod-template-hash label value: name_hash() of the template (and the collision count).
 std::string pod_template_hash(const nlohmann::json& pod_template, int64_t collision_count);
 
 // The template without the pod-template-hash label (and without a null creationTimestamp),

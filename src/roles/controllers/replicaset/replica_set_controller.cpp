@@ -40,14 +40,6 @@ int restarts_of(const json& pod) {
   return most;
 }
 
-std::string ready_since(const json& pod) {
-  for (const auto& c : pod.value("status", json::object()).value("conditions", json())) {
-    if (c.is_object() && c.value("type", "") == "Ready" && c.value("status", "") == "True")
-      return c.value("lastTransitionTime", "");
-  }
-  return "";
-}
-
 }  // namespace
 
 ReplicaSetController::ReplicaSetController(ControllerContext& ctx, ReplicaFlavour flavour)
@@ -187,18 +179,9 @@ Status ReplicaSetController::manage(const std::string& key, const json& owner,
 }
 
 Status ReplicaSetController::create_pods(const std::string& key, const json& owner, int count) {
-  const json& tmpl = owner.value("spec", json::object()).value("template", json::object());
-  const json& tmeta = tmpl.value("metadata", json::object());
-  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
-  json& meta = pod["metadata"];
-  meta["generateName"] = name_of(owner) + "-";
-  meta["namespace"] = namespace_of(owner);
-  for (const char* field : {"labels", "annotations", "finalizers"}) {
-    if (tmeta.contains(field)) meta[field] = tmeta[field];
-  }
-  meta["ownerReferences"] =
-      json::array({controller_ref_to(owner, flavour_.api_version, flavour_.kind)});
-  pod["spec"] = tmpl.value("spec", json::object());
+  json pod = pod_from_template(owner.value("spec", json::object()).value("template", json()), owner,
+                               flavour_.api_version, flavour_.kind);
+  pod["metadata"]["generateName"] = name_of(owner) + "-";
   expectations_.expect(key, count, 0);
   // Slow start as upstream: batches of 1, 2, 4, ... so a pod spec the API refuses costs one
   // request, not hundreds.
@@ -253,8 +236,7 @@ Status ReplicaSetController::update_status(const json& owner,
     }
     if (!pod_ready(*pod)) continue;
     ++ready;
-    auto since = parse_rfc3339(ready_since(*pod));
-    if (min_ready == 0 || (since && *since + std::chrono::seconds(min_ready) <= now)) {
+    if (pod_available(*pod, min_ready, now)) {
       ++available;
     } else {
       recheck = std::chrono::seconds(min_ready);
