@@ -15,15 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
-
 // Reports every pod not yet ready as Running and Ready.
 void mark_ready(const KubectlRunner& kubectl, const std::string& ns = "default") {
   auto pods = kubectl({"get", "pods", "-n", ns, "-o",

@@ -17,15 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
-
 struct Jobs {
   KubectlSandbox session{"1.33"};
   const KubectlRunner& kubectl = session.kubectl;
@@ -98,12 +89,7 @@ struct Jobs {
   // Waits up to `limit` for `done`.
   template <typename F>
   bool eventually(F done, std::chrono::milliseconds limit = 20s) const {
-    auto end = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < end) {
-      if (done()) return true;
-      std::this_thread::sleep_for(250ms);
-    }
-    return done();
+    return k3c::eventually(done, limit);
   }
   std::string apply(const std::string& name, const std::string& yaml) const {
     return session.ok({"apply", "-f", session.file(name + ".yaml", yaml)});

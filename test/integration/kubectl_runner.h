@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "server_sandbox.h"
@@ -58,6 +60,26 @@ struct KubectlRunner {
     return run_to_end(args, env(), box.path("kubectl"), std::chrono::seconds(30));
   }
 };
+
+// The non-empty lines of `text` (kubectl's `-o name` output, say).
+inline std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+// Polls `done` every 250 ms until it holds; false once `limit` has passed.
+template <typename F>
+bool eventually(F done, std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+  for (auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;
+       std::this_thread::sleep_for(std::chrono::milliseconds(250))) {
+    if (done()) return true;
+  }
+  return done();
+}
 
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path) << text;

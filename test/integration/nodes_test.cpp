@@ -12,16 +12,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Polls `done` every 250 ms; false after `limit`.
-template <typename F>
-bool eventually(F done, std::chrono::seconds limit = 20s) {
-  for (auto end = std::chrono::steady_clock::now() + limit; std::chrono::steady_clock::now() < end;
-       std::this_thread::sleep_for(250ms)) {
-    if (done()) return true;
-  }
-  return done();
-}
-
 std::string now_rfc3339() {
   auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char text[32];

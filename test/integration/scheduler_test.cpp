@@ -44,16 +44,6 @@ std::string jsonpath(const KubectlSandbox& s, const std::string& what, const std
   return s.kubectl({"get", what, "-o", "jsonpath=" + path}).out;
 }
 
-// Waits up to 20 s for `done`.
-template <typename F>
-bool eventually(F done) {
-  for (int i = 0; i < 80; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(250ms);
-  }
-  return done();
-}
-
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);

@@ -25,14 +25,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  for (auto& l : split(text, '\n')) {
-    if (!l.empty()) out.push_back(l);
-  }
-  return out;
-}
-
 struct PodRow {
   std::string name, node, phase, deleting, pinned, image, revision;
 };
@@ -108,11 +100,7 @@ bool converge(const KubectlSandbox& session, F done) {
 // Waits for `done` without playing the kubelet.
 template <typename F>
 bool wait_for(F done) {
-  for (int i = 0; i < 60; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(250ms);
-  }
-  return done();
+  return eventually(done, std::chrono::seconds(15));
 }
 
 std::string jsonpath(const KubectlRunner& kubectl, const std::string& object,

@@ -89,34 +89,34 @@ void ControllerManagerRole::start_controllers() {
       {std::make_unique<EndpointsController>(*context_), settings.concurrent_endpoint_syncs});
   started.push_back({std::make_unique<EndpointSliceController>(*context_),
                      settings.concurrent_service_endpoint_syncs});
+  started.push_back(
       {std::make_unique<StatefulSetController>(*context_), settings.concurrent_statefulset_syncs});
-      started.push_back(
-          {std::make_unique<DaemonSetController>(*context_), settings.concurrent_daemonset_syncs});
-      // Node health and pod GC each run one worker, as upstream's loops do.
-      started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
-      started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
-      started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
-      started.push_back(
-          {std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
-      started.push_back(
-          {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
-      started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
-                         settings.concurrent_ttl_after_finished_syncs});
-      informers_->start_all();
-      // Workers start once the caches are filled: deciding on a half-listed cache would create
-      // what already exists. Queued keys wait meanwhile.
-      if (!informers_->wait_synced(std::chrono::seconds(30))) {
-        logger->warn("informers not synced after 30 s; starting the controllers anyway");
-      }
-      std::vector<std::string> names;
-      for (auto& s : started) {
-        s.controller->run(s.workers);
-        names.push_back(s.controller->name());
-        controllers_.push_back(std::move(s.controller));
-      }
-      std::string joined;
-      for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
-      logger->info("controllers running: {}", joined);
+  started.push_back(
+      {std::make_unique<DaemonSetController>(*context_), settings.concurrent_daemonset_syncs});
+  // Node health and pod GC each run one worker, as upstream's loops do.
+  started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
+  started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
+  started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
+  started.push_back({std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
+  started.push_back(
+      {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
+  started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
+                     settings.concurrent_ttl_after_finished_syncs});
+  informers_->start_all();
+  // Workers start once the caches are filled: deciding on a half-listed cache would create
+  // what already exists. Queued keys wait meanwhile.
+  if (!informers_->wait_synced(std::chrono::seconds(30))) {
+    logger->warn("informers not synced after 30 s; starting the controllers anyway");
+  }
+  std::vector<std::string> names;
+  for (auto& s : started) {
+    s.controller->run(s.workers);
+    names.push_back(s.controller->name());
+    controllers_.push_back(std::move(s.controller));
+  }
+  std::string joined;
+  for (const auto& n : names) joined += (joined.empty() ? "" : ", ") + n;
+  logger->info("controllers running: {}", joined);
 }
 
 void ControllerManagerRole::stop_controllers() {

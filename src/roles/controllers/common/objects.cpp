@@ -119,6 +119,13 @@ bool set_condition(json& status, const std::string& type, const std::string& val
   return true;
 }
 
+std::string pod_phase(const json& pod) {
+  auto status = pod.find("status");
+  if (status == pod.end() || !status->is_object()) return "";
+  auto phase = status->find("phase");
+  return phase != status->end() && phase->is_string() ? phase->get<std::string>() : "";
+}
+
 bool pod_active(const json& pod) {
   if (being_deleted(pod)) return false;
   auto s = pod.find("status");

@@ -41,6 +41,8 @@ bool set_condition(json& status, const std::string& type, const std::string& val
 
 // A pod that counts as running or about to run (not Succeeded/Failed, not being deleted).
 bool pod_active(const json& pod);
+// status.phase ("" when unset).
+std::string pod_phase(const json& pod);
 bool pod_ready(const json& pod);
 // When the pod's Ready condition last turned True ("" when it is not ready).
 std::string ready_since(const json& pod);

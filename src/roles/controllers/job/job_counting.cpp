@@ -28,11 +28,6 @@ bool only_replace_failed(const json& job) {
 
 bool has_tracking_finalizer(const json& pod) { return has_finalizer(pod, kJobTrackingFinalizer); }
 
-std::string pod_phase(const json& pod) {
-  const json& status = pod.value("status", json::object());
-  return status.is_object() ? status.value("phase", "") : "";
-}
-
 bool pod_failed(const json& pod, const json& job) {
   std::string phase = pod_phase(pod);
   if (phase == "Failed") return true;

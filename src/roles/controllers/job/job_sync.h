@@ -45,7 +45,6 @@ bool job_suspended(const json& job);
 bool only_replace_failed(const json& job);
 
 bool has_tracking_finalizer(const json& pod);
-std::string pod_phase(const json& pod);
 // A failed pod, or (unless only failed pods are replaced) one deleted before it succeeded.
 bool pod_failed(const json& pod, const json& job);
 bool pod_terminating(const json& pod);  // being deleted, not finished

@@ -11,11 +11,6 @@ namespace {
 
 constexpr const char* kKey = "pods";  // one key: each pass looks at every pod
 
-std::string phase_of(const json& pod) {
-  auto status = pod.find("status");
-  return status != pod.end() && status->is_object() ? status->value("phase", "") : "";
-}
-
 std::string node_of(const json& pod) {
   auto spec = pod.find("spec");
   return spec != pod.end() && spec->is_object() ? spec->value("nodeName", "") : "";
@@ -47,7 +42,7 @@ Status PodGcController::collect_terminated(const std::vector<client::ObjectPtr>&
   if (threshold_ <= 0) return Status::ok();
   std::vector<client::ObjectPtr> terminated;
   for (const auto& pod : pods) {
-    const std::string phase = phase_of(*pod);
+    const std::string phase = pod_phase(*pod);
     if ((phase == "Succeeded" || phase == "Failed") && !being_deleted(*pod)) {
       terminated.push_back(pod);
     }

@@ -184,8 +184,6 @@ json claim_owner_refs(const json& set, const json& pod, const json& claim) {
   return kept;
 }
 
-std::string pod_phase(const json& pod) { return text(field(pod, "status"), "phase"); }
-
 bool is_created(const json& pod) { return !pod_phase(pod).empty(); }
 
 bool running_and_ready(const json& pod) { return pod_phase(pod) == "Running" && pod_ready(pod); }

@@ -56,8 +56,6 @@ bool storage_matches(const json& set, const json& pod);
 // then only the set's reference is decided.
 json claim_owner_refs(const json& set, const json& pod, const json& claim);
 
-// Phases and health as the StatefulSet controller reads them.
-std::string pod_phase(const json& pod);
 bool is_created(const json& pod);  // the API has it (it always sets a phase)
 bool running_and_ready(const json& pod);
 bool is_healthy(const json& pod);  // running, ready and not being deleted
