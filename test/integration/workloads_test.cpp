@@ -302,7 +302,10 @@ void create_node(const KubectlSandbox& session, const std::string& name,
 }
 
 TEST_CASE("a DaemonSet runs one pod per eligible node as nodes come and go") {
-  KubectlSandbox session("1.33");
+  // The test's nodes never send heartbeats: without long grace periods the node lifecycle
+  // controller would mark them Unknown (and their pods not Ready) midway.
+  KubectlSandbox session("1.33", {"--kube-controller-manager-arg=node-monitor-grace-period=1h",
+                                  "--kube-controller-manager-arg=node-startup-grace-period=1h"});
   const KubectlRunner& kubectl = session.kubectl;
   for (const char* n : {"n1", "n2", "n3"}) create_node(session, n);
   create_node(session, "db", "[{key: dedicated, value: db, effect: NoSchedule}]");
