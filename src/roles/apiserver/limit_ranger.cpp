@@ -6,10 +6,13 @@
 #include <limits>
 #include <optional>
 
-#include "roles/apiserver/json_fields.h"
+#include "api/json_fields.h"
 #include "roles/apiserver/resource_list.h"
 
 namespace k3c::apiserver {
+
+using api::member;
+using api::text;
 namespace {
 
 using api::Quantity;

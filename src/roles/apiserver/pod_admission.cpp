@@ -3,9 +3,12 @@
 
 #include <algorithm>
 
-#include "roles/apiserver/json_fields.h"
+#include "api/json_fields.h"
 
 namespace k3c::apiserver {
+
+using api::member;
+using api::text;
 namespace {
 
 using nlohmann::json;

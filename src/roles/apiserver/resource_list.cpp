@@ -1,10 +1,13 @@
 // Resource lists and a pod's effective requests and limits (see resource_list.h).
 #include "roles/apiserver/resource_list.h"
 
+#include "api/json_fields.h"
 #include "api/pod_resources.h"
-#include "roles/apiserver/json_fields.h"
 
 namespace k3c::apiserver {
+
+using api::member;
+using api::text;
 namespace {
 
 using nlohmann::json;

@@ -4,9 +4,12 @@
 #include <algorithm>
 #include <map>
 
-#include "roles/apiserver/json_fields.h"
+#include "api/json_fields.h"
 
 namespace k3c::apiserver {
+
+using api::member;
+using api::text;
 namespace {
 
 using api::Quantity;

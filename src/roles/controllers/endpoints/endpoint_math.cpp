@@ -3,22 +3,14 @@
 #include <algorithm>
 #include <map>
 
+#include "api/json_fields.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
 namespace {
 
-const json& member(const json& o, const char* key) {
-  static const json null;
-  if (!o.is_object()) return null;
-  auto it = o.find(key);
-  return it == o.end() ? null : *it;
-}
-
-std::string text(const json& o, const char* key) {
-  const json& v = member(o, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
+using api::member;
+using api::text;
 
 bool publish_not_ready(const json& service) {
   const json& v = member(member(service, "spec"), "publishNotReadyAddresses");

@@ -3,21 +3,14 @@
 #include <charconv>
 #include <set>
 
+#include "api/json_fields.h"
+
 namespace k3c::controllers {
 
 namespace {
 
-const json& field(const json& o, const char* name) {
-  static const json kNull;
-  if (!o.is_object()) return kNull;
-  auto it = o.find(name);
-  return it == o.end() ? kNull : *it;
-}
-
-std::string text(const json& o, const char* name) {
-  const json& v = field(o, name);
-  return v.is_string() ? v.get<std::string>() : "";
-}
+const json& field(const json& o, const char* name) { return api::member(o, name); }
+using api::text;
 
 const json& claim_templates(const json& set) {
   static const json kEmpty = json::array();

@@ -1,12 +1,12 @@
-// Tolerant readers of one JSON member, for admission code that reads objects whose shape was
-// not validated yet: a missing member or a non-object parent reads as null / "".
+// Tolerant readers of one JSON member, for code that reads objects whose shape was not
+// validated (yet): admission plugins, and controllers reading informer caches. A missing
+// member or a non-object parent reads as null / "".
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-namespace k3c::apiserver {
+namespace k3c::api {
 
 inline const nlohmann::json& member(const nlohmann::json& o, const char* key) {
   static const nlohmann::json null;
@@ -20,4 +20,4 @@ inline std::string text(const nlohmann::json& o, const char* key) {
   return v.is_string() ? v.get<std::string>() : "";
 }
 
-}  // namespace k3c::apiserver
+}  // namespace k3c::api
