@@ -2,6 +2,7 @@
 #include <malloc.h>
 
 #include "cli/cli.h"
+#include "core/crash_report.h"
 
 int main(int argc, char** argv) {
   // glibc gives each thread that allocates its own arena (up to 8 per core) and keeps what
@@ -9,5 +10,6 @@ int main(int argc, char** argv) {
   // write, so arenas multiplied the resident memory: 184 MB instead of 97 MB holding 11,000
   // pods (bench/k3c_apiserver_bench). Two arenas keep allocation fast on these machines.
   mallopt(M_ARENA_MAX, 2);
+  k3c::crash_report::install();
   return k3c::cli::run(argc, argv);
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/ids.h"
+#include "core/log.h"
 
 namespace k3c::client {
 
@@ -71,7 +72,12 @@ void EventRecorder::run() {
     Pending e = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    write(e);
+    try {
+      write(e);
+    } catch (const std::exception& ex) {
+      // An event is best effort: a malformed one is dropped, never fatal.
+      log::for_role("events")->warn("dropped event {}: {}", e.reason, ex.what());
+    }
     lock.lock();
   }
 }

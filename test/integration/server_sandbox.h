@@ -5,10 +5,13 @@
 
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -89,6 +92,22 @@ struct RunningServer {
       : listener(box.path("notify.sock")),
         process(box.server_args(std::move(extra)), env_with_notify(box), box.path("server")) {
     ready = listener.receive(20s);
+  }
+  // A server that died of a signal the test did not send (a crash) leaves its report, from
+  // its own stderr, in the test's output; so does a JSON misuse it survived (a bug all the
+  // same, see src/core/json_config.h).
+  ~RunningServer() {
+    std::istringstream lines(process.err());
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("nlohmann::json misuse") != std::string::npos) std::cerr << line << "\n";
+    }
+    auto code = process.wait(0ms);
+    if (code && *code > 128 && *code != 128 + SIGTERM && *code != 128 + SIGKILL) {
+      std::string err = process.err();
+      if (err.size() > 16384) err = "...\n" + err.substr(err.size() - 16384);
+      std::cerr << "k3c server died of signal " << *code - 128 << "; the end of its stderr:\n"
+                << err << std::endl;
+    }
   }
   static std::map<std::string, std::string> env_with_notify(const Sandbox& box) {
     auto env = box.env();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "api/json_fields.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "roles/apiserver/custom_resource.h"
@@ -204,12 +205,13 @@ bool CrdController::reconcile() {
   }
   // Older CRDs keep their names: process them in creation order.
   std::stable_sort(crds.begin(), crds.end(), [](const StoredCrd& a, const StoredCrd& b) {
-    return a.object["metadata"].value("creationTimestamp", "") <
-           b.object["metadata"].value("creationTimestamp", "");
+    return api::text(api::member(a.object, "metadata"), "creationTimestamp") <
+           api::text(api::member(b.object, "metadata"), "creationTimestamp");
   });
   std::map<std::string, json> claimed;  // CRD name -> accepted names, as this pass decides
   for (const auto& c : crds) {
-    const json& status = c.object["status"];
+    // Read through member(): a const json's operator[] on a missing key is undefined.
+    const json& status = api::member(c.object, "status");
     claimed[c.key] = status.is_object() && status.contains("acceptedNames")
                          ? status["acceptedNames"]
                          : json::object();

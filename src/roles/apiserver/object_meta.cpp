@@ -53,9 +53,16 @@ bool server_owns_status(const api::Resource& r) {
   return !(r.group.empty() && r.plural == "nodes") && r.group != "apiextensions.k8s.io";
 }
 
+// The object's metadata, made an object if it is not one. ObjectMeta's collections are all
+// omitempty upstream: an empty one (what removing the last finalizer through a patch leaves)
+// is not stored, as the typed round trip upstream does not store it.
 json& metadata_of(json& object) {
   json& meta = object["metadata"];
   if (!meta.is_object()) meta = json::object();
+  for (const char* field : {"labels", "annotations", "finalizers", "ownerReferences"}) {
+    auto it = meta.find(field);
+    if (it != meta.end() && (it->is_array() || it->is_object()) && it->empty()) meta.erase(it);
+  }
   return meta;
 }
 
