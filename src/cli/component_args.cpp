@@ -33,8 +33,6 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
                                             "authorization-kubeconfig",
                                             "profiling",
                                             "cluster-cidr",
-                                            "allocate-node-cidrs",
-                                            "node-cidr-mask-size",
                                             "service-cluster-ip-range",
                                             "cluster-signing-cert-file",
                                             "cluster-signing-key-file",
@@ -49,10 +47,7 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
                                             "kube-api-burst",
                                             "leader-elect-resource-lock",
                                             "pod-eviction-timeout",
-                                            "concurrent-horizontal-pod-autoscaler-syncs",
-                                            "concurrent-resource-quota-syncs",
                                             "concurrent-serviceaccount-token-syncs",
-                                            "horizontal-pod-autoscaler-sync-period",
                                             "node-eviction-rate",
                                             "secondary-node-eviction-rate",
                                             "large-cluster-size-threshold",
@@ -153,7 +148,7 @@ constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
 }
 
 using CM = controllers::ControllerManagerSettings;
-constexpr std::array<ArgKey<CM>, 16> kControllerManagerOwn = {{
+constexpr std::array<ArgKey<CM>, 23> kControllerManagerOwn = {{
     {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
     {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
     {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
@@ -172,6 +167,16 @@ constexpr std::array<ArgKey<CM>, 16> kControllerManagerOwn = {{
     {"node-monitor-period", +[](CM& s) { return &s.node_monitor_period; }},
     {"node-monitor-grace-period", +[](CM& s) { return &s.node_monitor_grace_period; }},
     {"node-startup-grace-period", +[](CM& s) { return &s.node_startup_grace_period; }},
+    {"allocate-node-cidrs", +[](CM& s) { return &s.allocate_node_cidrs; }},
+    {"node-cidr-mask-size", +[](CM& s) { return &s.node_cidr_mask_size; }, 1},
+    {"node-cidr-mask-size-ipv4", +[](CM& s) { return &s.node_cidr_mask_size; }, 1},
+    {"concurrent-resource-quota-syncs",
+     +[](CM& s) { return &s.concurrent_resource_quota_syncs; }, 1},
+    {"resource-quota-sync-period", +[](CM& s) { return &s.resource_quota_sync_period; }},
+    {"concurrent-horizontal-pod-autoscaler-syncs",
+     +[](CM& s) { return &s.concurrent_horizontal_pod_autoscaler_syncs; }, 1},
+    {"horizontal-pod-autoscaler-sync-period",
+     +[](CM& s) { return &s.horizontal_pod_autoscaler_sync_period; }},
 }};
 constexpr auto kControllerManagerKeys = join(kControllerManagerOwn, leader_election_keys<CM>());
 

@@ -235,6 +235,30 @@ Result<std::string> parse_component(std::string_view text) {
                "metrics-server, runtimes)");
 }
 
+// Node IPAM cuts --cluster-cidr into node-cidr-mask-size slices (after both are parsed).
+Status node_ipam_from(ServerConfig& config) {
+  auto& cm = config.controller_manager;
+  const Cidr& cluster = config.cluster_cidr;
+  if (cluster.network.family != IpFamily::kV4) {
+    if (!cm.allocate_node_cidrs) return Status::ok();
+    return error(Code::kNotImplemented,
+                 "cluster-cidr " + cluster.to_string() +
+                     ": node IPAM for IPv6 is not implemented yet (pass "
+                     "--kube-controller-manager-arg allocate-node-cidrs=false)");
+  }
+  uint32_t network = 0;
+  for (size_t i = 0; i < 4; ++i) network = network << 8 | cluster.network.bytes[i];
+  cm.cluster_cidr = {network, cluster.prefix};
+  const int mask = cm.node_cidr_mask_size;
+  if (cm.allocate_node_cidrs && (mask < cluster.prefix || mask > 32 || mask - cluster.prefix > 16)) {
+    return error(Code::kInvalid,
+                 "kube-controller-manager-arg node-cidr-mask-size=" + std::to_string(mask) +
+                     ": must be at least the cluster-cidr's prefix length (" +
+                     std::to_string(cluster.prefix) + "), at most 16 more, and at most 32");
+  }
+  return Status::ok();
+}
+
 Status components_from(const Lookup& in, ServerConfig& config) {
   ASSIGN_OR_RETURN(auto disabled, in.list("disable", parse_component));
   config.disabled = std::set<std::string>(disabled.begin(), disabled.end());
@@ -249,7 +273,7 @@ Status components_from(const Lookup& in, ServerConfig& config) {
   RETURN_IF_ERROR(in.each("kube-scheduler-arg", [&](std::string_view arg) {
     return apply_scheduler_arg(arg, config.scheduler);
   }));
-  return Status::ok();
+  return node_ipam_from(config);
 }
 
 Status kubeconfig_from(const Lookup& in, ServerConfig& config) {

@@ -108,6 +108,16 @@ TEST_CASE("Cross-field checks and derived values") {
 
   CHECK(server_error({"--cluster-cidr", "10.0.0.0/8"}).message() ==
         "cluster-cidr 10.0.0.0/8 and service-cidr 10.43.0.0/16 overlap");
+  // Node IPAM slices the cluster CIDR.
+  CHECK(config->controller_manager.cluster_cidr.network == 0x0a2a0000);
+  CHECK(config->controller_manager.cluster_cidr.prefix == 16);
+  CHECK(server_error({"--kube-controller-manager-arg", "node-cidr-mask-size=12"}).message() ==
+        "kube-controller-manager-arg node-cidr-mask-size=12: must be at least the cluster-cidr's "
+        "prefix length (16), at most 16 more, and at most 32");
+  CHECK(parse_server({"--kube-controller-manager-arg", "node-cidr-mask-size=12",
+                      "--kube-controller-manager-arg", "allocate-node-cidrs=false"},
+                     user_env(), FakeFileReader())
+            .is_ok());
   CHECK(server_error({"--node-ip", "10.0.0.1,10.0.0.2"}).message() ==
         "node-ip: at most one IPv4 and one IPv6 address");
   auto dual =

@@ -28,6 +28,9 @@ const ResourceId kJobs{"batch", "v1", "jobs"};
 const ResourceId kCronJobs{"batch", "v1", "cronjobs"};
 const ResourceId kLeases{"coordination.k8s.io", "v1", "leases"};
 const ResourceId kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices"};
+const ResourceId kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets"};
+const ResourceId kResourceQuotas{"", "v1", "resourcequotas"};
+const ResourceId kHorizontalPodAutoscalers{"autoscaling", "v2", "horizontalpodautoscalers"};
 }  // namespace resources
 
 std::string ResourceId::path(std::string_view ns, std::string_view name,
@@ -98,6 +101,12 @@ Result<json> object_of(Result<Reply> reply) {
   return body;
 }
 
+// A request body. A string that is not UTF-8 (an error message quoting raw bytes, say) is
+// written with U+FFFD in place of its bad bytes rather than throwing on a caller's thread.
+std::string body_of(const json& object) {
+  return object.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 std::string meta_string(const json& object, const char* field) {
   auto m = object.find("metadata");
   if (m == object.end() || !m->is_object()) return "";
@@ -130,21 +139,21 @@ Result<json> list(Client& c, const ResourceId& r, std::string_view ns, const Lis
 }
 
 Result<json> create(Client& c, const ResourceId& r, std::string_view ns, const json& object) {
-  return object_of(c.request("POST", r.path(ns), object.dump()));
+  return object_of(c.request("POST", r.path(ns), body_of(object)));
 }
 
 Result<json> update(Client& c, const ResourceId& r, const json& object,
                     std::string_view subresource) {
   return object_of(c.request(
       "PUT", r.path(meta_string(object, "namespace"), meta_string(object, "name"), subresource),
-      object.dump()));
+      body_of(object)));
 }
 
 Result<json> patch(Client& c, const ResourceId& r, std::string_view ns, std::string_view name,
                    std::string_view patch_type, const json& patch_body,
                    std::string_view subresource) {
   return object_of(
-      c.request("PATCH", r.path(ns, name, subresource), patch_body.dump(), patch_type));
+      c.request("PATCH", r.path(ns, name, subresource), body_of(patch_body), patch_type));
 }
 
 Status remove(Client& c, const ResourceId& r, std::string_view ns, std::string_view name,
@@ -154,7 +163,7 @@ Status remove(Client& c, const ResourceId& r, std::string_view ns, std::string_v
   if (!options.precondition_uid.empty())
     body["preconditions"] = {{"uid", options.precondition_uid}};
   if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
-  auto reply = c.request("DELETE", r.path(ns, name), body.dump());
+  auto reply = c.request("DELETE", r.path(ns, name), body_of(body));
   if (!reply.is_ok()) return reply.status();
   if (reply->status < 200 || reply->status > 299) return status_of(*reply);
   return Status::ok();

@@ -64,7 +64,8 @@ namespace resources {
 extern const ResourceId kNamespaces, kPods, kServices, kEndpoints, kNodes, kConfigMaps, kSecrets,
     kServiceAccounts, kEvents, kReplicationControllers, kPersistentVolumeClaims, kPersistentVolumes,
     kDeployments, kReplicaSets, kStatefulSets, kDaemonSets, kControllerRevisions, kJobs, kCronJobs,
-    kLeases, kEndpointSlices;
+    kLeases, kEndpointSlices, kPodDisruptionBudgets, kResourceQuotas,
+    kHorizontalPodAutoscalers;
 }  // namespace resources
 
 // A non-2xx reply as a Status: the code from the Status body's reason (or the HTTP code),

@@ -89,6 +89,21 @@ TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("pods \"three\" is forbidden: failed quota: compute: must specify limits.cpu "
                    "for: web; requests.memory for: web\n") != std::string::npos);
+
+  // The resource quota controller gives back what deleted pods held, with no write refused
+  // first, and keeps status.hard to spec.hard.
+  a.ok({"delete", "pod", "two", "before", "-n", "demo"});
+  CHECK(eventually([&] {
+    return a.kubectl({"get", "quota", "q", "-n", "demo", "-o", "jsonpath={.status.used.pods}"})
+               .out == "0";
+  }));
+  a.ok({"patch", "quota", "q", "-n", "demo", "--type=merge", "-p",
+        R"({"spec":{"hard":{"pods":"5","count/configmaps":"4"}}})"});
+  CHECK(eventually([&] {
+    return a.kubectl({"get", "quota", "q", "-n", "demo", "-o",
+                      "jsonpath={.status.hard.pods}/{.status.used['count/configmaps']}"})
+               .out == "5/1";  // kube-root-ca.crt
+  }));
 }
 
 TEST_CASE("DefaultStorageClass, Priority and DefaultTolerationSeconds") {

@@ -5,6 +5,7 @@
 // There is no kubelet yet (nor hollow nodes): `mark_ready` plays the kubelet's part by
 // reporting each pod Running and Ready through the status subresource, as a kubelet would.
 #include <catch2/catch.hpp>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -277,6 +278,108 @@ spec:
     return kubectl({"get", "endpoints", "web"}).exit_code == 1 &&
            count(kubectl, {"endpointslices", "-l", "kubernetes.io/service-name=web"}) == 0;
   }));
+}
+
+TEST_CASE("a PodDisruptionBudget counts healthy pods and guards evictions") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  REQUIRE(kubectl({"create", "deployment", "web", "--image=busybox", "--replicas=3"}).exit_code ==
+          0);
+  REQUIRE(converge(kubectl, [&] {
+    return kubectl({"get", "deploy", "web", "-o", "jsonpath={.status.readyReplicas}"}).out == "3";
+  }));
+  // maxUnavailable counts against the Deployment's replicas (found through the ReplicaSet).
+  session.ok({"create", "pdb", "web", "--selector=app=web", "--max-unavailable=1"});
+  auto budget = [&] {
+    return kubectl({"get", "pdb", "web", "-o",
+                    "jsonpath={.status.expectedPods}/{.status.desiredHealthy}/"
+                    "{.status.currentHealthy}/{.status.disruptionsAllowed}/"
+                    "{.status.conditions[0].reason}"})
+        .out;
+  };
+  REQUIRE(eventually([&] { return budget() == "3/2/3/1/SufficientPods"; }));
+  auto row = lines(session.ok({"get", "pdb", "web", "--no-headers"})).at(0);
+  std::istringstream columns(row);
+  std::vector<std::string> cells{std::istream_iterator<std::string>(columns), {}};
+  CHECK(cells.size() == 5);
+  CHECK(std::vector<std::string>(cells.begin(), cells.begin() + 4) ==
+        std::vector<std::string>{"web", "N/A", "1", "1"});
+
+  // One eviction is allowed; the next, before a replacement is Ready, is refused.
+  auto pods = lines(kubectl({"get", "pods", "-l", "app=web", "-o", "name"}).out);
+  REQUIRE(pods.size() == 3);
+  auto evict = [&](const std::string& pod) {
+    std::string name = pod.substr(pod.find('/') + 1);
+    std::string file = session.file("eviction-" + name + ".json",
+                                    R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":)"
+                                    R"({"name":")" +
+                                        name + R"("}})");
+    return kubectl(
+        {"create", "--raw", "/api/v1/namespaces/default/pods/" + name + "/eviction", "-f", file});
+  };
+  auto first = evict(pods[0]);
+  CHECK(first.exit_code == 0);
+  CHECK_THAT(first.out, Catch::Contains(R"("status":"Success")"));
+  auto second = evict(pods[1]);
+  CHECK(second.exit_code == 1);
+  CHECK_THAT(second.err,
+             Catch::Contains("Cannot evict pod as it would violate the pod's disruption budget."));
+  CHECK(eventually([&] { return budget().rfind("3/2/2/0/InsufficientPods", 0) == 0; }));
+  // The replacement becomes Ready: one disruption is allowed again.
+  CHECK(converge(kubectl, [&] { return budget() == "3/2/3/1/SufficientPods"; }));
+}
+
+TEST_CASE(
+    "a HorizontalPodAutoscaler keeps its target within min and max, and says it has no "
+    "metrics") {
+  // kubectl 1.27 writes autoscaling/v1, 1.33 autoscaling/v2.
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  KubectlSandbox session(
+      version, {"--kube-controller-manager-arg=horizontal-pod-autoscaler-sync-period=1s"});
+  const KubectlRunner& kubectl = session.kubectl;
+  session.ok({"create", "deployment", "web", "--image=busybox", "--replicas=1"});
+  session.ok({"autoscale", "deployment", "web", "--min=2", "--max=4", "--cpu-percent=60"});
+  auto replicas = [&] {
+    return kubectl({"get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"}).out;
+  };
+  CHECK(eventually([&] { return replicas() == "2"; }));  // raised to min
+  session.ok({"scale", "deployment", "web", "--replicas=9"});
+  CHECK(eventually([&] { return replicas() == "4"; }));  // lowered to max
+  // Each HPA is read back in the version it was written in (the apiserver does not convert
+  // between autoscaling/v1 and v2 yet): v1 has no conditions.
+  const std::string hpa = version == "1.27" ? "hpa.v1.autoscaling" : "hpa.v2.autoscaling";
+  CHECK(eventually([&] {
+    return kubectl({"get", hpa, "web", "-o",
+                    "jsonpath={.status.currentReplicas}/{.status.desiredReplicas}"})
+               .out == "4/4";
+  }));
+  auto events = session.ok({"get", "events", "--field-selector",
+                            "involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web",
+                            "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"});
+  CHECK_THAT(events, Catch::Contains("SuccessfulRescale: New size: 2; reason: Current number of "
+                                     "replicas below Spec.MinReplicas"));
+  CHECK_THAT(events, Catch::Contains("SuccessfulRescale: New size: 4; reason: Current number of "
+                                     "replicas above Spec.MaxReplicas"));
+  // Within range there is no metric to scale by: an honest condition and event, no guess.
+  CHECK(eventually([&] {
+    return kubectl({"get", "events", "--field-selector", "reason=FailedComputeMetricsReplicas",
+                    "-o", "name"})
+               .out.size() > 0;
+  }));
+  if (version == "1.33") {
+    CHECK(eventually([&] {
+      return kubectl({"get", hpa, "web", "-o",
+                      "jsonpath={.status.conditions[?(@.type==\"ScalingActive\")].reason}"})
+                 .out == "FailedGetResourceMetric";
+    }));
+    CHECK_THAT(kubectl({"get", hpa, "web", "-o",
+                        "jsonpath={.status.conditions[?(@.type==\"ScalingActive\")].message}"})
+                   .out,
+               Catch::Contains("failed to get cpu utilization: the metrics APIs"));
+    CHECK_THAT(session.ok({"describe", "hpa", "web"}),
+               Catch::Matches(R"([\s\S]*ScalingActive +False +FailedGetResourceMetric[\s\S]*)"));
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // There is no kubelet: the test posts node heartbeats and pod phases itself, as one would.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include "kubectl_runner.h"
@@ -136,6 +137,42 @@ spec:
         return kubectl({"get", "pod", "ghost"}).err.find("NotFound") != std::string::npos;
       },
       std::chrono::duration_cast<std::chrono::seconds>(100s - waited)));
+}
+
+TEST_CASE("nodes get pod CIDRs sliced from --cluster-cidr") {
+  KubectlSandbox session("1.33", {"--cluster-cidr=10.60.0.0/16",
+                                  "--kube-controller-manager-arg=node-cidr-mask-size=25"});
+  const KubectlRunner& kubectl = session.kubectl;
+  auto cidrs = [&](const std::string& node) {
+    return kubectl({"get", "node", node, "-o", "jsonpath={.spec.podCIDR} {.spec.podCIDRs}"}).out;
+  };
+  // A node that brings its own keeps it, and that slice is not handed out again.
+  session.ok({"apply"}, session.file("own.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: own}
+spec: {podCIDR: 10.60.0.0/25, podCIDRs: [10.60.0.0/25]}
+)"));
+  session.ok({"apply"}, session.file("nodes.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: a}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b}
+)"));
+  REQUIRE(eventually([&] { return !cidrs("a").empty() && !cidrs("b").empty(); }));
+  std::set<std::string> given = {cidrs("a"), cidrs("b")};
+  CHECK(given == std::set<std::string>{"10.60.0.128/25 [\"10.60.0.128/25\"]",
+                                       "10.60.1.0/25 [\"10.60.1.0/25\"]"});
+  CHECK(cidrs("own") == "10.60.0.0/25 [\"10.60.0.0/25\"]");
+  // A deleted node's slice goes to the next node.
+  const std::string freed = cidrs("a").substr(0, cidrs("a").find(' '));
+  session.ok({"delete", "node", "a"});
+  std::this_thread::sleep_for(1s);  // for the controller's cache to see the deletion
+  session.ok({"apply"},
+             session.file("c.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: c}\n"));
+  REQUIRE(eventually([&] { return !cidrs("c").empty(); }));
+  CHECK(cidrs("c").substr(0, cidrs("c").find(' ')) == freed);
 }
 
 TEST_CASE("bad --kube-controller-manager-arg and --kube-scheduler-arg values stop the start") {

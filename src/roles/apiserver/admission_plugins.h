@@ -23,12 +23,30 @@
 #include <vector>
 
 #include "api/registry.h"
+#include "api/resource_quota.h"
 #include "roles/apiserver/api_errors.h"
-#include "roles/apiserver/resource_quota.h"
 #include "roles/apiserver/watch_cache.h"
 #include "store/store.h"
 
 namespace k3c::apiserver {
+
+// The resource-list and quota rules live in api/ (the resource quota controller uses them too).
+using api::add_into;
+using api::check_quota;
+using api::GroupResource;
+using api::max_into;
+using api::pod_resources;
+using api::pretty;
+using api::quota_applies;
+using api::quota_charges;
+using api::quota_delta;
+using api::quota_sources;
+using api::quota_usage;
+using api::quota_used;
+using api::QuotaCheck;
+using api::resource_list;
+using api::ResourceList;
+using api::to_json;
 
 struct AdmissionAttributes {
   const api::Resource& resource;

@@ -3,9 +3,9 @@
 // admission_plugins.h).
 #include <catch2/catch.hpp>
 
+#include "roles/apiserver/admission_plugins.h"
 #include "roles/apiserver/limit_ranger.h"
 #include "roles/apiserver/pod_admission.h"
-#include "roles/apiserver/resource_quota.h"
 
 using namespace k3c::apiserver;
 using nlohmann::json;

@@ -7,12 +7,19 @@
 #include <optional>
 
 #include "api/json_fields.h"
-#include "roles/apiserver/resource_list.h"
+#include "api/resource_list.h"
 
 namespace k3c::apiserver {
 
 using api::member;
 using api::text;
+using api::add_into;
+using api::max_into;
+using api::pod_resources;
+using api::pretty;
+using api::resource_list;
+using api::ResourceList;
+using api::to_json;
 namespace {
 
 using api::Quantity;

@@ -9,15 +9,19 @@
 #include "roles/controllers/cronjob/cronjob_controller.h"
 #include "roles/controllers/daemonset/daemon_set_controller.h"
 #include "roles/controllers/deployment/deployment_controller.h"
+#include "roles/controllers/disruption/disruption_controller.h"
 #include "roles/controllers/endpoints/endpoint_slice_controller.h"
 #include "roles/controllers/endpoints/endpoints_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
 #include "roles/controllers/job/job_controller.h"
 #include "roles/controllers/namespace/namespace_controller.h"
+#include "roles/controllers/nodeipam/node_ipam_controller.h"
 #include "roles/controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "roles/controllers/nodelifecycle/taint_eviction_controller.h"
+#include "roles/controllers/podautoscaler/pod_autoscaler_controller.h"
 #include "roles/controllers/podgc/pod_gc_controller.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
+#include "roles/controllers/resourcequota/resource_quota_controller.h"
 #include "roles/controllers/serviceaccount/service_account_controller.h"
 #include "roles/controllers/statefulset/stateful_set_controller.h"
 #include "roles/controllers/ttlafterfinished/ttl_after_finished_controller.h"
@@ -95,6 +99,9 @@ void ControllerManagerRole::start_controllers() {
       {std::make_unique<DaemonSetController>(*context_), settings.concurrent_daemonset_syncs});
   // Node health and pod GC each run one worker, as upstream's loops do.
   started.push_back({std::make_unique<NodeLifecycleController>(*context_, settings), 1});
+  if (settings.allocate_node_cidrs) {
+    started.push_back({std::make_unique<NodeIpamController>(*context_, settings), 1});
+  }
   started.push_back({std::make_unique<TaintEvictionController>(*context_), 1});
   started.push_back({std::make_unique<PodGcController>(*context_, settings), 1});
   started.push_back({std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
@@ -102,6 +109,12 @@ void ControllerManagerRole::start_controllers() {
       {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
   started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
                      settings.concurrent_ttl_after_finished_syncs});
+  started.push_back({std::make_unique<ResourceQuotaController>(*context_, settings),
+                     settings.concurrent_resource_quota_syncs});
+  started.push_back({std::make_unique<PodAutoscalerController>(*context_, settings),
+                     settings.concurrent_horizontal_pod_autoscaler_syncs});
+  // One worker, as upstream's (it has no concurrency flag).
+  started.push_back({std::make_unique<DisruptionController>(*context_), 1});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create
   // what already exists. Queued keys wait meanwhile.

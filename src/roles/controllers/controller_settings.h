@@ -4,10 +4,18 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 #include "client/leader_election_settings.h"
 
 namespace k3c::controllers {
+
+// An IPv4 network: the address (host order) and the prefix length.
+struct Ipv4Cidr {
+  uint32_t network = 0;
+  int prefix = 0;
+  bool operator==(const Ipv4Cidr&) const = default;
+};
 
 struct ControllerManagerSettings {
   // Worker threads per controller. Upstream's defaults count goroutines (gc 20, namespace 10,
@@ -26,6 +34,14 @@ struct ControllerManagerSettings {
   int concurrent_cron_job_syncs = 1;            // concurrent-cron-job-syncs (upstream 5)
   int concurrent_ttl_after_finished_syncs = 1;  // concurrent-ttl-after-finished-syncs (5)
   int concurrent_serviceaccount_syncs = 2;      // no upstream flag (upstream runs one worker)
+  int concurrent_resource_quota_syncs = 1;      // concurrent-resource-quota-syncs (5)
+  // concurrent-horizontal-pod-autoscaler-syncs (5)
+  int concurrent_horizontal_pod_autoscaler_syncs = 1;
+
+  // resource-quota-sync-period: how often every quota is recounted in full.
+  std::chrono::milliseconds resource_quota_sync_period{300'000};
+  // horizontal-pod-autoscaler-sync-period: how often each HPA looks at its target.
+  std::chrono::milliseconds horizontal_pod_autoscaler_sync_period{15'000};
 
   // terminated-pod-gc-threshold: terminated pods kept before the pod GC deletes the oldest
   // (0 turns that part off).
@@ -37,6 +53,12 @@ struct ControllerManagerSettings {
   std::chrono::milliseconds node_monitor_period{5'000};
   std::chrono::milliseconds node_monitor_grace_period{50'000};
   std::chrono::milliseconds node_startup_grace_period{60'000};
+
+  // Node IPAM: each node gets spec.podCIDR(s), a /node_cidr_mask_size slice of the cluster
+  // CIDR (k3c's --cluster-cidr), while allocate_node_cidrs is on (k3s runs it on).
+  bool allocate_node_cidrs = true;  // allocate-node-cidrs
+  int node_cidr_mask_size = 24;     // node-cidr-mask-size, node-cidr-mask-size-ipv4
+  Ipv4Cidr cluster_cidr{0x0a2a0000, 16};  // --cluster-cidr (10.42.0.0/16)
 
   client::LeaderElectionSettings leader_election;  // leader-elect, leader-elect-*
 };

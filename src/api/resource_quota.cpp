@@ -1,15 +1,13 @@
 // ResourceQuota evaluators and checks (see resource_quota.h).
-#include "roles/apiserver/resource_quota.h"
+#include "api/resource_quota.h"
 
 #include <algorithm>
 #include <map>
 
 #include "api/json_fields.h"
 
-namespace k3c::apiserver {
+namespace k3c::api {
 
-using api::member;
-using api::text;
 namespace {
 
 using api::Quantity;
@@ -393,4 +391,4 @@ ResourceList quota_used(const json& quota,
   return out;
 }
 
-}  // namespace k3c::apiserver
+}  // namespace k3c::api

@@ -1,5 +1,5 @@
-// Resource lists as upstream's ResourceList ({"cpu": "500m", "memory": "1Gi"}) for the
-// admission plugins that add and compare them (LimitRanger, ResourceQuota), and a pod's
+// Resource lists as upstream's ResourceList ({"cpu": "500m", "memory": "1Gi"}) for the code
+// that adds and compares them (LimitRanger, ResourceQuota admission and controller), and a pod's
 // effective requests and limits as upstream's resource helpers sum them.
 //
 // Thread-safety: pure functions.
@@ -11,7 +11,7 @@
 
 #include "api/quantity.h"
 
-namespace k3c::apiserver {
+namespace k3c::api {
 
 // Sorted by resource name, as upstream's messages print them.
 using ResourceList = std::map<std::string, api::Quantity, std::less<>>;
@@ -33,4 +33,4 @@ void max_into(ResourceList& into, const ResourceList& other);
 // init container if that is more; plus the pod's overhead.
 ResourceList pod_resources(const nlohmann::json& pod_spec, const char* which);
 
-}  // namespace k3c::apiserver
+}  // namespace k3c::api

@@ -1,13 +1,11 @@
 // Resource lists and a pod's effective requests and limits (see resource_list.h).
-#include "roles/apiserver/resource_list.h"
+#include "api/resource_list.h"
 
 #include "api/json_fields.h"
 #include "api/pod_resources.h"
 
-namespace k3c::apiserver {
+namespace k3c::api {
 
-using api::member;
-using api::text;
 namespace {
 
 using nlohmann::json;
@@ -76,4 +74,4 @@ ResourceList pod_resources(const json& spec, const char* which) {
   return total;
 }
 
-}  // namespace k3c::apiserver
+}  // namespace k3c::api

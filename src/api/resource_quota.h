@@ -1,5 +1,6 @@
-// The ResourceQuota admission plugin's rules, as pure functions (upstream's quota
-// evaluators in pkg/quota/v1/evaluator/core and the plugin's checkRequest):
+// The ResourceQuota rules, as pure functions (upstream's quota evaluators in
+// pkg/quota/v1/evaluator/core and the admission plugin's checkRequest), shared by the
+// admission plugin and the resource quota controller:
 //   - what an object counts: pods (pods, cpu, memory, requests.*, limits.*, ephemeral
 //     storage, hugepages, extended resources; nothing but count/pods once terminal or being
 //     deleted), services (services, services.nodeports, services.loadbalancers), PVCs
@@ -22,9 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "roles/apiserver/resource_list.h"
+#include "api/resource_list.h"
 
-namespace k3c::apiserver {
+namespace k3c::api {
 
 // A resource as quotas name it: group ("" for core) and plural.
 using GroupResource = std::pair<std::string, std::string>;
@@ -63,4 +64,4 @@ ResourceList quota_used(
     const nlohmann::json& quota,
     const std::function<std::vector<nlohmann::json>(const GroupResource&)>& objects);
 
-}  // namespace k3c::apiserver
+}  // namespace k3c::api

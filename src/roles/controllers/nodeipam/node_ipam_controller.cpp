@@ -1,0 +1,80 @@
+#include "roles/controllers/nodeipam/node_ipam_controller.h"
+
+#include <set>
+
+#include "api/json_fields.h"
+#include "roles/controllers/nodeipam/cidr_slices.h"
+
+namespace k3c::controllers {
+namespace {
+
+// The node's pod CIDRs (spec.podCIDRs, or the older spec.podCIDR).
+std::vector<std::string> pod_cidrs_of(const json& node) {
+  const json& spec = api::member(node, "spec");
+  std::vector<std::string> cidrs;
+  for (const json& c : api::member(spec, "podCIDRs")) {
+    if (c.is_string()) cidrs.push_back(c.get<std::string>());
+  }
+  if (cidrs.empty() && !api::text(spec, "podCIDR").empty()) {
+    cidrs.push_back(api::text(spec, "podCIDR"));
+  }
+  return cidrs;
+}
+
+}  // namespace
+
+NodeIpamController::NodeIpamController(ControllerContext& ctx,
+                                       const ControllerManagerSettings& settings)
+    : Controller("node-ipam"),
+      ctx_(ctx),
+      cluster_(settings.cluster_cidr),
+      mask_(settings.node_cidr_mask_size),
+      nodes_(ctx.informers.informer(client::resources::kNodes)) {
+  auto changed = [this](const client::ObjectPtr& node) {
+    if (pod_cidrs_of(*node).empty()) enqueue(name_of(*node));
+  };
+  nodes_.add_handler({changed, [=](auto&, auto& now) { changed(now); }, nullptr});
+}
+
+Status NodeIpamController::reconcile(const std::string& key) {
+  auto node = nodes_.get(key);
+  if (!node || being_deleted(*node) || !pod_cidrs_of(*node).empty()) return Status::ok();
+
+  std::set<uint32_t> used;
+  std::set<std::string> cached;
+  for (const auto& other : nodes_.list()) {
+    cached.insert(name_of(*other));
+    for (const auto& text : pod_cidrs_of(*other)) {
+      auto cidr = parse_ipv4_cidr(text);
+      if (cidr && is_slice_of(*cidr, cluster_, mask_)) used.insert(cidr->network);
+      if (handed_out_.count(name_of(*other))) handed_out_.erase(name_of(*other));
+    }
+  }
+  // Slices given to nodes the cache does not show with one yet; a node gone frees its slice.
+  for (auto it = handed_out_.begin(); it != handed_out_.end();) {
+    if (!cached.count(it->first)) {
+      it = handed_out_.erase(it);
+    } else {
+      used.insert(it->second);
+      ++it;
+    }
+  }
+  auto slice = first_free_slice(cluster_, mask_, used);
+  if (!slice) {
+    ctx_.events.record(*node, "Normal", "CIDRNotAvailable",
+                       "Node " + key + " status is now: CIDRNotAvailable", "cidrAllocator");
+    return error(Code::kServiceUnavailable,
+                 "no pod CIDR left in " + to_string(cluster_) + " for node " + key);
+  }
+  const std::string cidr = to_string(*slice);
+  json patch = {{"spec", {{"podCIDR", cidr}, {"podCIDRs", {cidr}}}}};
+  auto patched = client::patch(ctx_.client, client::resources::kNodes, "", key,
+                               "application/merge-patch+json", patch);
+  if (!patched.is_ok()) {
+    return patched.status().code() == Code::kNotFound ? Status::ok() : patched.status();
+  }
+  handed_out_[key] = slice->network;
+  return Status::ok();
+}
+
+}  // namespace k3c::controllers
