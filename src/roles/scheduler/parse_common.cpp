@@ -8,20 +8,6 @@ namespace k3c::scheduler {
 
 using json = nlohmann::json;
 
-const std::string& string_field(const json& object, const char* key) {
-  static const std::string kEmpty;
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get_ref<const std::string&>() : kEmpty;
-}
-
-const json& field(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it != object.end() ? *it : kNull;
-}
-
 std::vector<std::string> string_list(const json& list) {
   std::vector<std::string> out;
   if (!list.is_array()) return out;
@@ -43,16 +29,16 @@ Labels labels_from_json(const json& labels) {
 std::optional<LabelSelector> label_selector_from_json(const json& selector) {
   if (!selector.is_object()) return std::nullopt;
   std::vector<LabelSelector::Requirement> reqs;
-  const json& match_labels = field(selector, "matchLabels");
+  const json& match_labels = api::member(selector, "matchLabels");
   if (match_labels.is_object()) {
     for (const auto& [k, v] : match_labels.items()) {
       if (v.is_string()) reqs.push_back({k, LabelSelector::Op::kIn, {v.get<std::string>()}});
     }
   }
-  const json& expressions = field(selector, "matchExpressions");
+  const json& expressions = api::member(selector, "matchExpressions");
   if (expressions.is_array()) {
     for (const json& e : expressions) {
-      const std::string& op = string_field(e, "operator");
+      const std::string& op = api::text(e, "operator");
       LabelSelector::Op o;
       if (op == "In") {
         o = LabelSelector::Op::kIn;
@@ -66,7 +52,7 @@ std::optional<LabelSelector> label_selector_from_json(const json& selector) {
         // Validation rejects other operators; a selector we cannot read selects nothing.
         return std::nullopt;
       }
-      reqs.push_back({string_field(e, "key"), o, string_list(field(e, "values"))});
+      reqs.push_back({api::text(e, "key"), o, string_list(api::member(e, "values"))});
     }
   }
   return LabelSelector::from_requirements(std::move(reqs));
@@ -77,8 +63,8 @@ static std::vector<NodeSelectorRequirement> requirements_from_json(const json& l
   if (!list.is_array()) return out;
   for (const json& e : list) {
     NodeSelectorRequirement r;
-    r.key = string_field(e, "key");
-    const std::string& op = string_field(e, "operator");
+    r.key = api::text(e, "key");
+    const std::string& op = api::text(e, "operator");
     using Op = NodeSelectorRequirement::Op;
     if (op == "In") {
       r.op = Op::kIn;
@@ -96,20 +82,20 @@ static std::vector<NodeSelectorRequirement> requirements_from_json(const json& l
       // An operator we do not know must not widen the match: make the term unsatisfiable.
       r.op = Op::kIn;
     }
-    r.values = string_list(field(e, "values"));
+    r.values = string_list(api::member(e, "values"));
     out.push_back(std::move(r));
   }
   return out;
 }
 
 NodeSelectorTerm node_selector_term_from_json(const json& term) {
-  return {requirements_from_json(field(term, "matchExpressions")),
-          requirements_from_json(field(term, "matchFields"))};
+  return {requirements_from_json(api::member(term, "matchExpressions")),
+          requirements_from_json(api::member(term, "matchFields"))};
 }
 
 NodeSelector node_selector_from_json(const json& selector) {
   NodeSelector out;
-  const json& terms = field(selector, "nodeSelectorTerms");
+  const json& terms = api::member(selector, "nodeSelectorTerms");
   if (!terms.is_array()) return out;
   for (const json& t : terms) out.terms.push_back(node_selector_term_from_json(t));
   return out;

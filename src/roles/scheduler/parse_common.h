@@ -5,12 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "api/json_fields.h"
 #include "roles/scheduler/model.h"
 
 namespace k3c::scheduler {
 
-const std::string& string_field(const nlohmann::json& object, const char* key);
-const nlohmann::json& field(const nlohmann::json& object, const char* key);
 std::vector<std::string> string_list(const nlohmann::json& list);
 NodeSelectorTerm node_selector_term_from_json(const nlohmann::json& term);
 NodeSelector node_selector_from_json(const nlohmann::json& selector);

@@ -1,24 +1,13 @@
 // Which informer events matter to the scheduler (see object_changes.h).
 #include "roles/scheduler/role/object_changes.h"
 
+#include "api/json_fields.h"
+
 namespace k3c::scheduler {
 
 using nlohmann::json;
 
 namespace {
-
-const json& field(const json& object, const char* a, const char* b = nullptr) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(a);
-  if (it == object.end()) return kNull;
-  if (!b) return *it;
-  if (!it->is_object()) return kNull;
-  auto inner = it->find(b);
-  return inner == it->end() ? kNull : *inner;
-}
-
-std::string text(const json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
 json without_bookkeeping(const json& pod) {
   json copy = pod;
@@ -31,10 +20,10 @@ json without_bookkeeping(const json& pod) {
 }
 
 std::string ready_status(const json& node) {
-  const json& conditions = field(node, "status", "conditions");
+  const json& conditions = api::member(api::member(node, "status"), "conditions");
   if (!conditions.is_array()) return "";
   for (const json& c : conditions) {
-    if (c.is_object() && text(field(c, "type")) == "Ready") return text(field(c, "status"));
+    if (c.is_object() && api::text(c, "type") == "Ready") return api::text(c, "status");
   }
   return "";
 }
@@ -42,16 +31,16 @@ std::string ready_status(const json& node) {
 }  // namespace
 
 bool pod_finished(const json& pod) {
-  std::string phase = text(field(pod, "status", "phase"));
+  std::string phase = api::text(api::member(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
 bool waits_for_scheduler(const json& pod, const std::string& scheduler_name) {
-  std::string name = text(field(pod, "spec", "schedulerName"));
+  std::string name = api::text(api::member(pod, "spec"), "schedulerName");
   if (name.empty()) name = "default-scheduler";
   if (name != scheduler_name) return false;
-  if (!text(field(pod, "spec", "nodeName")).empty()) return false;
-  if (!field(pod, "metadata", "deletionTimestamp").is_null()) return false;
+  if (!api::text(api::member(pod, "spec"), "nodeName").empty()) return false;
+  if (!api::member(api::member(pod, "metadata"), "deletionTimestamp").is_null()) return false;
   return !pod_finished(pod);
 }
 
@@ -60,32 +49,36 @@ bool pod_spec_changed(const json& old_pod, const json& new_pod) {
 }
 
 bool node_scheduling_changed(const json& old_node, const json& new_node) {
-  return field(old_node, "metadata", "labels") != field(new_node, "metadata", "labels") ||
-         field(old_node, "spec", "taints") != field(new_node, "spec", "taints") ||
-         field(old_node, "spec", "unschedulable") != field(new_node, "spec", "unschedulable") ||
-         field(old_node, "status", "allocatable") != field(new_node, "status", "allocatable") ||
+  return api::member(api::member(old_node, "metadata"), "labels") !=
+             api::member(api::member(new_node, "metadata"), "labels") ||
+         api::member(api::member(old_node, "spec"), "taints") !=
+             api::member(api::member(new_node, "spec"), "taints") ||
+         api::member(api::member(old_node, "spec"), "unschedulable") !=
+             api::member(api::member(new_node, "spec"), "unschedulable") ||
+         api::member(api::member(old_node, "status"), "allocatable") !=
+             api::member(api::member(new_node, "status"), "allocatable") ||
          ready_status(old_node) != ready_status(new_node);
 }
 
 std::optional<json> unschedulable_patch(const json& pod, const std::string& message,
                                         const std::string& nominated_node, const std::string& now) {
   json current;
-  const json& conditions = field(pod, "status", "conditions");
+  const json& conditions = api::member(api::member(pod, "status"), "conditions");
   if (conditions.is_array()) {
     for (const json& c : conditions) {
-      if (c.is_object() && text(field(c, "type")) == "PodScheduled") current = c;
+      if (c.is_object() && api::text(c, "type") == "PodScheduled") current = c;
     }
   }
-  bool was_false = text(field(current, "status")) == "False";
-  bool nominate =
-      !nominated_node.empty() && text(field(pod, "status", "nominatedNodeName")) != nominated_node;
-  if (was_false && text(field(current, "reason")) == "Unschedulable" &&
-      text(field(current, "message")) == message && !nominate) {
+  bool was_false = api::text(current, "status") == "False";
+  bool nominate = !nominated_node.empty() &&
+                  api::text(api::member(pod, "status"), "nominatedNodeName") != nominated_node;
+  if (was_false && api::text(current, "reason") == "Unschedulable" &&
+      api::text(current, "message") == message && !nominate) {
     return std::nullopt;
   }
   std::string since = now;
-  if (was_false && field(current, "lastTransitionTime").is_string()) {
-    since = field(current, "lastTransitionTime").get<std::string>();
+  if (was_false && api::member(current, "lastTransitionTime").is_string()) {
+    since = api::member(current, "lastTransitionTime").get<std::string>();
   }
   json condition = {{"type", "PodScheduled"},    {"status", "False"},
                     {"reason", "Unschedulable"}, {"message", message},

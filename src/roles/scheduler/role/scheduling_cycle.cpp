@@ -184,20 +184,21 @@ void SchedulingCycle::load_volumes(const PodInfo& pod) {
     auto claim =
         client::get(client_, client::resources::kPersistentVolumeClaims, pod.namespace_, name);
     if (!claim.is_ok()) continue;  // missing: the pre-filter reports it
-    const json& spec = field(*claim, "spec");
+    const json& spec = api::member(*claim, "spec");
     ClaimInfo info;
-    info.volume_name = string_field(spec, "volumeName");
+    info.volume_name = api::text(spec, "volumeName");
     if (info.volume_name.empty()) {
-      const std::string& class_name = string_field(spec, "storageClassName");
+      const std::string& class_name = api::text(spec, "storageClassName");
       if (!class_name.empty()) {
         auto sc = client::get(client_, kStorageClasses, "", class_name);
         info.wait_for_first_consumer =
-            sc.is_ok() && string_field(*sc, "volumeBindingMode") == "WaitForFirstConsumer";
+            sc.is_ok() && api::text(*sc, "volumeBindingMode") == "WaitForFirstConsumer";
       }
     } else if (auto pv = client::get(client_, client::resources::kPersistentVolumes, "",
                                      info.volume_name);
                pv.is_ok()) {
-      const json& required = field(field(field(*pv, "spec"), "nodeAffinity"), "required");
+      const json& required =
+          api::member(api::member(api::member(*pv, "spec"), "nodeAffinity"), "required");
       std::optional<NodeSelector> affinity;
       if (required.is_object()) affinity = node_selector_from_json(required);
       volumes[info.volume_name] = std::move(affinity);
@@ -214,13 +215,13 @@ void SchedulingCycle::load_disruption_budgets() {
   auto list = client::list(client_, kPodDisruptionBudgets, "");
   if (!list.is_ok()) return;
   std::vector<DisruptionBudget> budgets;
-  const json& items = field(*list, "items");
+  const json& items = api::member(*list, "items");
   if (items.is_array()) {
     for (const json& pdb : items) {
       DisruptionBudget b;
-      b.namespace_ = string_field(field(pdb, "metadata"), "namespace");
-      b.selector = label_selector_from_json(field(field(pdb, "spec"), "selector"));
-      const json& allowed = field(field(pdb, "status"), "disruptionsAllowed");
+      b.namespace_ = api::text(api::member(pdb, "metadata"), "namespace");
+      b.selector = label_selector_from_json(api::member(api::member(pdb, "spec"), "selector"));
+      const json& allowed = api::member(api::member(pdb, "status"), "disruptionsAllowed");
       b.disruptions_allowed = allowed.is_number_integer() ? allowed.get<int32_t>() : 0;
       budgets.push_back(std::move(b));
     }
