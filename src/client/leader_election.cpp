@@ -107,4 +107,30 @@ void LeaderElector::release() {
   (void)update(client_, resources::kLeases, lease);
 }
 
+LeadershipRun::LeadershipRun(Client& client, const LeaderElectionSettings& settings,
+                             std::string lease_name, std::string identity,
+                             std::function<void()> lead, std::function<void()> step_down,
+                             const Clock& clock) {
+  if (!settings.leader_elect) {
+    // Off the caller's thread: `lead` may wait for caches to fill.
+    unelected_ = std::thread(std::move(lead));
+    return;
+  }
+  LeaderElectionConfig election;
+  election.lease_name = std::move(lease_name);
+  election.identity = std::move(identity);
+  election.lease_duration = settings.lease_duration;
+  election.renew_deadline = settings.renew_deadline;
+  election.retry_period = settings.retry_period;
+  election.on_started_leading = std::move(lead);
+  election.on_stopped_leading = std::move(step_down);
+  elector_ = std::make_unique<LeaderElector>(client, std::move(election), clock);
+  elector_->start();
+}
+
+void LeadershipRun::stop() {
+  if (elector_) elector_->stop();
+  if (unelected_.joinable()) unelected_.join();
+}
+
 }  // namespace k3c::client

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -61,6 +62,25 @@ class LeaderElector {
   std::mutex mu_;
   std::condition_variable cv_;
   std::thread thread_;
+};
+
+// What the roles that act only while elected share (controller manager, scheduler): `lead`
+// runs once this process holds the Lease `lease_name` (again after a lost lease is won back),
+// `step_down` when it is lost; with leader election off (--*-arg leader-elect=false) `lead`
+// runs at once, on a thread of its own, as it would for a lone server. stop() releases the
+// lease (which steps down) or waits for that thread; the caller then stops what `lead`
+// started.
+class LeadershipRun {
+ public:
+  LeadershipRun(Client& client, const LeaderElectionSettings& settings, std::string lease_name,
+                std::string identity, std::function<void()> lead, std::function<void()> step_down,
+                const Clock& clock = SystemClock::instance());
+  ~LeadershipRun() { stop(); }
+  void stop();
+
+ private:
+  std::unique_ptr<LeaderElector> elector_;
+  std::thread unelected_;
 };
 
 }  // namespace k3c::client

@@ -41,23 +41,9 @@ Status ControllerManagerRole::start() {
   http::PeerIdentity identity{"system:kube-controller-manager",
                               {"system:masters", "system:authenticated"}};
   client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
-  const client::LeaderElectionSettings& leader = config_.settings.leader_election;
-  if (!leader.leader_elect) {
-    // Off the caller's thread: start_controllers() waits for the informers to sync.
-    unelected_start_ = std::thread([this] { start_controllers(); });
-    ready_ = true;
-    return Status::ok();
-  }
-  client::LeaderElectionConfig election;
-  election.lease_name = "kube-controller-manager";
-  election.identity = config_.identity;
-  election.lease_duration = leader.lease_duration;
-  election.renew_deadline = leader.renew_deadline;
-  election.retry_period = leader.retry_period;
-  election.on_started_leading = [this] { start_controllers(); };
-  election.on_stopped_leading = [this] { stop_controllers(); };
-  elector_ = std::make_unique<client::LeaderElector>(*client_, election, clock_);
-  elector_->start();
+  leadership_ = std::make_unique<client::LeadershipRun>(
+      *client_, config_.settings.leader_election, "kube-controller-manager", config_.identity,
+      [this] { start_controllers(); }, [this] { stop_controllers(); }, clock_);
   ready_ = true;
   return Status::ok();
 }
@@ -144,10 +130,9 @@ void ControllerManagerRole::stop_controllers() {
 }
 
 void ControllerManagerRole::stop() {
-  if (elector_) elector_->stop();  // releases the lease and stops the controllers
-  if (unelected_start_.joinable()) unelected_start_.join();
+  if (leadership_) leadership_->stop();  // releases the lease and stops the controllers
   stop_controllers();
-  elector_.reset();
+  leadership_.reset();
   client_.reset();
   ready_ = false;
 }

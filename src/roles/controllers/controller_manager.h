@@ -22,7 +22,7 @@
 namespace k3c::client {
 class Client;
 class EventRecorder;
-class LeaderElector;
+class LeadershipRun;
 }  // namespace k3c::client
 
 namespace k3c::controllers {
@@ -57,8 +57,7 @@ class ControllerManagerRole final : public Role {
   const ControllerManagerConfig config_;
   const Clock& clock_;
   std::unique_ptr<client::Client> client_;
-  std::unique_ptr<client::LeaderElector> elector_;
-  std::thread unelected_start_;  // with --leader-elect=false
+  std::unique_ptr<client::LeadershipRun> leadership_;
   std::mutex mu_;                // guards the running set below
   std::unique_ptr<InformerSet> informers_;
   std::unique_ptr<client::EventRecorder> events_;

@@ -42,22 +42,9 @@ Status SchedulerRole::start() {
   identity.user = "system:kube-scheduler";
   identity.groups = {"system:masters", "system:authenticated"};
   client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
-  const client::LeaderElectionSettings& leader = config_.settings.leader_election;
-  if (!leader.leader_elect) {
-    start_scheduling();
-    ready_ = true;
-    return Status::ok();
-  }
-  client::LeaderElectionConfig election;
-  election.lease_name = "kube-scheduler";
-  election.identity = config_.identity;
-  election.lease_duration = leader.lease_duration;
-  election.renew_deadline = leader.renew_deadline;
-  election.retry_period = leader.retry_period;
-  election.on_started_leading = [this] { start_scheduling(); };
-  election.on_stopped_leading = [this] { stop_scheduling(); };
-  elector_ = std::make_unique<client::LeaderElector>(*client_, election, clock_);
-  elector_->start();
+  leadership_ = std::make_unique<client::LeadershipRun>(
+      *client_, config_.settings.leader_election, "kube-scheduler", config_.identity,
+      [this] { start_scheduling(); }, [this] { stop_scheduling(); }, clock_);
   ready_ = true;
   return Status::ok();
 }
@@ -198,9 +185,9 @@ void SchedulerRole::stop_scheduling() {
 }
 
 void SchedulerRole::stop() {
-  if (elector_) elector_->stop();  // releases the lease and stops scheduling
+  if (leadership_) leadership_->stop();  // releases the lease and stops scheduling
   stop_scheduling();
-  elector_.reset();
+  leadership_.reset();
   client_.reset();
   ready_ = false;
 }

@@ -24,7 +24,7 @@ namespace k3c::client {
 class Client;
 class EventRecorder;
 class Informer;
-class LeaderElector;
+class LeadershipRun;
 }  // namespace k3c::client
 
 namespace k3c::scheduler {
@@ -54,7 +54,7 @@ class SchedulerRole final : public Role {
   const SchedulerConfig config_;
   const Clock& clock_;
   std::unique_ptr<client::Client> client_;
-  std::unique_ptr<client::LeaderElector> elector_;
+  std::unique_ptr<client::LeadershipRun> leadership_;
   std::mutex mu_;  // guards the running set below (leader election starts and stops it)
   std::unique_ptr<SchedulerCache> cache_;
   std::unique_ptr<SchedulingQueue> queue_;
