@@ -148,7 +148,7 @@ constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
 }
 
 using CM = controllers::ControllerManagerSettings;
-constexpr std::array<ArgKey<CM>, 23> kControllerManagerOwn = {{
+constexpr std::array<ArgKey<CM>, 24> kControllerManagerOwn = {{
     {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
     {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
     {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
@@ -159,6 +159,8 @@ constexpr std::array<ArgKey<CM>, 23> kControllerManagerOwn = {{
     {"concurrent-endpoint-syncs", +[](CM& s) { return &s.concurrent_endpoint_syncs; }, 1},
     {"concurrent-service-endpoint-syncs",
      +[](CM& s) { return &s.concurrent_service_endpoint_syncs; }, 1},
+    {"mirroring-concurrent-service-endpoint-syncs",
+     +[](CM& s) { return &s.mirroring_concurrent_service_endpoint_syncs; }, 1},
     {"concurrent-job-syncs", +[](CM& s) { return &s.concurrent_job_syncs; }, 1},
     {"concurrent-cron-job-syncs", +[](CM& s) { return &s.concurrent_cron_job_syncs; }, 1},
     {"concurrent-ttl-after-finished-syncs",
@@ -170,8 +172,8 @@ constexpr std::array<ArgKey<CM>, 23> kControllerManagerOwn = {{
     {"allocate-node-cidrs", +[](CM& s) { return &s.allocate_node_cidrs; }},
     {"node-cidr-mask-size", +[](CM& s) { return &s.node_cidr_mask_size; }, 1},
     {"node-cidr-mask-size-ipv4", +[](CM& s) { return &s.node_cidr_mask_size; }, 1},
-    {"concurrent-resource-quota-syncs",
-     +[](CM& s) { return &s.concurrent_resource_quota_syncs; }, 1},
+    {"concurrent-resource-quota-syncs", +[](CM& s) { return &s.concurrent_resource_quota_syncs; },
+     1},
     {"resource-quota-sync-period", +[](CM& s) { return &s.resource_quota_sync_period; }},
     {"concurrent-horizontal-pod-autoscaler-syncs",
      +[](CM& s) { return &s.concurrent_horizontal_pod_autoscaler_syncs; }, 1},

@@ -382,5 +382,70 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("EndpointSlices mirror a selector-less Service's Endpoints and carry node zones") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  session.ok({"apply"}, session.file("ext.yaml", R"(apiVersion: v1
+kind: Service
+metadata: {name: ext}
+spec:
+  ports: [{name: sql, port: 5432}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: ext, labels: {team: db}}
+subsets:
+- addresses: [{ip: 10.9.0.2}, {ip: 10.9.0.1, hostname: primary}]
+  notReadyAddresses: [{ip: 10.9.0.3}]
+  ports: [{name: sql, port: 5432}]
+)"));
+  auto mirrored = [&](const std::string& path) {
+    return kubectl(
+               {"get", "endpointslices", "-l",
+                "endpointslice.kubernetes.io/managed-by=endpointslicemirroring-controller.k8s.io",
+                "-o", "jsonpath=" + path})
+        .out;
+  };
+  REQUIRE(eventually([&] { return !mirrored("{.items[*].metadata.name}").empty(); }));
+  CHECK(mirrored("{.items[0].endpoints[*].addresses[0]}") == "10.9.0.2 10.9.0.1 10.9.0.3");
+  CHECK(mirrored("{.items[0].endpoints[*].conditions.ready}") == "true true false");
+  CHECK(mirrored("{.items[0].endpoints[1].hostname}") == "primary");
+  CHECK(mirrored("{.items[0].metadata.labels.team}/{.items[0].metadata.labels.kubernetes\\.io/"
+                 "service-name}/{.items[0].metadata.ownerReferences[0].kind}") ==
+        "db/ext/Endpoints");
+  CHECK(mirrored("{.items[0].ports[0].port}") == "5432");
+  // Opting out takes the mirror away.
+  session.ok({"label", "endpoints", "ext", "endpointslice.kubernetes.io/skip-mirror=true"});
+  CHECK(eventually([&] { return mirrored("{.items[*].metadata.name}").empty(); }));
+
+  // A selected pod's endpoint carries the zone of its node.
+  session.ok({"apply"}, session.file("zoned.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {topology.kubernetes.io/zone: zone-a}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-0, labels: {app: web}}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: busybox}]
+)"));
+  session.ok({"patch", "pod", "web-0", "--subresource=status", "--type=merge", "-p",
+              R"({"status":{"phase":"Running","podIP":"10.42.0.5","conditions":[{"type":"Ready",)"
+              R"("status":"True"}]}})"});
+  CHECK(eventually([&] {
+    return kubectl({"get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o",
+                    "jsonpath={.items[0].endpoints[0].zone}"})
+               .out == "zone-a";
+  }));
+}
+
 }  // namespace
 }  // namespace k3c

@@ -11,6 +11,7 @@
 #include "roles/controllers/deployment/deployment_controller.h"
 #include "roles/controllers/disruption/disruption_controller.h"
 #include "roles/controllers/endpoints/endpoint_slice_controller.h"
+#include "roles/controllers/endpoints/endpoint_slice_mirroring_controller.h"
 #include "roles/controllers/endpoints/endpoints_controller.h"
 #include "roles/controllers/garbagecollector/garbage_collector.h"
 #include "roles/controllers/job/job_controller.h"
@@ -79,6 +80,8 @@ void ControllerManagerRole::start_controllers() {
       {std::make_unique<EndpointsController>(*context_), settings.concurrent_endpoint_syncs});
   started.push_back({std::make_unique<EndpointSliceController>(*context_),
                      settings.concurrent_service_endpoint_syncs});
+  started.push_back({std::make_unique<EndpointSliceMirroringController>(*context_),
+                     settings.mirroring_concurrent_service_endpoint_syncs});
   started.push_back(
       {std::make_unique<StatefulSetController>(*context_), settings.concurrent_statefulset_syncs});
   started.push_back(

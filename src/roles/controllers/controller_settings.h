@@ -30,6 +30,8 @@ struct ControllerManagerSettings {
   int concurrent_namespace_syncs = 2;           // concurrent-namespace-syncs
   int concurrent_endpoint_syncs = 2;            // concurrent-endpoint-syncs
   int concurrent_service_endpoint_syncs = 2;    // concurrent-service-endpoint-syncs (slices)
+  // mirroring-concurrent-service-endpoint-syncs (5): slices mirroring selector-less Endpoints
+  int mirroring_concurrent_service_endpoint_syncs = 1;
   int concurrent_job_syncs = 2;                 // concurrent-job-syncs (upstream 5)
   int concurrent_cron_job_syncs = 1;            // concurrent-cron-job-syncs (upstream 5)
   int concurrent_ttl_after_finished_syncs = 1;  // concurrent-ttl-after-finished-syncs (5)

@@ -131,6 +131,7 @@ json endpoints_subsets(const json& service, const std::vector<json>& pods) {
 }
 
 std::vector<SliceContent> desired_slices(const json& service, const std::vector<json>& pods,
+                                         const std::map<std::string, std::string>& zones,
                                          size_t max_per_slice) {
   std::map<std::string, std::pair<json, std::vector<json>>> by_ports;
   for (const json& pod : pods) {
@@ -144,6 +145,7 @@ std::vector<SliceContent> desired_slices(const json& service, const std::vector<
         {"targetRef", e->target_ref}};
     if (!e->node_name.empty()) endpoint["nodeName"] = e->node_name;
     if (!e->hostname.empty()) endpoint["hostname"] = e->hostname;
+    if (auto zone = zones.find(e->node_name); zone != zones.end()) endpoint["zone"] = zone->second;
     auto& [group_ports, endpoints] = by_ports[ports.dump()];
     group_ports = ports;
     endpoints.push_back(std::move(endpoint));
@@ -162,6 +164,50 @@ std::vector<SliceContent> desired_slices(const json& service, const std::vector<
         slice.endpoints.push_back(endpoints[j]);
       }
       slices.push_back(std::move(slice));
+    }
+  }
+  return slices;
+}
+
+std::vector<SliceContent> mirrored_slices(const json& endpoints, size_t max_per_slice) {
+  constexpr size_t kMaxAddressesPerSubset = 1000;  // upstream's maxEndpointsPerSubset
+  std::vector<SliceContent> slices;
+  for (const json& subset : member(endpoints, "subsets")) {
+    json ports = json::array();
+    for (const json& p : member(subset, "ports")) {
+      json port = json::object();
+      for (const char* f : {"name", "port", "protocol", "appProtocol"}) {
+        if (p.is_object() && p.contains(f)) port[f] = p[f];
+      }
+      ports.push_back(std::move(port));
+    }
+    // Per family: address type -> endpoints, ready ones first as upstream lists them.
+    std::map<std::string, std::vector<json>> by_family;
+    size_t taken = 0;
+    for (const auto& [field, ready] :
+         {std::pair{"addresses", true}, {"notReadyAddresses", false}}) {
+      for (const json& a : member(subset, field)) {
+        const std::string ip = text(a, "ip");
+        if (ip.empty() || taken == kMaxAddressesPerSubset) continue;
+        ++taken;
+        json endpoint = {{"addresses", json::array({ip})}, {"conditions", {{"ready", ready}}}};
+        for (const char* f : {"hostname", "nodeName", "targetRef"}) {
+          if (a.is_object() && a.contains(f)) endpoint[f] = a[f];
+        }
+        by_family[ip.find(':') == std::string::npos ? "IPv4" : "IPv6"].push_back(
+            std::move(endpoint));
+      }
+    }
+    for (auto& [family, list] : by_family) {
+      for (size_t i = 0; i < list.size(); i += max_per_slice) {
+        SliceContent slice;
+        slice.ports = ports;
+        slice.address_type = family;
+        for (size_t j = i; j < std::min(list.size(), i + max_per_slice); ++j) {
+          slice.endpoints.push_back(list[j]);
+        }
+        slices.push_back(std::move(slice));
+      }
     }
   }
   return slices;

@@ -7,6 +7,7 @@
 // - hostname when the pod's spec.hostname is set and spec.subdomain names the service.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -45,8 +46,17 @@ json endpoints_subsets(const json& service, const std::vector<json>& pods);
 struct SliceContent {
   json ports = json::array();
   json endpoints = json::array();
+  std::string address_type;  // IPv4 or IPv6; "" for "from the first endpoint"
 };
+// `zones`: node name -> its topology.kubernetes.io/zone, for the endpoints' zone.
 std::vector<SliceContent> desired_slices(const json& service, const std::vector<json>& pods,
+                                         const std::map<std::string, std::string>& zones = {},
                                          size_t max_per_slice = 100);
+
+// The slices mirroring a selector-less Service's own Endpoints (upstream's
+// endpointslicemirroring): per subset and address family, `addresses` as ready endpoints and
+// `notReadyAddresses` as not ready ones (hostname, nodeName, targetRef kept), the subset's
+// ports; at most 1000 addresses of a subset, `max_per_slice` endpoints per slice.
+std::vector<SliceContent> mirrored_slices(const json& endpoints, size_t max_per_slice = 100);
 
 }  // namespace k3c::controllers

@@ -87,7 +87,7 @@ TEST_CASE("slices: at most N endpoints each, conditions, one series per port lis
   for (int i = 0; i < 5; ++i) {
     pods.push_back(pod("p" + std::to_string(i), "10.0.0." + std::to_string(10 - i), i != 2));
   }
-  auto slices = desired_slices(svc, pods, 2);
+  auto slices = desired_slices(svc, pods, {}, 2);
   REQUIRE(slices.size() == 3);
   CHECK(slices[0].endpoints.size() == 2);
   CHECK(slices[2].endpoints.size() == 1);
@@ -98,6 +98,38 @@ TEST_CASE("slices: at most N endpoints each, conditions, one series per port lis
   CHECK(unready["conditions"] ==
         json({{"ready", false}, {"serving", false}, {"terminating", false}}));
   CHECK(desired_slices(svc, {}).empty());
+}
+
+TEST_CASE("slices: each endpoint carries its node's zone") {
+  json svc = service(json::array({{{"port", 80}}}));
+  auto slices = desired_slices(svc, {pod("a", "10.0.0.1", true)}, {{"n1", "zone-a"}});
+  REQUIRE(slices.size() == 1);
+  CHECK(slices[0].endpoints[0]["zone"] == "zone-a");
+  CHECK_FALSE(desired_slices(svc, {pod("a", "10.0.0.1", true)})[0].endpoints[0].contains("zone"));
+}
+
+TEST_CASE("mirrored slices: a selector-less Service's Endpoints, per subset and family") {
+  json endpoints = {{"subsets",
+                     {{{"addresses",
+                        {{{"ip", "10.1.0.1"}, {"hostname", "db-0"}},
+                         {{"ip", "fd00::1"}},
+                         {{"ip", "10.1.0.2"}, {"nodeName", "n2"}}}},
+                       {"notReadyAddresses", {{{"ip", "10.1.0.3"}}}},
+                       {"ports", {{{"name", "sql"}, {"port", 5432}, {"protocol", "TCP"}}}}},
+                      {{"addresses", {{{"ip", "10.2.0.1"}}}}, {"ports", {{{"port", 80}}}}}}}};
+  auto slices = mirrored_slices(endpoints, 2);
+  REQUIRE(slices.size() == 4);  // subset 1: IPv4 x2 (3 addresses), IPv6; subset 2: IPv4
+  CHECK(slices[0].address_type == "IPv4");
+  CHECK(
+      slices[0].endpoints ==
+      json({{{"addresses", {"10.1.0.1"}}, {"conditions", {{"ready", true}}}, {"hostname", "db-0"}},
+            {{"addresses", {"10.1.0.2"}}, {"conditions", {{"ready", true}}}, {"nodeName", "n2"}}}));
+  CHECK(slices[1].endpoints ==
+        json({{{"addresses", {"10.1.0.3"}}, {"conditions", {{"ready", false}}}}}));
+  CHECK(slices[2].address_type == "IPv6");
+  CHECK(slices[0].ports == json({{{"name", "sql"}, {"port", 5432}, {"protocol", "TCP"}}}));
+  CHECK(slices[3].ports == json({{{"port", 80}}}));
+  CHECK(mirrored_slices(json::object()).empty());
 }
 
 }  // namespace

@@ -1,38 +1,19 @@
 #include "roles/controllers/endpoints/endpoint_slice_controller.h"
 
-#include <algorithm>
+#include <map>
 
+#include "api/json_fields.h"
 #include "roles/controllers/endpoints/endpoint_math.h"
+#include "roles/controllers/endpoints/slice_writer.h"
 
 namespace k3c::controllers {
-
-std::string EndpointSliceController::service_key_of(const json& slice) {
-  json labels = slice.value("metadata", json::object()).value("labels", json::object());
-  if (!labels.is_object() || labels.value(kManagedByLabel, "") != kManagedBy) return "";
-  const std::string service = labels.value(kServiceNameLabel, "");
-  return service.empty() ? "" : namespace_of(slice) + "/" + service;
-}
 
 EndpointSliceController::EndpointSliceController(ControllerContext& ctx)
     : ServiceEndpointsController("endpointslice", ctx),
       slices_(ctx.informers.informer(client::resources::kEndpointSlices)),
+      nodes_(ctx.informers.informer(client::resources::kNodes)),
       expectations_(ctx.clock) {
-  slices_.add_handler({[this](const client::ObjectPtr& s) {
-                         const std::string key = service_key_of(*s);
-                         if (key.empty()) return;
-                         expectations_.creation_observed(key);
-                         enqueue(key);
-                       },
-                       [this](const client::ObjectPtr&, const client::ObjectPtr& s) {
-                         const std::string key = service_key_of(*s);
-                         if (!key.empty()) enqueue(key);
-                       },
-                       [this](const client::ObjectPtr& s) {
-                         const std::string key = service_key_of(*s);
-                         if (key.empty()) return;
-                         expectations_.deletion_observed(key);
-                         enqueue(key);
-                       }});
+  slices_.add_handler(slice_handler(*this, expectations_, kManagedBy));
 }
 
 Status EndpointSliceController::sync(const json& service, const std::vector<json>& pods) {
@@ -40,75 +21,31 @@ Status EndpointSliceController::sync(const json& service, const std::vector<json
   const std::string key = ns + "/" + name;
   if (!expectations_.satisfied(key)) return Status::ok();  // woken again when seen
 
-  std::vector<SliceContent> desired = desired_slices(service, pods);
+  // Zones of the nodes the pods run on.
+  std::map<std::string, std::string> zones;
+  for (const json& pod : pods) {
+    const std::string node = api::text(api::member(pod, "spec"), "nodeName");
+    if (node.empty() || zones.count(node)) continue;
+    auto n = nodes_.get(node);
+    if (!n) continue;
+    const std::string zone = api::text(api::member(api::member(*n, "metadata"), "labels"),
+                                       "topology.kubernetes.io/zone");
+    if (!zone.empty()) zones[node] = zone;
+  }
+  std::vector<SliceContent> desired = desired_slices(service, pods, zones);
   if (desired.empty()) desired.emplace_back();  // the placeholder
   std::vector<json> existing;
   for (const auto& slice : slices_.in_namespace(ns)) {
-    if (service_key_of(*slice) == key) existing.push_back(*slice);
+    if (slice_service_key(*slice, kManagedBy) == key) existing.push_back(*slice);
   }
-  std::sort(existing.begin(), existing.end(),
-            [](const json& a, const json& b) { return name_of(a) < name_of(b); });
-
-  json labels = endpoint_labels(service);
-  labels[kServiceNameLabel] = name;
-  labels[kManagedByLabel] = kManagedBy;
-  auto address_type = [](const SliceContent& c) {
-    return !c.endpoints.empty() &&
-                   c.endpoints[0]["addresses"][0].get<std::string>().find(':') != std::string::npos
-               ? "IPv6"
-               : "IPv4";
-  };
-  const size_t creations = desired.size() > existing.size() ? desired.size() - existing.size() : 0;
-  const size_t deletions = existing.size() > desired.size() ? existing.size() - desired.size() : 0;
-  expectations_.expect(key, static_cast<int>(creations), static_cast<int>(deletions));
-
-  for (size_t i = 0; i < desired.size(); ++i) {
-    const SliceContent& want = desired[i];
-    if (i < existing.size()) {
-      const json& have = existing[i];
-      json have_labels = have.value("metadata", json::object()).value("labels", json::object());
-      if (have.value("endpoints", json::array()) == want.endpoints &&
-          have.value("ports", json::array()) == want.ports && have_labels == labels &&
-          have.value("addressType", "") == address_type(want)) {
-        continue;
-      }
-      json updated = have;
-      updated["endpoints"] = want.endpoints;
-      updated["ports"] = want.ports;
-      updated["addressType"] = address_type(want);
-      updated["metadata"]["labels"] = labels;
-      auto written = client::update(ctx_.client, client::resources::kEndpointSlices, updated);
-      if (!written.is_ok()) return written.status();
-      continue;
-    }
-    json slice = {
-        {"apiVersion", "discovery.k8s.io/v1"},
-        {"kind", "EndpointSlice"},
-        {"metadata",
-         {{"generateName", name + "-"},
-          {"namespace", ns},
-          {"labels", labels},
-          {"ownerReferences", json::array({controller_ref_to(service, "v1", "Service")})}}},
-        {"addressType", address_type(want)},
-        {"endpoints", want.endpoints},
-        {"ports", want.ports}};
-    auto created = client::create(ctx_.client, client::resources::kEndpointSlices, ns, slice);
-    if (!created.is_ok()) {
-      expectations_.creation_observed(key);  // will not be observed
-      return created.status();
-    }
-  }
-  for (size_t i = desired.size(); i < existing.size(); ++i) {
-    client::DeleteOptions options;
-    options.precondition_uid = uid_of(existing[i]);
-    Status removed = client::remove(ctx_.client, client::resources::kEndpointSlices, ns,
-                                    name_of(existing[i]), options);
-    if (!removed.is_ok()) {
-      expectations_.deletion_observed(key);
-      if (removed.code() != Code::kNotFound) return removed;
-    }
-  }
-  return Status::ok();
+  SliceSet set;
+  set.ns = ns;
+  set.service = name;
+  set.labels = endpoint_labels(service);
+  set.labels[kServiceNameLabel] = name;
+  set.labels[kManagedByLabel] = kManagedBy;
+  set.owner_ref = controller_ref_to(service, "v1", "Service");
+  return write_slices(ctx_, expectations_, key, set, desired, std::move(existing));
 }
 
 }  // namespace k3c::controllers
