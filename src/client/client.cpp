@@ -31,6 +31,7 @@ const ResourceId kEndpointSlices{"discovery.k8s.io", "v1", "endpointslices"};
 const ResourceId kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets"};
 const ResourceId kResourceQuotas{"", "v1", "resourcequotas"};
 const ResourceId kHorizontalPodAutoscalers{"autoscaling", "v2", "horizontalpodautoscalers"};
+const ResourceId kStorageClasses{"storage.k8s.io", "v1", "storageclasses", false};
 }  // namespace resources
 
 std::string ResourceId::path(std::string_view ns, std::string_view name,

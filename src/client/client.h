@@ -65,7 +65,7 @@ extern const ResourceId kNamespaces, kPods, kServices, kEndpoints, kNodes, kConf
     kServiceAccounts, kEvents, kReplicationControllers, kPersistentVolumeClaims, kPersistentVolumes,
     kDeployments, kReplicaSets, kStatefulSets, kDaemonSets, kControllerRevisions, kJobs, kCronJobs,
     kLeases, kEndpointSlices, kPodDisruptionBudgets, kResourceQuotas,
-    kHorizontalPodAutoscalers;
+    kHorizontalPodAutoscalers, kStorageClasses;
 }  // namespace resources
 
 // A non-2xx reply as a Status: the code from the Status body's reason (or the HTTP code),

@@ -447,5 +447,82 @@ spec:
   }));
 }
 
+TEST_CASE("claims bind to the smallest fitting volume; volumes of deleted claims are released") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  session.ok({"apply"}, session.file("volumes.yaml", R"(apiVersion: v1
+kind: PersistentVolume
+metadata: {name: small}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  hostPath: {path: /tmp/k3c-test-small}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: large}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Delete
+  hostPath: {path: /tmp/k3c-test-large}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  storageClassName: ""
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 500Mi}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: huge}
+spec:
+  storageClassName: ""
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 100Gi}}
+)"));
+  auto get = [&](const std::vector<std::string>& what, const std::string& path) {
+    std::vector<std::string> args = {"get"};
+    args.insert(args.end(), what.begin(), what.end());
+    args.insert(args.end(), {"-o", "jsonpath=" + path});
+    return kubectl(args).out;
+  };
+  REQUIRE(eventually([&] { return get({"pvc", "data"}, "{.status.phase}") == "Bound"; }));
+  CHECK(get({"pvc", "data"}, "{.spec.volumeName} {.status.capacity.storage}") == "small 1Gi");
+  CHECK(get({"pv", "small"}, "{.status.phase} {.spec.claimRef.name}") == "Bound data");
+  CHECK(get({"pvc", "data"}, "{.metadata.annotations.pv\\.kubernetes\\.io/bind-completed}") ==
+        "yes");
+  // Nothing fits the large claim: Pending, with upstream's event.
+  CHECK(get({"pvc", "huge"}, "{.status.phase}") == "Pending");
+  CHECK(eventually([&] {
+    return kubectl({"describe", "pvc", "huge"})
+               .out.find(
+                   "no persistent volumes available for this claim and no storage class "
+                   "is set") != std::string::npos;
+  }));
+  CHECK(get({"pv", "large"}, "{.status.phase}") == "Available");
+
+  // Retain: the volume of a deleted claim is Released.
+  session.ok({"delete", "pvc", "data"});
+  CHECK(eventually([&] { return get({"pv", "small"}, "{.status.phase}") == "Released"; }));
+  // Delete: k3c has no volume plugin to delete the data, and says so.
+  session.ok({"apply"}, session.file("claim2.yaml", R"(apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: big}
+spec:
+  storageClassName: ""
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 2Gi}}
+)"));
+  REQUIRE(eventually([&] { return get({"pvc", "big"}, "{.spec.volumeName}") == "large"; }));
+  session.ok({"delete", "pvc", "big"});
+  CHECK(eventually([&] { return get({"pv", "large"}, "{.status.phase}") == "Failed"; }));
+  CHECK_THAT(get({"pv", "large"}, "{.status.message}"),
+             Catch::Contains("no volume plugin matched"));
+}
+
 }  // namespace
 }  // namespace k3c

@@ -26,6 +26,7 @@
 #include "roles/controllers/serviceaccount/service_account_controller.h"
 #include "roles/controllers/statefulset/stateful_set_controller.h"
 #include "roles/controllers/ttlafterfinished/ttl_after_finished_controller.h"
+#include "roles/controllers/volume/pv_binder_controller.h"
 
 namespace k3c::controllers {
 
@@ -102,7 +103,8 @@ void ControllerManagerRole::start_controllers() {
                      settings.concurrent_resource_quota_syncs});
   started.push_back({std::make_unique<PodAutoscalerController>(*context_, settings),
                      settings.concurrent_horizontal_pod_autoscaler_syncs});
-  // One worker, as upstream's (it has no concurrency flag).
+  // One worker each, as upstream's (they have no concurrency flag).
+  started.push_back({std::make_unique<PvBinderController>(*context_), 1});
   started.push_back({std::make_unique<DisruptionController>(*context_), 1});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create

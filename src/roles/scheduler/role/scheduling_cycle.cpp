@@ -15,7 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-const client::ResourceId kStorageClasses{"storage.k8s.io", "v1", "storageclasses", false};
 const client::ResourceId kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets"};
 constexpr const char* kStrategicMerge = "application/strategic-merge-patch+json";
 // Upstream cuts event messages at 1024 bytes.
@@ -190,7 +189,7 @@ void SchedulingCycle::load_volumes(const PodInfo& pod) {
     if (info.volume_name.empty()) {
       const std::string& class_name = api::text(spec, "storageClassName");
       if (!class_name.empty()) {
-        auto sc = client::get(client_, kStorageClasses, "", class_name);
+        auto sc = client::get(client_, client::resources::kStorageClasses, "", class_name);
         info.wait_for_first_consumer =
             sc.is_ok() && api::text(*sc, "volumeBindingMode") == "WaitForFirstConsumer";
       }
