@@ -65,6 +65,10 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     cm.root_ca_pem = [apiserver] { return apiserver->server_ca_pem(); };
     cm.identity = host_name() + "_" + new_uuid();
     cm.settings = config.controller_manager;
+    cm.settings.local_storage = !config.disabled.count("local-storage");
+    cm.settings.local_storage_dir = config.node.data_dir + "/storage";
+    cm.settings.local_node_name =
+        config.node.node_name.empty() ? host_name() : config.node.node_name;
     roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));
   }
   if (!config.disable_scheduler) {

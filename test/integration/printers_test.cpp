@@ -175,7 +175,8 @@ void check_get(const KubectlRunner& kubectl, std::vector<std::string> args,
 TEST_CASE("kubectl get prints upstream's columns for each kind") {
   auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
   INFO("kubectl " << version);
-  KubectlSandbox session(version);
+  // Without the local-path StorageClass: the test's own class is the only one listed.
+  KubectlSandbox session(version, {"--disable=local-storage"});
   Sandbox& box = session.box;
   const KubectlRunner& kubectl = session.kubectl;
   const std::string file = box.path("objects.yaml");

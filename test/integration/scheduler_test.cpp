@@ -7,6 +7,7 @@
 // through nodes/status, as a kubelet would; a preempted pod is removed by the test as its
 // kubelet would once it stopped.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -184,6 +185,54 @@ TEST_CASE("--disable-scheduler leaves pods pending") {
   std::this_thread::sleep_for(2s);
   CHECK(kubectl({"get", "pod", "idle", "-o", "jsonpath={.spec.nodeName}"}).out.empty());
   CHECK(kubectl({"get", "lease", "-n", "kube-system", "kube-scheduler"}).exit_code != 0);
+}
+
+TEST_CASE("local-path: a claim gets a volume on its pod's node, removed with the claim") {
+  KubectlSandbox s("1.33", {"--node-name=n1"});
+  CHECK(s.ok({"get", "storageclass", "-o", "name"}) == "storageclass.storage.k8s.io/local-path\n");
+  CHECK(jsonpath(
+            s, "storageclass",
+            "{.items[0].provisioner} {.items[0].volumeBindingMode} "
+            "{.items[0].metadata.annotations.storageclass\\.kubernetes\\.io/is-default-class}") ==
+        "rancher.io/local-path WaitForFirstConsumer true");
+  add_node(s, "n1", "2");
+  s.ok({"apply"}, s.file("claim.yaml", R"(apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 2Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app}
+spec:
+  containers: [{name: c, image: busybox}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+)"));
+  // The scheduler picks n1 and tells the claim; the provisioner makes the volume there.
+  REQUIRE(eventually([&] { return jsonpath(s, "pvc/data", "{.status.phase}") == "Bound"; }));
+  CHECK(jsonpath(s, "pod/app", "{.spec.nodeName}") == "n1");
+  CHECK(jsonpath(s, "pvc/data",
+                 "{.metadata.annotations.volume\\.kubernetes\\.io/selected-node} "
+                 "{.spec.storageClassName}") == "n1 local-path");
+  const std::string volume = jsonpath(s, "pvc/data", "{.spec.volumeName}");
+  CHECK(volume == "pvc-" + jsonpath(s, "pvc/data", "{.metadata.uid}"));
+  const std::string path = jsonpath(s, "pv/" + volume, "{.spec.hostPath.path}");
+  CHECK(path == s.box.data_dir() + "/storage/" + volume + "_default_data");
+  CHECK(jsonpath(
+            s, "pv/" + volume,
+            "{.spec.capacity.storage} {.spec.persistentVolumeReclaimPolicy} "
+            "{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}") ==
+        "2Gi Delete n1");
+
+  // The kubelet would make the directory on first mount; the test does.
+  std::filesystem::create_directories(path);
+  write_file(path + "/file", "data");
+  CHECK(s.kubectl({"delete", "pod", "app", "--grace-period=0", "--force"}).exit_code == 0);
+  s.ok({"delete", "pvc", "data"});
+  CHECK(eventually([&] { return s.kubectl({"get", "pv", volume}).exit_code == 1; }));
+  CHECK_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

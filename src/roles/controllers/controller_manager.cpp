@@ -26,6 +26,7 @@
 #include "roles/controllers/serviceaccount/service_account_controller.h"
 #include "roles/controllers/statefulset/stateful_set_controller.h"
 #include "roles/controllers/ttlafterfinished/ttl_after_finished_controller.h"
+#include "roles/controllers/volume/local_path_provisioner.h"
 #include "roles/controllers/volume/pv_binder_controller.h"
 
 namespace k3c::controllers {
@@ -105,6 +106,9 @@ void ControllerManagerRole::start_controllers() {
                      settings.concurrent_horizontal_pod_autoscaler_syncs});
   // One worker each, as upstream's (they have no concurrency flag).
   started.push_back({std::make_unique<PvBinderController>(*context_), 1});
+  if (settings.local_storage) {
+    started.push_back({std::make_unique<LocalPathProvisioner>(*context_, settings), 1});
+  }
   started.push_back({std::make_unique<DisruptionController>(*context_), 1});
   informers_->start_all();
   // Workers start once the caches are filled: deciding on a half-listed cache would create

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "client/leader_election_settings.h"
 
@@ -61,6 +62,13 @@ struct ControllerManagerSettings {
   bool allocate_node_cidrs = true;  // allocate-node-cidrs
   int node_cidr_mask_size = 24;     // node-cidr-mask-size, node-cidr-mask-size-ipv4
   Ipv4Cidr cluster_cidr{0x0a2a0000, 16};  // --cluster-cidr (10.42.0.0/16)
+
+  // k3c's own (no upstream flag): the built-in local-path provisioner, off with --disable
+  // local-storage; where it keeps volumes (<data-dir>/storage) and this server's node name
+  // (volumes there are removed here).
+  bool local_storage = true;
+  std::string local_storage_dir;
+  std::string local_node_name;
 
   client::LeaderElectionSettings leader_election;  // leader-elect, leader-elect-*
 };

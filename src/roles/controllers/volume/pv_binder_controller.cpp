@@ -235,9 +235,12 @@ Status PvBinderController::sync_volume(const std::string& name) {
       return written.status();
     }
   }
-  // The claim is gone.
+  // The claim is gone. A provisioner deletes what it provisioned; other volumes would need a
+  // volume plugin.
   const std::string policy = api::text(spec, "persistentVolumeReclaimPolicy");
-  if (policy == "Delete" || policy == "Recycle") {
+  const bool provisioned =
+      !api::text(annotations_of(*volume), "pv.kubernetes.io/provisioned-by").empty();
+  if ((policy == "Delete" && !provisioned) || policy == "Recycle") {
     const std::string message =
         "error getting " + std::string(policy == "Delete" ? "deleter" : "recycler") +
         " volume plugin for volume \"" + name + "\": no volume plugin matched";

@@ -86,8 +86,11 @@ void SchedulingCycle::bind(const QueuedPod& queued, const std::string& node) {
       {"kind", "Binding"},
       {"metadata", {{"name", pod.name}, {"namespace", pod.namespace_}, {"uid", pod.uid}}},
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
-  std::string target = client::resources::kPods.path(pod.namespace_, pod.name, "binding");
-  Status bound = reply_status(client_.request("POST", target, binding.dump()));
+  Status bound = select_node_for_claims(pod, node);
+  if (bound.is_ok()) {
+    std::string target = client::resources::kPods.path(pod.namespace_, pod.name, "binding");
+    bound = reply_status(client_.request("POST", target, binding.dump()));
+  }
   if (bound.is_ok()) {
     events_.record(*queued.object, "Normal", "Scheduled",
                    "Successfully assigned " + pod.key() + " to " + node, config_.scheduler_name);
@@ -103,6 +106,30 @@ void SchedulingCycle::bind(const QueuedPod& queued, const std::string& node) {
   events_.record(*queued.object, "Warning", "FailedScheduling",
                  "Binding rejected: " + bound.message(), config_.scheduler_name);
   queue_.requeue_backoff(queued);
+}
+
+// Unbound WaitForFirstConsumer claims learn the chosen node (upstream's VolumeBinding
+// PreBind), for their provisioner and the volume binder. Upstream then waits for the
+// volumes to be bound before binding the pod; the kubelet waits for them instead.
+Status SchedulingCycle::select_node_for_claims(const PodInfo& pod, const std::string& node) {
+  std::vector<std::string> waiting = cache_.read([&](const Snapshot& s) {
+    std::vector<std::string> names;
+    for (const std::string& name : pod.pvc_names) {
+      auto claim = s.claims.find(pod.namespace_ + "/" + name);
+      if (claim != s.claims.end() && claim->second.volume_name.empty() &&
+          claim->second.wait_for_first_consumer) {
+        names.push_back(name);
+      }
+    }
+    return names;
+  });
+  for (const std::string& name : waiting) {
+    json patch = {{"metadata", {{"annotations", {{"volume.kubernetes.io/selected-node", node}}}}}};
+    auto patched = client::patch(client_, client::resources::kPersistentVolumeClaims,
+                                 pod.namespace_, name, "application/merge-patch+json", patch);
+    if (!patched.is_ok()) return patched.status();
+  }
+  return Status::ok();
 }
 
 void SchedulingCycle::unschedulable(const QueuedPod& queued, const ScheduleResult& result) {

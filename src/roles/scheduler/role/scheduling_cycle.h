@@ -31,6 +31,7 @@ class SchedulingCycle {
   void run(const QueuedPod& pod);
 
  private:
+  Status select_node_for_claims(const PodInfo& pod, const std::string& node);
   void bind(const QueuedPod& pod, const std::string& node);
   void unschedulable(const QueuedPod& pod, const ScheduleResult& result);
   void delete_victims(const PodInfo& preemptor, const std::string& node,
