@@ -1,7 +1,9 @@
 #include "core/cron_schedule.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <vector>
 
@@ -43,15 +45,18 @@ Result<unsigned> parse_uint(std::string_view expr) {
     negative = digits[0] == '-';
     digits.remove_prefix(1);
   }
-  bool ok = !digits.empty() && digits.size() <= 18;
-  int64_t v = 0;
-  for (char c : digits) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) ok = false;
-    v = v * 10 + (c - '0');
-  }
-  if (!ok) {
+  const bool syntax_ok = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  if (!syntax_ok) {
     return invalid("failed to parse int from " + std::string(expr) + ": strconv.Atoi: parsing \"" +
                    std::string(expr) + "\": invalid syntax");
+  }
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    return invalid("failed to parse int from " + std::string(expr) + ": strconv.Atoi: parsing \"" +
+                   std::string(expr) + "\": value out of range");
   }
   if (negative && v > 0) {
     return invalid("negative number (-" + std::to_string(v) +

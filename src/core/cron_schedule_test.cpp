@@ -95,6 +95,12 @@ TEST_CASE("parse errors carry robfig's messages") {
       {"1-2-3 * * * *", "too many hyphens: 1-2-3"},
       {"*/2/2 * * * *", "too many slashes: */2/2"},
       {"x * * * *", "failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax"},
+      {"99999999999999999999 * * * *",
+       "failed to parse int from 99999999999999999999: strconv.Atoi: parsing "
+       "\"99999999999999999999\": value out of range"},
+      {"9999999999999999999x * * * *",
+       "failed to parse int from 9999999999999999999x: strconv.Atoi: parsing "
+       "\"9999999999999999999x\": invalid syntax"},
       {"* * * foo *",
        "failed to parse int from foo: strconv.Atoi: parsing \"foo\": invalid syntax"},
       {"@fortnightly", "unrecognized descriptor: @fortnightly"},

@@ -218,10 +218,14 @@ TEST_CASE("kubectl get prints upstream's columns for each kind") {
             {"NAME   CLASS     HOSTS             ADDRESS   PORTS     AGE",
              "web    traefik   web.example.com             80, 443   ~"});
   check_get(kubectl, {"networkpolicy"}, {"NAME   POD-SELECTOR   AGE", "deny   app=web        ~"});
+  // The volume binder makes the new, unclaimed volume Available.
+  REQUIRE(eventually([&] {
+    return kubectl({"get", "pv", "pv1", "-o", "jsonpath={.status.phase}"}).out == "Available";
+  }));
   check_get(kubectl, {"pv", "-o", "wide"},
-            {"NAME   CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS    CLAIM   STORAGECLASS   "
+            {"NAME   CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS      CLAIM   STORAGECLASS   "
              "VOLUMEATTRIBUTESCLASS   REASON   AGE   VOLUMEMODE",
-             "pv1    5Gi        RWO            Retain           Pending           local          "
+             "pv1    5Gi        RWO            Retain           Available           local          "
              "<unset>                          ~   <unset>"});
   check_get(kubectl, {"hpa"},
             {"NAME   REFERENCE        TARGETS              MINPODS   MAXPODS   REPLICAS   AGE",
