@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "client/in_process_client.h"
+#include "push_stream.h"
 
 namespace k3c::client {
 namespace {
@@ -25,40 +26,10 @@ json pod(const std::string& name, int rv, const std::string& node = "") {
           {"spec", {{"nodeName", node}}}};
 }
 
-// A watch body whose lines the test pushes.
-class FakeStream final : public http::BodyStream {
+// A watch body whose event lines the test pushes.
+class FakeStream final : public testing::PushStream {
  public:
-  void set_wake(std::function<void()> wake) override {
-    std::lock_guard lock(mu_);
-    wake_ = std::move(wake);
-  }
-  Chunk poll() override {
-    std::lock_guard lock(mu_);
-    Chunk c;
-    while (!lines_.empty()) {
-      c.append(lines_.front() + "\n");
-      lines_.pop_front();
-    }
-    c.ended = ended_;
-    return c;
-  }
-  void cancel() override {}
-  void push(const json& event, bool end = false) {
-    std::function<void()> wake;
-    {
-      std::lock_guard lock(mu_);
-      lines_.push_back(event.dump());
-      ended_ = end;
-      wake = wake_;
-    }
-    if (wake) wake();
-  }
-
- private:
-  std::mutex mu_;
-  std::function<void()> wake_;
-  std::deque<std::string> lines_;
-  bool ended_ = false;
+  void push(const json& event, bool end = false) { PushStream::push(event.dump() + "\n", end); }
 };
 
 struct FakeApi {

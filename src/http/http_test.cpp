@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "http/https_server.h"
+#include "push_stream.h"
 #include "run_command.h"
 #include "temp_dir.h"
 
@@ -41,42 +42,7 @@ struct TestCert {
   }
 };
 
-// A stream that sends what the test pushes, from another thread.
-class PushStream : public BodyStream {
- public:
-  void set_wake(std::function<void()> wake) override {
-    std::lock_guard lock(mu_);
-    wake_ = std::move(wake);
-  }
-  Chunk poll() override {
-    std::lock_guard lock(mu_);
-    Chunk c;
-    while (!queue_.empty()) {
-      c.append(queue_.front());
-      queue_.pop_front();
-    }
-    c.ended = ended_;
-    return c;
-  }
-  void cancel() override { cancelled = true; }
-  void push(std::string s, bool end = false) {
-    std::function<void()> wake;
-    {
-      std::lock_guard lock(mu_);
-      queue_.push_back(std::move(s));
-      ended_ = ended_ || end;
-      wake = wake_;
-    }
-    if (wake) wake();
-  }
-  std::atomic<bool> cancelled{false};
-
- private:
-  std::mutex mu_;
-  std::deque<std::string> queue_;
-  bool ended_ = false;
-  std::function<void()> wake_;
-};
+using testing::PushStream;
 
 std::vector<std::string> curl(const TestCert& cert, uint16_t port, const std::string& path,
                               std::vector<std::string> extra = {}) {

@@ -1,41 +1,13 @@
 #include "roles/controllers/testing/fake_api.h"
 
+#include "push_stream.h"
+
 namespace k3c::controllers::testing {
 
 using nlohmann::json;
 
 // The watch body one watcher reads: lines pushed on writes.
-class FakeApi::Watch final : public http::BodyStream {
- public:
-  void set_wake(std::function<void()> wake) override {
-    std::lock_guard lock(mu_);
-    wake_ = std::move(wake);
-  }
-  Chunk poll() override {
-    std::lock_guard lock(mu_);
-    Chunk c;
-    while (!lines_.empty()) {
-      c.append(lines_.front());
-      lines_.pop_front();
-    }
-    return c;
-  }
-  void cancel() override {}
-  void push(std::string line) {
-    std::function<void()> wake;
-    {
-      std::lock_guard lock(mu_);
-      lines_.push_back(std::move(line));
-      wake = wake_;
-    }
-    if (wake) wake();
-  }
-
- private:
-  std::mutex mu_;
-  std::function<void()> wake_;
-  std::deque<std::string> lines_;
-};
+class FakeApi::Watch final : public k3c::testing::PushStream {};
 
 namespace {
 
