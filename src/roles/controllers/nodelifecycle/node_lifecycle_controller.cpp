@@ -1,5 +1,6 @@
 #include "roles/controllers/nodelifecycle/node_lifecycle_controller.h"
 
+#include "api/json_fields.h"
 #include "core/log.h"
 #include "roles/controllers/nodelifecycle/node_health.h"
 
@@ -106,7 +107,7 @@ Status NodeLifecycleController::mark_pods_not_ready(const std::string& node) {
   for (const auto& pod : pods_.by_index(kPodsByNodeIndex, node)) {
     if (condition_status(*pod, "Ready") != "True") continue;
     // Only the status flips (upstream keeps the old reason and message).
-    json conditions = pod->value("status", json::object()).value("conditions", json::array());
+    json conditions = api::member(api::member(*pod, "status"), "conditions");
     for (json& c : conditions) {
       if (c.is_object() && c.value("type", "") == "Ready") {
         c["status"] = "False";
