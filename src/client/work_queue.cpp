@@ -24,7 +24,21 @@ void WorkQueue::add_after(const std::string& key, Duration delay) {
   if (delay <= Duration::zero()) return add(key);
   std::lock_guard lock(mu_);
   if (shutting_down_) return;
-  waiting_.emplace(clock_.now() + delay, key);
+  // One pending delay per key, the earliest (as upstream's delaying queue): a controller that
+  // re-arms its periodic look on every pass must not grow a new timer chain per event.
+  const Clock::TimePoint ready = clock_.now() + delay;
+  if (auto known = waiting_at_.find(key); known != waiting_at_.end()) {
+    if (known->second <= ready) return;
+    auto range = waiting_.equal_range(known->second);
+    for (auto it = range.first; it != range.second; ++it) {
+      if (it->second == key) {
+        waiting_.erase(it);
+        break;
+      }
+    }
+  }
+  waiting_at_[key] = ready;
+  waiting_.emplace(ready, key);
   cv_.notify_all();  // a sleeping get() may need to wake earlier
 }
 
@@ -56,6 +70,7 @@ void WorkQueue::promote_due_locked() {
   while (!waiting_.empty() && waiting_.begin()->first <= now) {
     std::string key = std::move(waiting_.begin()->second);
     waiting_.erase(waiting_.begin());
+    waiting_at_.erase(key);
     add_locked(key);
   }
 }

@@ -1,7 +1,8 @@
 // The controllers' work queue, with upstream's guarantees: a key queued many times is
 // processed once; a key is never handed to two workers at once (a key added while it is being
 // processed is queued again when done() is called); failed keys come back after a per-key
-// exponential backoff (5 ms doubling to 1000 s, reset by forget()); add_after() delays a key.
+// exponential backoff (5 ms doubling to 1000 s, reset by forget()); add_after() delays a key
+// (a key waits once, for the earliest of the delays asked).
 // Bounded by the number of distinct keys, which the informers' caches bound.
 //
 // Thread-safety: every method from any thread.
@@ -58,6 +59,7 @@ class WorkQueue {
   std::unordered_set<std::string> dirty_;                 // queued or to be queued when done
   std::unordered_set<std::string> processing_;            // handed out, not done yet
   std::multimap<Clock::TimePoint, std::string> waiting_;  // add_after()
+  std::unordered_map<std::string, Clock::TimePoint> waiting_at_;  // each key's entry in waiting_
   std::unordered_map<std::string, int> failures_;
   bool shutting_down_ = false;
 };

@@ -65,5 +65,19 @@ TEST_CASE("add_after delays a key and shut_down wakes waiting workers") {
   t.join();
 }
 
+TEST_CASE("a key waits once, for the earliest of the delays asked") {
+  ManualClock clock;
+  WorkQueue q(clock);
+  q.add_after("k", 10s);
+  q.add_after("k", 1s);  // earlier: replaces the 10 s wait
+  q.add_after("k", 5s);  // later: ignored
+  clock.advance(1s);
+  CHECK(q.get_for(500ms) == "k");
+  q.done("k");
+  // Neither the 5 s nor the 10 s ask is still waiting.
+  clock.advance(20s);
+  CHECK_FALSE(q.get_for(100ms));
+}
+
 }  // namespace
 }  // namespace k3c::client
