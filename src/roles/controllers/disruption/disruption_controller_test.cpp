@@ -50,7 +50,8 @@ TEST_CASE("the disruption controller writes what a budget allows") {
   seed_budget(h);
   for (int i = 0; i < 3; ++i) h.api.seed(kPods, pod("web-" + std::to_string(i), i != 2));
   DisruptionController controller(h.ctx);
-  REQUIRE(h.start(controller));
+  auto running = h.start(controller);
+  REQUIRE(running);
   REQUIRE(ControllerHarness::eventually([&] { return !written_status(h).is_null(); }));
   json status = written_status(h);
   CHECK(status["expectedPods"] == 3);  // the ReplicaSet's replicas
@@ -59,7 +60,6 @@ TEST_CASE("the disruption controller writes what a budget allows") {
   CHECK(status["disruptionsAllowed"] == 0);
   CHECK(status["observedGeneration"] == 1);
   CHECK(status["conditions"][0]["reason"] == "InsufficientPods");
-  controller.stop();
 }
 
 TEST_CASE("the disruption controller fails safe on a pod without a controller") {
@@ -68,13 +68,13 @@ TEST_CASE("the disruption controller fails safe on a pod without a controller") 
   h.api.seed(kPods, pod("web-0", true));
   h.api.seed(kPods, pod("stray", true, false));
   DisruptionController controller(h.ctx);
-  REQUIRE(h.start(controller));
+  auto running = h.start(controller);
+  REQUIRE(running);
   REQUIRE(ControllerHarness::eventually([&] { return !written_status(h).is_null(); }));
   json status = written_status(h);
   CHECK(status["disruptionsAllowed"] == 0);
   CHECK(status["conditions"][0]["reason"] == "SyncFailed");
   CHECK(status["conditions"][0]["message"] == "found no controller ref for pod \"stray\"");
-  controller.stop();
 }
 
 }  // namespace

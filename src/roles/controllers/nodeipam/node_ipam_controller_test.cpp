@@ -21,7 +21,8 @@ TEST_CASE("node IPAM patches the lowest free slice into nodes without one") {
   h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "c"}}}});
   ControllerManagerSettings settings;
   NodeIpamController controller(h.ctx, settings);
-  REQUIRE(h.start(controller));
+  auto running = h.start(controller);
+  REQUIRE(running);
   REQUIRE(ControllerHarness::eventually([&] {
     return !h.api.object("/api/v1/nodes/b")["spec"].is_null() &&
            !h.api.object("/api/v1/nodes/c")["spec"].is_null();
@@ -40,7 +41,6 @@ TEST_CASE("node IPAM patches the lowest free slice into nodes without one") {
   CHECK(cidrs == std::set<std::string>{"10.42.1.0/24", "10.42.2.0/24"});
   CHECK(patched[0].rfind("/api/v1/nodes/b ", 0) == 0);
   CHECK(patched[1].rfind("/api/v1/nodes/c ", 0) == 0);
-  controller.stop();
 }
 
 TEST_CASE("node IPAM reports an exhausted cluster CIDR instead of patching") {
@@ -51,7 +51,8 @@ TEST_CASE("node IPAM reports an exhausted cluster CIDR instead of patching") {
   ControllerManagerSettings settings;
   settings.cluster_cidr = {0x0a2a0000, 24};  // room for one /24 only
   NodeIpamController controller(h.ctx, settings);
-  REQUIRE(h.start(controller));
+  auto running = h.start(controller);
+  REQUIRE(running);
   CHECK(ControllerHarness::eventually([&] {
     for (const auto& a : h.api.actions()) {
       if (a.verb == "POST" && a.body.is_object() &&
@@ -64,7 +65,6 @@ TEST_CASE("node IPAM reports an exhausted cluster CIDR instead of patching") {
   for (const auto& a : h.api.actions()) {
     CHECK_FALSE((a.verb == "PATCH" && a.path.rfind("/api/v1/nodes", 0) == 0));
   }
-  controller.stop();
 }
 
 }  // namespace

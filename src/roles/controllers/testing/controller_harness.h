@@ -1,6 +1,7 @@
 // What a controller unit test runs a controller in: the fake API (fake_api.h) behind the real
 // in-process client, shared informers and event recorder, and a context over them.
-// Construct the controller with `ctx`, then start(controller); check FakeApi::actions().
+// Construct the controller with `ctx`, then `auto running = start(controller)`; check
+// FakeApi::actions().
 #pragma once
 
 #include <chrono>
@@ -24,12 +25,28 @@ struct ControllerHarness {
     events.stop();
     informers.stop_all();
   }
-  // Starts the informers the controller registered, waits for them, then its worker.
-  bool start(Controller& controller) {
+  // Stops the controller's workers when it goes out of scope: before the controller is
+  // destroyed, also when a failed REQUIRE leaves the test early.
+  class Running {
+   public:
+    explicit Running(Controller* controller) : controller_(controller) {}
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+    ~Running() {
+      if (controller_) controller_->stop();
+    }
+    explicit operator bool() const { return controller_ != nullptr; }
+
+   private:
+    Controller* controller_;
+  };
+  // Starts the informers the controller registered, waits for them, then its worker; false
+  // (as a bool) when the informers did not sync.
+  [[nodiscard]] Running start(Controller& controller) {
     informers.start_all();
-    if (!informers.wait_synced(std::chrono::seconds(5))) return false;
+    if (!informers.wait_synced(std::chrono::seconds(5))) return Running(nullptr);
     controller.run(1);
-    return true;
+    return Running(&controller);
   }
   // Polls `done` every 10 ms for up to 5 s.
   template <typename F>
