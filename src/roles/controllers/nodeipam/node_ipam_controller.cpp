@@ -47,7 +47,7 @@ Status NodeIpamController::reconcile(const std::string& key) {
     for (const auto& text : pod_cidrs_of(*other)) {
       auto cidr = parse_ipv4_cidr(text);
       if (cidr && is_slice_of(*cidr, cluster_, mask_)) used.insert(cidr->network);
-      if (handed_out_.count(name_of(*other))) handed_out_.erase(name_of(*other));
+      handed_out_.erase(name_of(*other));  // the cache has it now
     }
   }
   // Slices given to nodes the cache does not show with one yet; a node gone frees its slice.

@@ -32,18 +32,12 @@ std::optional<api::Quantity> quantity(const json& value) {
   return std::nullopt;
 }
 
-std::string volume_class(const json& volume) {
-  const std::string beta = api::text(api::member(api::member(volume, "metadata"), "annotations"),
-                                     "volume.beta.kubernetes.io/storage-class");
-  return beta.empty() ? api::text(api::member(volume, "spec"), "storageClassName") : beta;
-}
-
 }  // namespace
 
-std::string claim_class(const json& claim) {
-  const std::string beta = api::text(api::member(api::member(claim, "metadata"), "annotations"),
+std::string storage_class_of(const json& object) {
+  const std::string beta = api::text(api::member(api::member(object, "metadata"), "annotations"),
                                      "volume.beta.kubernetes.io/storage-class");
-  return beta.empty() ? api::text(api::member(claim, "spec"), "storageClassName") : beta;
+  return beta.empty() ? api::text(api::member(object, "spec"), "storageClassName") : beta;
 }
 
 bool volume_bound_to(const json& volume, const json& claim) {
@@ -64,7 +58,7 @@ const json* matching_volume(const json& claim, const std::vector<const json*>& v
       quantity(api::member(api::member(api::member(spec, "resources"), "requests"), "storage"));
   const json& selector_json = api::member(spec, "selector");
   const auto selector = api::label_selector_of(selector_json);
-  const std::string wanted_class = claim_class(claim);
+  const std::string wanted_class = storage_class_of(claim);
   const json* smallest = nullptr;
   std::optional<api::Quantity> smallest_size;
   for (const json* volume : volumes) {
@@ -82,7 +76,7 @@ const json* matching_volume(const json& claim, const std::vector<const json*>& v
         !(selector && selector->matches(api::labels_of(*volume)))) {
       continue;
     }
-    if (volume_class(*volume) != wanted_class) continue;
+    if (storage_class_of(*volume) != wanted_class) continue;
     const auto size = quantity(api::member(api::member(vspec, "capacity"), "storage"));
     if (!size || (requested && *size < *requested)) continue;
     if (!smallest || *size < *smallest_size) {

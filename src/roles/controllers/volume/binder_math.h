@@ -8,8 +8,9 @@
 
 namespace k3c::controllers {
 
-// The class a claim asks for: spec.storageClassName, or the old beta annotation; "" for none.
-std::string claim_class(const nlohmann::json& claim);
+// The class of a claim or volume: spec.storageClassName, or the old beta annotation; "" for
+// none.
+std::string storage_class_of(const nlohmann::json& claim_or_volume);
 // Whether the volume's claimRef names this claim (namespace and name, and the uid if set).
 bool volume_bound_to(const nlohmann::json& volume, const nlohmann::json& claim);
 

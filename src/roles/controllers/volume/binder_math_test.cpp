@@ -65,12 +65,12 @@ TEST_CASE("PV binder: claimed, unavailable and deleted volumes are skipped; pre-
   CHECK_FALSE(volume_bound_to(volumes.back(), claim("1Gi")));
 }
 
-TEST_CASE("PV binder: the claim's class from spec or the beta annotation") {
-  CHECK(claim_class(claim("1Gi", {{"storageClassName", "local"}})) == "local");
+TEST_CASE("PV binder: the class from spec or the beta annotation") {
+  CHECK(storage_class_of(claim("1Gi", {{"storageClassName", "local"}})) == "local");
   json c = claim("1Gi");
   c["metadata"]["annotations"]["volume.beta.kubernetes.io/storage-class"] = "old";
-  CHECK(claim_class(c) == "old");
-  CHECK(claim_class(claim("1Gi")).empty());
+  CHECK(storage_class_of(c) == "old");
+  CHECK(storage_class_of(claim("1Gi")).empty());
 }
 
 }  // namespace

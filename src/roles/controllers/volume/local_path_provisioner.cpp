@@ -73,22 +73,25 @@ Status LocalPathProvisioner::ensure_class() {
   return Status::ok();
 }
 
-bool LocalPathProvisioner::ours(const json& claim) const {
-  const std::string class_name = claim_class(claim);
-  if (class_name.empty()) return false;
+client::ObjectPtr LocalPathProvisioner::our_class(const json& claim) const {
+  const std::string class_name = storage_class_of(claim);
+  if (class_name.empty()) return nullptr;
   auto storage_class = classes_.get(class_name);
-  return storage_class && api::text(*storage_class, "provisioner") == kProvisioner;
+  return storage_class && api::text(*storage_class, "provisioner") == kProvisioner ? storage_class
+                                                                                   : nullptr;
 }
 
 Status LocalPathProvisioner::provision(const std::string& claim_key) {
   auto claim = claims_.get(claim_key);
-  if (!claim || being_deleted(*claim) || !ours(*claim)) return Status::ok();
+  if (!claim || being_deleted(*claim)) return Status::ok();
+  const client::ObjectPtr storage_class = our_class(*claim);
+  if (!storage_class) return Status::ok();
+  const std::string class_name = name_of(*storage_class);
   const json& spec = api::member(*claim, "spec");
   const std::string node = api::text(annotations_of(*claim), kSelectedNode);
   if (!api::text(spec, "volumeName").empty() || node.empty()) return Status::ok();
   const std::string name = "pvc-" + uid_of(*claim);
   if (volumes_.get(name)) return Status::ok();  // made already; the binder takes over
-  auto storage_class = classes_.get(claim_class(*claim));
   const std::string policy = api::text(*storage_class, "reclaimPolicy");
   const std::string path =
       storage_dir_ + "/" + name + "_" + namespace_of(*claim) + "_" + name_of(*claim);
@@ -103,7 +106,7 @@ Status LocalPathProvisioner::provision(const std::string& claim_key) {
            api::member(api::member(api::member(spec, "resources"), "requests"), "storage")}}},
         {"accessModes", api::member(spec, "accessModes")},
         {"persistentVolumeReclaimPolicy", policy.empty() ? "Delete" : policy},
-        {"storageClassName", claim_class(*claim)},
+        {"storageClassName", class_name},
         {"volumeMode", mode.empty() ? "Filesystem" : mode},
         {"claimRef",
          {{"apiVersion", "v1"},
@@ -123,7 +126,7 @@ Status LocalPathProvisioner::provision(const std::string& claim_key) {
   auto created = client::create(ctx_.client, client::resources::kPersistentVolumes, "", volume);
   if (!created.is_ok() && created.status().code() != Code::kAlreadyExists) {
     ctx_.events.record(*claim, "Warning", "ProvisioningFailed",
-                       "failed to provision volume with StorageClass \"" + claim_class(*claim) +
+                       "failed to provision volume with StorageClass \"" + class_name +
                            "\": " + created.status().message(),
                        kProvisioner);
     return created.status();

@@ -33,7 +33,8 @@ class LocalPathProvisioner final : public Controller {
   Status ensure_class();
   Status provision(const std::string& claim_key);
   Status reclaim(const std::string& volume_name);
-  bool ours(const json& claim) const;
+  // The claim's StorageClass when this provisioner serves it, else nullptr.
+  client::ObjectPtr our_class(const json& claim) const;
 
   ControllerContext& ctx_;
   const std::string storage_dir_;

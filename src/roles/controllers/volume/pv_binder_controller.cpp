@@ -92,7 +92,7 @@ Status PvBinderController::sync_claim(const std::string& key) {
   const bool completed = api::text(annotations_of(*claim), kBindCompleted) == "yes";
   if (volume_name.empty()) {
     enqueue_after("claim:" + key, kResync);  // volumes may appear
-    const std::string class_name = claim_class(*claim);
+    const std::string class_name = storage_class_of(*claim);
     client::ObjectPtr storage_class = class_name.empty() ? nullptr : classes_.get(class_name);
     if (storage_class && api::text(*storage_class, "volumeBindingMode") == "WaitForFirstConsumer" &&
         api::text(annotations_of(*claim), kSelectedNode).empty()) {
