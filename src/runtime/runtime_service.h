@@ -1,0 +1,203 @@
+// The runtime as the kubelet sees it: a CRI-shaped interface (pod sandboxes, containers,
+// exec, stats), so the kubelet's pod workers can be tested against a fake and the real
+// implementation (namespaces, overlayfs, shims, cgroups) stays inside src/runtime.
+//
+// Ids are opaque strings chosen by the runtime. Every call is blocking and thread-safe; the
+// kubelet calls it from its pod workers. Errors: kNotFound for an unknown id, kInvalid for a
+// config the runtime cannot honour (with a message the kubelet can put into an event),
+// kNotImplemented for a feature not built yet.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace k3c::runtime {
+
+using WallTime = std::chrono::system_clock::time_point;
+
+// ---- pod sandboxes --------------------------------------------------------------------------
+
+struct SandboxConfig {
+  std::string pod_uid;
+  std::string pod_name;
+  std::string pod_namespace;
+  uint32_t attempt = 0;
+  std::string hostname;  // the pod's hostname (spec.hostname or the pod name), for the UTS ns
+  bool host_network = false;
+  bool host_pid = false;
+  bool host_ipc = false;
+  bool share_process_namespace = false;
+  // Files the runtime writes once into the sandbox and bind-mounts into every container
+  // (unless the container mounts its own file at that path).
+  std::string resolv_conf;  // /etc/resolv.conf contents
+  std::string hosts;        // /etc/hosts contents
+  // The pod-level cgroup, relative to the cgroup roots: e.g. "kubepods/burstable/pod<uid>".
+  std::string cgroup_parent;
+  // /var/log/pods/<ns>_<name>_<uid>: container logs go below it.
+  std::string log_directory;
+  std::map<std::string, std::string> labels;  // kept and returned by list_sandboxes()
+};
+
+enum class SandboxState { kReady, kNotReady };
+
+struct SandboxStatus {
+  std::string id;
+  SandboxConfig config;
+  SandboxState state = SandboxState::kNotReady;
+  WallTime created_at{};
+  std::string ip;        // the pod IP; empty while the pod network is not built (loopback only)
+  std::string netns_path;  // empty for hostNetwork
+};
+
+// ---- containers -----------------------------------------------------------------------------
+
+struct Mount {
+  std::string host_path;       // a file or directory on the host
+  std::string container_path;  // absolute
+  bool read_only = false;
+  bool recursive = true;  // rbind
+};
+
+struct LinuxResources {
+  int64_t cpu_shares = 0;          // cgroup v1 cpu.shares (2..262144); 0 = runtime default
+  int64_t cpu_quota_us = 0;        // 0 = unlimited
+  int64_t cpu_period_us = 100000;  // CFS period
+  int64_t memory_limit_bytes = 0;  // 0 = unlimited
+  int64_t pids_limit = 0;          // 0 = unlimited
+};
+
+enum class SeccompProfile { kUnconfined, kRuntimeDefault };
+
+struct SecurityConfig {
+  std::optional<int64_t> run_as_user;   // else the image USER, else 0
+  std::optional<int64_t> run_as_group;  // else the user's primary group
+  std::vector<int64_t> supplemental_groups;
+  bool privileged = false;
+  bool read_only_rootfs = false;
+  bool no_new_privs = false;
+  std::vector<std::string> add_capabilities;   // "NET_ADMIN" or "CAP_NET_ADMIN"; "ALL"
+  std::vector<std::string> drop_capabilities;  // same spelling; "ALL"
+  SeccompProfile seccomp = SeccompProfile::kRuntimeDefault;
+};
+
+struct ContainerConfig {
+  std::string name;
+  uint32_t attempt = 0;   // the restart count
+  std::string image;      // a reference or id the image store resolves
+  // The argv to run, already resolved by the kubelet from command/args and the image's
+  // entrypoint/cmd (see the kubelet's command rules). Never empty.
+  std::vector<std::string> args;
+  std::vector<std::string> env;  // "NAME=value", image env already merged in by the kubelet
+  std::string working_dir;       // empty = the image's, else "/"
+  std::vector<Mount> mounts;
+  bool stdin = false;
+  bool stdin_once = false;
+  bool tty = false;
+  LinuxResources resources;
+  SecurityConfig security;
+  std::string log_path;  // relative to the sandbox's log_directory: "<container>/<attempt>.log"
+  std::map<std::string, std::string> labels;  // kept and returned by list_containers()
+};
+
+enum class ContainerState { kCreated, kRunning, kExited, kUnknown };
+
+struct ContainerStatus {
+  std::string id;
+  std::string sandbox_id;
+  std::string name;
+  uint32_t attempt = 0;
+  ContainerState state = ContainerState::kUnknown;
+  WallTime created_at{};
+  WallTime started_at{};
+  WallTime finished_at{};
+  int exit_code = 0;
+  // "OOMKilled" when the memory limit killed it, "Error" / "Completed" otherwise on exit,
+  // "StartError" when the process could not be started (message says why).
+  std::string reason;
+  std::string message;
+  std::string image;      // the reference asked for
+  std::string image_ref;  // the image id (config digest)
+  std::string log_path;   // absolute
+  std::map<std::string, std::string> labels;
+};
+
+struct ExecResult {
+  int exit_code = 0;
+  std::string stdout_bytes;
+  std::string stderr_bytes;
+  bool timed_out = false;
+};
+
+struct ContainerStats {
+  uint64_t cpu_usage_nanos = 0;          // cumulative
+  uint64_t memory_working_set_bytes = 0;
+  uint64_t memory_usage_bytes = 0;
+  WallTime timestamp{};
+};
+
+// ---- the interface --------------------------------------------------------------------------
+
+class RuntimeService {
+ public:
+  virtual ~RuntimeService() = default;
+
+  virtual Result<std::string> run_pod_sandbox(const SandboxConfig& config) = 0;
+  // Stops every container of the sandbox (SIGKILL: graceful stops are the kubelet's job
+  // before it calls this) and releases the network; the sandbox stays listed as kNotReady.
+  virtual Status stop_pod_sandbox(const std::string& sandbox_id) = 0;
+  // Removes the sandbox and all its containers; kOk when already gone.
+  virtual Status remove_pod_sandbox(const std::string& sandbox_id) = 0;
+  virtual Result<SandboxStatus> pod_sandbox_status(const std::string& sandbox_id) = 0;
+  virtual Result<std::vector<SandboxStatus>> list_pod_sandboxes() = 0;
+
+  virtual Result<std::string> create_container(const std::string& sandbox_id,
+                                               const ContainerConfig& config) = 0;
+  virtual Status start_container(const std::string& container_id) = 0;
+  // Sends the stop signal (the image's STOPSIGNAL, else SIGTERM), waits up to `timeout`,
+  // then SIGKILL. Returns once the process has exited.
+  virtual Status stop_container(const std::string& container_id,
+                                std::chrono::seconds timeout) = 0;
+  virtual Status remove_container(const std::string& container_id) = 0;
+  virtual Result<ContainerStatus> container_status(const std::string& container_id) = 0;
+  virtual Result<std::vector<ContainerStatus>> list_containers() = 0;
+
+  // Runs `cmd` in the container's namespaces, cgroup and identity (exec probes, hooks).
+  virtual Result<ExecResult> exec_sync(const std::string& container_id,
+                                       const std::vector<std::string>& cmd,
+                                       std::chrono::milliseconds timeout) = 0;
+  virtual Result<ContainerStats> container_stats(const std::string& container_id) = 0;
+};
+
+// The image side the kubelet needs (CRI's ImageService).
+struct ImageSummary {
+  std::string id;  // config digest
+  std::vector<std::string> references;
+  uint64_t size = 0;
+  std::string user;  // the image's USER, for runAsNonRoot checks
+};
+
+struct RegistryAuth {
+  std::string username;
+  std::string password;
+  std::string identity_token;
+};
+
+class ImageService {
+ public:
+  virtual ~ImageService() = default;
+  // kNotFound when the image is not present.
+  virtual Result<ImageSummary> image_status(const std::string& ref) = 0;
+  // Pulls `ref` (with credentials from imagePullSecrets, if any) and returns the image id.
+  virtual Result<std::string> pull_image(const std::string& ref,
+                                         const std::optional<RegistryAuth>& auth) = 0;
+  virtual Result<std::vector<ImageSummary>> list_images() = 0;
+  virtual Status remove_image(const std::string& ref) = 0;
+};
+
+}  // namespace k3c::runtime
