@@ -135,6 +135,12 @@ Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
   node.token_file = in.text("token-file");
   ASSIGN_OR_RETURN(auto server_url, in.typed("server", parse_https_url));
   node.server_url = server_url.value_or("");
+  if (const SettingValue* file = in.find("private-registry")) {
+    if (file->text.empty()) {
+      return Lookup::reject(*file, error(Code::kInvalid, "must not be empty"));
+    }
+    node.private_registry = file->text;
+  }
   return node;
 }
 
@@ -250,7 +256,8 @@ Status node_ipam_from(ServerConfig& config) {
   for (size_t i = 0; i < 4; ++i) network = network << 8 | cluster.network.bytes[i];
   cm.cluster_cidr = {network, cluster.prefix};
   const int mask = cm.node_cidr_mask_size;
-  if (cm.allocate_node_cidrs && (mask < cluster.prefix || mask > 32 || mask - cluster.prefix > 16)) {
+  if (cm.allocate_node_cidrs &&
+      (mask < cluster.prefix || mask > 32 || mask - cluster.prefix > 16)) {
     return error(Code::kInvalid,
                  "kube-controller-manager-arg node-cidr-mask-size=" + std::to_string(mask) +
                      ": must be at least the cluster-cidr's prefix length (" +

@@ -78,6 +78,9 @@ constexpr std::array kFlags = {
              "Address to advertise for this node (repeatable: one IPv4, one IPv6)"},
     FlagSpec{"node-label", "", K::kList, "Node", "KEY=VALUE", "", "", S, A,
              "Label to register the node with (repeatable)"},
+    FlagSpec{"private-registry", "", K::kString, "Agent/Runtime", "FILE",
+             "/etc/k3c/registries.yaml", "", S, A,
+             "Private registry configuration file (mirrors, credentials, TLS)"},
     FlagSpec{"node-taint", "", K::kList, "Node", "KEY=VALUE:EFFECT", "", "", S, A,
              "Taint to register the node with (repeatable)"},
 };

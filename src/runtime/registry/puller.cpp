@@ -159,8 +159,9 @@ class Fetch {
 
 }  // namespace
 
-Puller::Puller(HttpTransport& transport, RegistriesConfig config, PullOptions options)
-    : transport_(transport), config_(std::move(config)), options_(std::move(options)) {}
+Puller::Puller(std::shared_ptr<HttpTransport> transport, RegistriesConfig config,
+               PullOptions options)
+    : transport_(std::move(transport)), config_(std::move(config)), options_(std::move(options)) {}
 
 Result<ImageRecord> Puller::pull(ImageStore& store, std::string_view text,
                                  const std::optional<RegistryAuth>& auth) const {
@@ -182,7 +183,7 @@ Result<ImageRecord> Puller::pull(ImageStore& store, std::string_view text,
   for (const Endpoint& e : *endpoints) {
     std::optional<RegistryAuth> credentials = e.config.auth;
     if (e.is_default && auth) credentials = auth;
-    EndpointSession session(transport_, e, credentials, options_.request_timeout);
+    EndpointSession session(*transport_, e, credentials, options_.request_timeout);
     Fetch fetch(session, options_, store);
     Result<Resolved> top = fetch.manifest(name, ref->digest.empty() ? ref->tag : ref->digest);
     if (top.is_ok() && !ref->digest.empty() && top->digest != ref->digest) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -36,8 +37,8 @@ struct PullOptions {
 
 class Puller {
  public:
-  // `transport` must outlive the puller.
-  Puller(HttpTransport& transport, RegistriesConfig config, PullOptions options = {});
+  Puller(std::shared_ptr<HttpTransport> transport, RegistriesConfig config,
+         PullOptions options = {});
 
   // Pulls `ref` into `store` and returns its record. `auth` (from imagePullSecrets) is used
   // for the registry's own endpoint, ahead of registries.yaml's credentials for it.
@@ -45,7 +46,7 @@ class Puller {
                            const std::optional<RegistryAuth>& auth = std::nullopt) const;
 
  private:
-  HttpTransport& transport_;
+  const std::shared_ptr<HttpTransport> transport_;
   const RegistriesConfig config_;
   const PullOptions options_;
 };

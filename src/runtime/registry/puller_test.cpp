@@ -103,13 +103,14 @@ RegistryImage test_image(const std::string& arch = "amd64") {
 struct Fixture {
   TempDir dir;
   std::unique_ptr<ImageStore> store = ImageStore::open(dir.path()).value();
-  FakeRegistry registry;
+  std::shared_ptr<FakeRegistry> transport = std::make_shared<FakeRegistry>();
+  FakeRegistry& registry = *transport;
   PullOptions options;
   Fixture() { options.platform = {"linux", "amd64", ""}; }
 
   Result<ImageRecord> pull(const std::string& ref, RegistriesConfig config = {},
                            std::optional<RegistryAuth> auth = std::nullopt) {
-    Puller puller(registry, std::move(config), options);
+    Puller puller(transport, std::move(config), options);
     return puller.pull(*store, ref, auth);
   }
   size_t stored_blobs() const {
