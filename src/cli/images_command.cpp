@@ -62,6 +62,7 @@ struct Options {
   std::string ref;
   std::string private_registry = "/etc/k3c/registries.yaml";
   std::string creds;
+  unsigned timeout_seconds = 30;
 };
 
 CommandOutcome fail(std::string_view command, const Status& status) {
@@ -108,7 +109,10 @@ CommandOutcome do_pull(runtime::ImageStore& store, const Options& o) {
     auth = runtime::RegistryAuth{o.creds.substr(0, colon),
                                  colon == std::string::npos ? "" : o.creds.substr(colon + 1), ""};
   }
-  auto puller = make_puller(o.private_registry);
+  runtime::registry::PullOptions options;
+  options.request_timeout = std::chrono::seconds(o.timeout_seconds);
+  options.idle_timeout = std::chrono::seconds(o.timeout_seconds);
+  auto puller = make_puller(o.private_registry, options);
   if (!puller.is_ok()) return fail("pull", puller.status());
   auto image = (*puller)->pull(store, o.ref, auth);
   if (!image.is_ok()) return fail("pull", image.status());
@@ -175,6 +179,11 @@ CommandOutcome run_images(const std::vector<std::string>& args, const Environmen
                    "Registry configuration (k3s's registries.yaml format)")
       ->capture_default_str();
   pull->add_option("--creds", o.creds, "Credentials for the image's registry: USER[:PASSWORD]");
+  pull->add_option("--timeout", o.timeout_seconds,
+                   "Seconds a registry may take to answer (manifests, tokens) or stay silent "
+                   "(blobs)")
+      ->check(CLI::Range(1u, 3600u))
+      ->capture_default_str();
   CLI::App* unpack = app.add_subcommand(
       "unpack", "Unpack an image's layers (once) and print the root filesystem's directory");
   unpack->add_option("REF", o.ref, "Image reference or id")->required();

@@ -182,7 +182,9 @@ Result<ImageRecord> Puller::pull(ImageStore& store, std::string_view text,
   std::optional<Status> reported;
   for (const Endpoint& e : *endpoints) {
     std::optional<RegistryAuth> credentials = e.config.auth;
-    if (e.is_default && auth) credentials = auth;
+    // As containerd: the caller's credentials belong to the registry's own host, whether it is
+    // reached as the default endpoint or through an endpoint naming that host.
+    if (auth && (e.is_default || e.host == ref->domain)) credentials = auth;
     EndpointSession session(*transport_, e, credentials, options_.request_timeout);
     Fetch fetch(session, options_, store);
     Result<Resolved> top = fetch.manifest(name, ref->digest.empty() ? ref->tag : ref->digest);

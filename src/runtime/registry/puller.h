@@ -41,7 +41,8 @@ class Puller {
          PullOptions options = {});
 
   // Pulls `ref` into `store` and returns its record. `auth` (from imagePullSecrets) is used
-  // for the registry's own endpoint, ahead of registries.yaml's credentials for it.
+  // for the registry's own host (its default endpoint, or a mirror endpoint on that host),
+  // ahead of registries.yaml's credentials for it.
   Result<ImageRecord> pull(ImageStore& store, std::string_view ref,
                            const std::optional<RegistryAuth>& auth = std::nullopt) const;
 
