@@ -61,30 +61,98 @@ TlsFiles make_tls(const std::string& dir) {
   return f;
 }
 
+std::string base64url(const std::string& bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  unsigned value = 0;
+  int bits = 0;
+  for (unsigned char c : bytes) {
+    value = (value << 8) | c;
+    bits += 8;
+    while (bits >= 6) {
+      out += kAlphabet[(value >> (bits - 6)) & 63];
+      bits -= 6;
+    }
+  }
+  if (bits > 0) out += kAlphabet[(value << (6 - bits)) & 63];
+  return out;
+}
+
+std::string base64(const std::string& bytes) {
+  std::string out = base64url(bytes);
+  for (char& c : out) c = c == '-' ? '+' : c == '_' ? '/' : c;
+  while (out.size() % 4 != 0) out += '=';
+  return out;
+}
+
+// How a registry authenticates: its config's `auth:` block and the Authorization header the
+// test's own pushes send.
+struct RegistryAuth {
+  std::string config_yaml;
+  std::string push_authorization;
+};
+
+RegistryAuth htpasswd_auth(const Sandbox& box, const std::string& user,
+                           const std::string& password) {
+  const std::string htpasswd = box.path("htpasswd");
+  auto line = run_command({"htpasswd", "-Bbn", user, password});
+  REQUIRE(line.exit_code == 0);
+  std::ofstream(htpasswd) << line.out;
+  return {"auth:\n  htpasswd:\n    realm: k3c-test\n    path: " + htpasswd + "\n",
+          "Basic " + base64(user + ":" + password)};
+}
+
+// Token auth as the distribution registry verifies it: an RS256 JWT whose x5c header carries
+// a certificate from the registry's rootcertbundle (self-signed here, made with openssl, as is
+// the signature). One token, valid for an hour, grants pull and push on test/busybox.
+struct TokenIssuer {
+  std::string cert, key, token;
+  TokenIssuer(const Sandbox& box) : cert(box.path("token.crt")), key(box.path("token.key")) {
+    REQUIRE(run_command({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                         "-out", cert, "-subj", "/CN=k3c-test-issuer", "-days", "1"})
+                .exit_code == 0);
+    const std::string der = box.path("token.der");
+    REQUIRE(
+        run_command({"openssl", "x509", "-in", cert, "-outform", "DER", "-out", der}).exit_code ==
+        0);
+    const long now = static_cast<long>(time(nullptr));
+    const std::string header =
+        R"({"alg":"RS256","typ":"JWT","x5c":[")" + base64(slurp(der)) + R"("]})";
+    const std::string claims =
+        R"({"iss":"k3c-test-issuer","sub":"alice","aud":"k3c-test-registry","exp":)" +
+        std::to_string(now + 3600) + R"(,"nbf":)" + std::to_string(now - 60) + R"(,"iat":)" +
+        std::to_string(now - 60) +
+        R"(,"jti":"k3c-test-1","access":[{"type":"repository","name":"test/busybox","actions":["pull","push"]}]})";
+    const std::string input = base64url(header) + "." + base64url(claims);
+    std::ofstream(box.path("token.input"), std::ios::binary) << input;
+    REQUIRE(run_command({"openssl", "dgst", "-sha256", "-sign", key, "-out", box.path("token.sig"),
+                         box.path("token.input")})
+                .exit_code == 0);
+    token = input + "." + base64url(slurp(box.path("token.sig")));
+  }
+  RegistryAuth auth(const std::string& realm) const {
+    return {"auth:\n  token:\n    realm: " + realm +
+                "\n    service: k3c-test-registry\n    issuer: k3c-test-issuer\n"
+                "    rootcertbundle: " +
+                cert + "\n",
+            "Bearer " + token};
+  }
+};
+
 // One docker-registry process on 127.0.0.1 with storage in the sandbox.
 class Registry {
  public:
   Registry(const Sandbox& box, const std::string& name, std::optional<TlsFiles> tls = {},
-           std::string user = "", std::string password = "")
-      : box_(box),
-        name_(name),
-        port_(free_port()),
-        tls_(std::move(tls)),
-        user_(std::move(user)),
-        password_(std::move(password)) {
+           RegistryAuth auth = {})
+      : box_(box), name_(name), port_(free_port()), tls_(std::move(tls)), auth_(std::move(auth)) {
     REQUIRE(exists(kRegistryBinary));  // scripts/install-deps.sh installs docker-registry
     std::string config =
         "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n"
         "    rootdirectory: " +
         storage() + "\nhttp:\n  addr: 127.0.0.1:" + std::to_string(port_) + "\n";
     if (tls_) config += "  tls:\n    certificate: " + tls_->cert + "\n    key: " + tls_->key + "\n";
-    if (!user_.empty()) {
-      const std::string htpasswd = box.path(name + ".htpasswd");
-      auto line = run_command({"htpasswd", "-Bbn", user_, password_});
-      REQUIRE(line.exit_code == 0);
-      std::ofstream(htpasswd) << line.out;
-      config += "auth:\n  htpasswd:\n    realm: k3c-test\n    path: " + htpasswd + "\n";
-    }
+    config += auth_.config_yaml;
     std::ofstream(box.path(name + ".yml")) << config;
     process_.emplace(std::vector<std::string>{kRegistryBinary, "serve", box.path(name + ".yml")},
                      std::map<std::string, std::string>{{"PATH", "/usr/bin:/bin"}}, box.path(name));
@@ -112,8 +180,8 @@ class Registry {
     req.headers = std::move(headers);
     req.timeout = 10s;
     if (tls_) req.tls.ca_file = tls_->ca;
-    if (authenticate && !user_.empty()) {
-      req.headers.emplace_back("Authorization", "Basic " + base64(user_ + ":" + password_));
+    if (authenticate && !auth_.push_authorization.empty()) {
+      req.headers.emplace_back("Authorization", auth_.push_authorization);
     }
     return http::fetch(req);
   }
@@ -140,16 +208,11 @@ class Registry {
   }
 
  private:
-  static std::string base64(const std::string& text) {
-    auto r = run_command({"sh", "-c", "printf %s '" + text + "' | base64 -w0"});
-    return r.out;
-  }
-
   const Sandbox& box_;
   std::string name_;
   uint16_t port_;
   std::optional<TlsFiles> tls_;
-  std::string user_, password_;
+  RegistryAuth auth_;
   std::optional<ChildProcess> process_;
 };
 
@@ -213,7 +276,7 @@ TEST_CASE("an image pushed to a real registry over plain HTTP is pulled, listed 
 TEST_CASE("a TLS registry with htpasswd auth is pulled from with registries.yaml's CA and auth") {
   PullBox b;
   const TlsFiles tls = make_tls(b.box.path(""));
-  Registry registry(b.box, "secure", tls, "alice", "s3cret");
+  Registry registry(b.box, "secure", tls, htpasswd_auth(b.box, "alice", "s3cret"));
   registry.push("test/busybox", "1", busybox_image());
   const std::string host = registry.authority();
   const std::string ref = host + "/test/busybox:1";
@@ -248,6 +311,41 @@ TEST_CASE("a TLS registry with htpasswd auth is pulled from with registries.yaml
                                         "\":\n    auth: {username: alice, password: s3cret}\n");
   CHECK(unknown_ca.exit_code == 1);
   CHECK_THAT(unknown_ca.err, Catch::Contains("tls: failed to verify certificate: x509:"));
+}
+
+TEST_CASE("a registry with token auth is pulled from through the Bearer challenge") {
+  PullBox b;
+  const TokenIssuer issuer(b.box);
+  // The token endpoint wants the credentials registries.yaml gives for the registry.
+  std::string token_request;
+  FakeTcpServer token_server([&](const std::string& request) -> std::optional<std::string> {
+    token_request = request.substr(0, request.find("\r\n"));
+    if (request.find("Authorization: Basic " + base64("alice:s3cret")) == std::string::npos) {
+      return "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n";
+    }
+    const std::string body = R"({"token":")" + issuer.token + R"("})";
+    return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  });
+  const std::string realm = "http://127.0.0.1:" + std::to_string(token_server.port()) + "/token";
+  Registry registry(b.box, "token", {}, issuer.auth(realm));
+  registry.push("test/busybox", "1", busybox_image());
+  const std::string host = registry.authority();
+  const std::string ref = host + "/test/busybox:1";
+
+  Finished anonymous = b.pull(ref);
+  CHECK(anonymous.exit_code == 1);
+  CHECK_THAT(anonymous.err, Catch::Contains("failed to authorize: failed to fetch anonymous "
+                                            "token: unexpected status from GET request to " +
+                                            realm + ": 401 Unauthorized"));
+
+  Finished pulled =
+      b.pull(ref, "configs:\n  \"" + host + "\":\n    auth: {username: alice, password: s3cret}\n");
+  INFO(pulled.err);
+  REQUIRE(pulled.exit_code == 0);
+  CHECK(token_request ==
+        "GET /token?scope=repository%3Atest%2Fbusybox%3Apull&service=k3c-test-registry HTTP/1.1");
+  CHECK_THAT(b.images({"ls"}).out, Catch::Contains(host + "/test/busybox   1 "));
 }
 
 TEST_CASE("a layer whose bytes changed in the registry's storage is rejected, nothing stored") {
