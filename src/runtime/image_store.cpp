@@ -98,6 +98,26 @@ Result<ImageRecord> ImageStore::add_pulled(FetchedImage image) {
   return index.find(records.front().id);
 }
 
+Result<ImageRecord> ImageStore::add_references_if_present(
+    std::string_view manifest_digest, const std::vector<std::string>& references) {
+  std::lock_guard guard(mu_);
+  ASSIGN_OR_RETURN(FileLock lock, FileLock::take(root_ + "/lock"));
+  ASSIGN_OR_RETURN(ImageIndex index, ImageIndex::load(root_ + "/images.json"));
+  for (const ImageRecord& image : index.images()) {
+    if (image.manifest_digest != manifest_digest) continue;
+    bool complete = blobs_->has(image.id) && blobs_->has(image.manifest_digest);
+    for (const LayerInfo& layer : image.layers) complete = complete && blobs_->has(layer.digest);
+    if (!complete) break;
+    ImageRecord named = image;
+    named.references = references;
+    index.add(std::move(named));
+    RETURN_IF_ERROR(index.save());
+    return index.find(image.id);
+  }
+  return error(Code::kNotFound,
+               "image with manifest " + std::string(manifest_digest) + " is not stored");
+}
+
 Result<std::vector<ImageRecord>> ImageStore::list() const {
   ASSIGN_OR_RETURN(ImageIndex index, ImageIndex::load(root_ + "/images.json"));
   return index.images();

@@ -56,6 +56,11 @@ class ImageStore {
   // Registers an image fetched from a registry, through the same verification and commit as
   // imports (digests, sizes, config, each layer's diff_id): all or nothing.
   Result<ImageRecord> add_pulled(FetchedImage image);
+  // A re-pull's shortcut: when an image with this manifest is stored with all its blobs, gives
+  // it `references` (moved from any other image, as add_pulled would) and returns it; kNotFound
+  // when it is not (fully) stored, so the puller fetches the blobs.
+  Result<ImageRecord> add_references_if_present(std::string_view manifest_digest,
+                                                const std::vector<std::string>& references);
 
   Result<std::vector<ImageRecord>> list() const;
   // By reference (normalised: "busybox" finds docker.io/library/busybox:latest), by id or

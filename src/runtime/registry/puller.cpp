@@ -142,6 +142,9 @@ class Fetch {
     FetchedImage image;
     if (!ref.tag.empty()) image.references.push_back(ref.repository() + ":" + ref.tag);
     image.references.push_back(ref.repository() + "@" + top.digest);
+    // Already stored (a re-pull, imagePullPolicy Always): only the references are new.
+    Result<ImageRecord> present = store_.add_references_if_present(chosen.digest, image.references);
+    if (present.is_ok() || present.status().code() != Code::kNotFound) return present;
     ASSIGN_OR_RETURN(image.manifest, bytes_blob(chosen.bytes, chosen.digest, m.media_type));
     ASSIGN_OR_RETURN(image.config, blob(m.config, "config", options_.config_limit));
     for (const Descriptor& layer : m.layers) {

@@ -25,6 +25,7 @@ class FakeRegistry : public HttpTransport {
   std::map<std::string, std::string> blobs;
   std::vector<std::string> log;
   bool down = false;
+  std::string last_token_body;
 
   void add(const std::string& repo, const std::string& tag, const RegistryImage& image) {
     const std::string type = "application/vnd.oci.image.manifest.v1+json";
@@ -42,6 +43,7 @@ class FakeRegistry : public HttpTransport {
     if (down) return error(Code::kServiceUnavailable, "dial tcp: connection refused");
     const std::string basic = "Basic " + base64_encode(user + ":" + password);
     if (r.url.starts_with("https://auth.test/token")) {
+      last_token_body = r.body;
       if (!user.empty() && auth_header != basic) return answer(401, "");
       return answer(200, R"({"access_token":"good"})");
     }
@@ -155,6 +157,41 @@ TEST_CASE("an image is pulled by tag and by digest into the store") {
   auto root = f.store->unpack("reg.test/test/busybox:1");
   REQUIRE(root.is_ok());
   CHECK(std::filesystem::exists(*root + "/bin/hello"));
+}
+
+TEST_CASE("a re-pull of a stored image fetches only the manifest") {
+  Fixture f;
+  const RegistryImage image = test_image();
+  f.registry.add("test/busybox", "1", image);
+  REQUIRE(f.pull("reg.test/test/busybox:1").is_ok());
+  f.registry.log.clear();
+  f.registry.add("test/busybox", "2", image);
+  auto again = f.pull("reg.test/test/busybox:2");
+  REQUIRE(again.is_ok());
+  CHECK(f.registry.log ==
+        std::vector<std::string>{"GET https://reg.test/v2/test/busybox/manifests/2"});
+  CHECK(again->references.size() == 3);  // :1, :2 and the digest
+  // A blob gone from disk makes the pull fetch everything again.
+  std::filesystem::remove(f.dir.path() + "/agent/image-store/blobs/sha256/" +
+                          again->layers[0].digest.substr(7));
+  f.registry.log.clear();
+  REQUIRE(f.pull("reg.test/test/busybox:2").is_ok());
+  CHECK(f.registry.log.size() == 4);
+  CHECK(f.store->unpack("reg.test/test/busybox:1").is_ok());
+}
+
+TEST_CASE("an identity token is exchanged as an OAuth2 refresh token") {
+  Fixture f;
+  f.registry.add("test/busybox", "1", test_image());
+  f.registry.auth = FakeRegistry::Auth::kBearer;
+  auto yaml = parse_registries("configs:\n  reg.test:\n    auth: {identitytoken: refresh-me}\n",
+                               "registries.yaml");
+  REQUIRE(yaml.is_ok());
+  REQUIRE(f.pull("reg.test/test/busybox:1", *yaml).is_ok());
+  CHECK(f.registry.log[1] == "POST https://auth.test/token");
+  CHECK(f.registry.last_token_body ==
+        "grant_type=refresh_token&client_id=k3c&refresh_token=refresh-me&service=reg.test&"
+        "scope=repository%3Atest%2Fbusybox%3Apull");
 }
 
 TEST_CASE("the host's platform is taken from an index") {
