@@ -3,6 +3,7 @@
 #include "http/http_client.h"
 
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <catch2/catch.hpp>
 
@@ -168,7 +169,9 @@ TEST_CASE("garbage, hangs and refused connections are clear errors within the de
   CHECK(idle.status().message().find("no data for 300ms") != std::string::npos);
 
   uint16_t closed_port;
-  { closed_port = FakeTcpServer([](const std::string&) { return std::string(); }).port(); }
+  {
+    closed_port = FakeTcpServer([](const std::string&) { return std::string(); }).port();
+  }
   req.url = local(closed_port, "/");
   auto refused = fetch(req);
   REQUIRE_FALSE(refused.is_ok());
@@ -196,11 +199,27 @@ struct TestCa {
                          "-CAcreateserial", "-out", cert, "-days", "1", "-extfile", ext})
                 .exit_code == 0);
   }
-  SSL_CTX* context() const {
+  SSL_CTX* context(bool require_client_cert = false) const {
     SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
     REQUIRE(SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) == 1);
     REQUIRE(SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) == 1);
+    if (require_client_cert) {
+      REQUIRE(SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr) == 1);
+      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+    }
     return ctx;
+  }
+  // A client certificate (CN=client) signed by the CA; returns {cert, key}.
+  std::pair<std::string, std::string> client_cert() const {
+    const std::string c = dir.path() + "/client.crt", k = dir.path() + "/client.key";
+    const std::string csr = dir.path() + "/client.csr";
+    REQUIRE(run_command({"openssl", "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                         "-nodes", "-keyout", k, "-out", csr, "-subj", "/CN=client"})
+                .exit_code == 0);
+    REQUIRE(run_command({"openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey",
+                         dir.path() + "/ca.key", "-CAcreateserial", "-out", c, "-days", "1"})
+                .exit_code == 0);
+    return {c, k};
   }
 };
 
@@ -236,6 +255,43 @@ TEST_CASE("HTTPS verifies the server against the given CA and refuses an unknown
   auto wrong_name = fetch(req);
   REQUIRE_FALSE(wrong_name.is_ok());
   CHECK(wrong_name.status().message().find("x509:") != std::string::npos);
+  server.stop();
+}
+
+TEST_CASE("a client certificate is presented when the server asks for one") {
+  TestCa ca;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.identify_peer = [](SSL* ssl) -> std::optional<PeerIdentity> {
+    X509* peer = SSL_get1_peer_certificate(ssl);
+    if (peer == nullptr) return std::nullopt;
+    char cn[64] = {};
+    X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, sizeof cn);
+    X509_free(peer);
+    return PeerIdentity{cn, {}, "", {}};
+  };
+  HttpsServer server(o, ca.context(/*require_client_cert=*/true), [](Request& r) {
+    Response resp;
+    resp.body = r.peer ? "hello " + r.peer->user : "anonymous";
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  ClientRequest req;
+  req.url = "https://127.0.0.1:" + std::to_string(server.port()) + "/";
+  req.tls.ca_file = ca.ca;
+  req.timeout = 5s;
+  CHECK_FALSE(fetch(req).is_ok());  // the server refuses a handshake without a certificate
+  auto [cert, key] = ca.client_cert();
+  req.tls.cert_file = cert;
+  req.tls.key_file = key;
+  auto r = fetch(req);
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  CHECK(r->body == "hello client");
+  req.tls.key_file.clear();
+  CHECK(fetch(req).status().message() ==
+        "a client certificate needs both a certificate and a key file");
   server.stop();
 }
 
