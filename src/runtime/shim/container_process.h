@@ -55,10 +55,10 @@ struct LaunchSpec {
   std::string state_dir;
   std::vector<std::string> lower_dirs;  // overlayfs lower dirs, top first (image snapshot)
   bool read_only_rootfs = false;
-  std::vector<Mount> mounts;  // bind mounts after the rootfs, in order
+  std::vector<Mount> mounts;            // bind mounts after the rootfs, in order
   NamespaceSetting net, ipc, uts, pid;  // the mount namespace is always new
   std::string hostname;                 // set when uts is kNew (empty: leave as is)
-  bool privileged = false;  // /sys read-write, no masked or read-only /proc paths
+  bool privileged = false;              // /sys read-write, no masked or read-only /proc paths
   ProcessSpec process;
   // The shim writes the container's pid into each of these (cgroup.procs / tasks files)
   // before the container's process execs.
