@@ -113,9 +113,14 @@ Result<ProcessState> launch_container(const LaunchSpec& spec) {
     status = read_report(report[0], kLaunchTimeoutMs);
   }
   close(report[0]);
+  if (status.code() == Code::kTimeout) {
+    // A stuck shim: kill it; its container process, not exec'd yet, dies with it.
+    auto pid_text = read_file(spec.state_dir + "/" + kShimPidFile, 64);
+    const int pid = pid_text.is_ok() ? atoi(pid_text->c_str()) : 0;
+    if (pid > 0 && shim_alive(pid, spec.state_dir)) kill(pid, SIGKILL);
+  }
   if (!status.is_ok()) {
-    // The shim is gone (or stuck, then its container process dies with it when it is
-    // killed); the container's mounts lived in its own mount namespace only.
+    // The shim is gone; the container's mounts lived in its own mount namespace only.
     [[maybe_unused]] Status removed = remove_tree(spec.state_dir);
     return status;
   }

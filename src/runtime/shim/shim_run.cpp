@@ -18,6 +18,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/files.h"
 #include "runtime/shim/container_init.h"
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
@@ -128,7 +129,12 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
   const int last_cap = last_capability();
   held.pid = fork();
   if (held.pid < 0) return fail("fork", errno);
-  if (held.pid == 0) run_container_child(spec, child, last_cap);
+  if (held.pid == 0) {
+    // The shim's ends: the child holding the go pipe's write end would never see its end.
+    close(go_pipe[1]);
+    close(error_pipe[0]);
+    run_container_child(spec, child, last_cap);
+  }
   // The child's ends (with a terminal, the three stdio fds are one).
   const int child_ends[] = {child.stdin_fd,
                             child.tty ? -1 : child.stdout_fd,
@@ -254,6 +260,9 @@ int shim_run(const std::string& state_dir) {
   }
   if (detached > 0) _exit(0);
   [[maybe_unused]] int rc = chdir("/");  // hold no directory of k3c's busy
+  // For a launcher that gives up waiting: it kills this pid (its child dies with it).
+  [[maybe_unused]] Status noted =
+      write_file_atomic(state_dir + "/" + kShimPidFile, std::to_string(getpid()) + "\n");
   auto spec = read_launch_spec(state_dir);
   if (!spec.is_ok()) {
     report(report_fd, spec.status());

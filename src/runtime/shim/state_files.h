@@ -2,6 +2,7 @@
 //   spec.json   the LaunchSpec, written by launch_container before the shim starts
 //   state.json  {shim_pid, pid, started_at_ns}, written by the shim once the process exec'd
 //   exit.json   {exit_code, signal, finished_at_ns}, written by the shim after the exit
+//   shim.pid    the shim's pid, written first thing (for a launcher that times out)
 //   upper/ work/ rootfs/   the overlay's upper and work dirs and its mount point
 // state.json and exit.json are replaced atomically (temp file + rename), so a reader sees
 // the old or the new content, never a torn file.
@@ -17,6 +18,7 @@ namespace k3c::runtime::shim {
 inline constexpr char kSpecFile[] = "spec.json";
 inline constexpr char kStateFile[] = "state.json";
 inline constexpr char kExitFile[] = "exit.json";
+inline constexpr char kShimPidFile[] = "shim.pid";
 
 std::string encode_launch_spec(const LaunchSpec& spec);
 Result<LaunchSpec> decode_launch_spec(const std::string& json);
