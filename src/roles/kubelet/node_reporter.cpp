@@ -174,8 +174,9 @@ Status NodeReporter::renew_lease() {
     lease["spec"]["holderIdentity"] = identity_.name;
     lease["spec"]["leaseDurationSeconds"] = settings_.node_lease_duration_seconds;
     lease["spec"]["renewTime"] = now;
-    if (wanted["metadata"].contains("ownerReferences") &&
-        !api::member(lease["metadata"], "ownerReferences").is_array()) {
+    // The owner is this node's current incarnation (a node deleted and registered again has
+    // a new uid; the old reference would let the garbage collector take the Lease).
+    if (wanted["metadata"].contains("ownerReferences")) {
       lease["metadata"]["ownerReferences"] = wanted["metadata"]["ownerReferences"];
     }
     auto updated = client::update(client_, res::kLeases, lease);
