@@ -5,6 +5,7 @@
 #include "client/event_recorder.h"
 #include "client/in_process_client.h"
 #include "core/log.h"
+#include "core/names.h"
 #include "core/version.h"
 #include "roles/kubelet/node_reporter.h"
 
@@ -36,6 +37,12 @@ KubeletRole::~KubeletRole() { stop(); }
 Status KubeletRole::start() {
   NodeIdentity id;
   id.name = node_name_for(config_.node_name, probe_->probe().hostname);
+  // A host name that is no valid node name would fail every registration; say so at start.
+  if (Status valid = names::validate_dns1123_subdomain(id.name); !valid.is_ok()) {
+    return error(Code::kInvalid, "node name \"" + id.name + "\" (" +
+                                     (config_.node_name.empty() ? "the host name" : "--node-name") +
+                                     ") is not valid: " + valid.message() + "; pass --node-name");
+  }
   id.node_ips = config_.node_ips;
   id.labels = config_.node_labels;
   id.taints = config_.node_taints;
