@@ -1,3 +1,4 @@
+// The kubelet role (see kubelet_role.h): its start, the node thread and its timers, stop.
 #include "roles/kubelet/kubelet_role.h"
 
 #include <algorithm>

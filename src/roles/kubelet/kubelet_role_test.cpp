@@ -1,3 +1,4 @@
+// KubeletRole: what its start refuses before anything runs.
 #include "roles/kubelet/kubelet_role.h"
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// The machine probe's parsers, and one probe of this machine.
 #include "roles/kubelet/machine_probe.h"
 
 #include <catch2/catch.hpp>

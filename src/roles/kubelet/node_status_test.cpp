@@ -1,3 +1,4 @@
+// The pure node object and status rules over a made-up machine.
 #include "roles/kubelet/node_status.h"
 
 #include <catch2/catch.hpp>
