@@ -59,7 +59,9 @@ Status KubeletRole::start() {
   identity.groups = {"system:nodes", "system:masters", "system:authenticated"};
   client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
   events_ = std::make_unique<client::EventRecorder>(*client_, "kubelet", clock_);
-  reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, config_.images,
+  runtime_ = config_.runtime ? config_.runtime() : nullptr;
+  images_ = config_.images ? config_.images() : nullptr;
+  reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, images_,
                                              events_.get(), config_.settings, clock_);
   {
     std::lock_guard lock(mu_);

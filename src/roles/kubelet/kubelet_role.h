@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,9 +47,10 @@ struct KubeletConfig {
   std::string cluster_domain;  // "cluster.local"
   bool control_plane = false;  // a server's node: the role labels
   uint16_t port = 10250;       // the kubelet API (not served yet), in daemonEndpoints
-  // The runtime; null until it is built (then the node reports no images).
-  runtime::RuntimeService* runtime = nullptr;
-  runtime::ImageService* images = nullptr;
+  // The runtime, asked for at start (the runtime role starts first, as the apiserver's store
+  // is handed over). Unset or returning null: no runtime (the node reports no images).
+  std::function<runtime::RuntimeService*()> runtime;
+  std::function<runtime::ImageService*()> images;
   KubeletSettings settings;
 };
 
@@ -72,6 +74,8 @@ class KubeletRole final : public Role {
   const KubeletConfig config_;
   const Clock& clock_;
   std::unique_ptr<MachineProbe> probe_;
+  runtime::RuntimeService* runtime_ = nullptr;  // from config_.runtime at start; may be null
+  runtime::ImageService* images_ = nullptr;     // from config_.images at start; may be null
   std::unique_ptr<client::Client> client_;
   std::unique_ptr<client::EventRecorder> events_;
   std::unique_ptr<NodeReporter> reporter_;

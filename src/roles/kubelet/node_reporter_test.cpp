@@ -18,6 +18,19 @@ struct FakeProbe final : MachineProbe {
   MachineInfo probe() const override { return info; }
 };
 
+struct FakeImages final : runtime::ImageService {
+  std::vector<runtime::ImageSummary> images;
+  Result<runtime::ImageSummary> image_status(const std::string&) override {
+    return error(Code::kNotFound, "no");
+  }
+  Result<std::string> pull_image(const std::string&,
+                                 const std::optional<runtime::RegistryAuth>&) override {
+    return error(Code::kNotImplemented, "no");
+  }
+  Result<std::vector<runtime::ImageSummary>> list_images() override { return images; }
+  Status remove_image(const std::string&) override { return Status::ok(); }
+};
+
 struct Fixture {
   Fixture() {
     probe.info.hostname = "edge-box";
@@ -107,6 +120,22 @@ TEST_CASE("an existing node gets its labels reconciled, taints untouched, status
   CHECK(node["metadata"]["labels"]["custom"] == "kept");
   CHECK(node["spec"]["taints"].size() == 1);
   CHECK(node["status"]["conditions"][3]["type"] == "Ready");
+}
+
+TEST_CASE("the runtime's images are in the node status; a new image is a change") {
+  Fixture f;
+  FakeImages images;
+  images.images = {{"sha256:1", {"docker.io/library/busybox:latest"}, 2000000, ""}};
+  NodeReporter reporter(f.client, f.id, f.probe, &images, nullptr, f.settings, f.clock);
+  REQUIRE(reporter.register_node().is_ok());
+  CHECK(f.api.object("/api/v1/nodes/edge-box")["status"]["images"] ==
+        json::parse(R"([{"names":["docker.io/library/busybox:latest"],"sizeBytes":2000000}])"));
+  f.new_writes();
+  images.images.push_back({"sha256:2", {"docker.io/library/alpine:3"}, 3000000, ""});
+  f.clock.advance(10s);
+  REQUIRE(reporter.sync_status().is_ok());
+  CHECK(f.new_writes() == std::vector<std::string>{"PUT /api/v1/nodes/edge-box/status"});
+  CHECK(f.api.object("/api/v1/nodes/edge-box")["status"]["images"].size() == 2);
 }
 
 TEST_CASE("the Lease is created owned by the node, then renewed by update") {
