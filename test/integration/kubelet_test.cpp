@@ -90,6 +90,11 @@ TEST_CASE("the server's node registers Ready, with roles, version, labels, taint
   const std::string git_version =
       json::parse(s.ok({"get", "--raw", "/version"})).value("gitVersion", "");
   REQUIRE_FALSE(git_version.empty());
+  // The node's events are written by their own thread: wait for the last of the first ones.
+  REQUIRE(eventually([&] {
+    return s.kubectl({"describe", "node", node}).out.find("NodeHasSufficientPID") !=
+           std::string::npos;
+  }));
 
   for (const char* version : {"1.27", "1.33"}) {
     INFO("kubectl " << version);
@@ -137,7 +142,8 @@ TEST_CASE("the server's node registers Ready, with roles, version, labels, taint
                              Catch::Contains("Container Runtime Version:  k3c://") &&
                              Catch::Contains("Kubelet Version:            " + git_version) &&
                              Catch::Contains("Kube-Proxy Version:         " + git_version));
-    CHECK_THAT(describe, Catch::Contains("Starting kubelet."));
+    CHECK_THAT(describe, Catch::Contains("Starting kubelet.") &&
+                             Catch::Contains("status is now: NodeHasSufficientMemory"));
   }
 
   // Allocatable is capacity less upstream's default hard eviction threshold (100Mi).
