@@ -15,7 +15,7 @@ namespace {
 
 using cgroup_files::split;
 
-// The controllers the manager drives, in the order they are reported.
+// The controllers the manager drives.
 const std::vector<std::string>& managed_controllers() {
   static const std::vector<std::string> names = {"cpu", "cpuacct", "freezer", "memory", "pids"};
   return names;
@@ -82,8 +82,9 @@ Result<std::unique_ptr<CgroupManager>> CgroupManager::detect(std::shared_ptr<Cgr
     return error(Code::kNotFound, "no cgroup file system at " + root + ": it does not exist");
   }
   if (type == FsType::kCgroup2) return v2_at(root);
-  // v1 or hybrid: each cgroup v1 mount below root is a hierarchy; co-mounts appear once under
-  // their own name ("cpu,cpuacct") and again through symlinks ("cpu", "cpuacct").
+  // v1 or hybrid: each cgroup v1 mount below root is a hierarchy, named after its controllers
+  // as systemd and cgroupfs-mount mount them; co-mounts appear once under their own name
+  // ("cpu,cpuacct") and again through symlinks ("cpu", "cpuacct").
   std::vector<Hierarchy> hierarchies;
   std::set<std::string> seen;
   OsList names = os->list_dirs(root);
