@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace k3c::api {
 
@@ -57,5 +58,10 @@ ContainerCgroupAmounts container_cgroup_amounts(const nlohmann::json& container)
 // sidecars started before it) if that is more; spec.overhead added to the requests and to the
 // limits that are set.
 PodCgroup pod_cgroup(const nlohmann::json& pod);
+
+// The QoS-level cgroups (upstream's qos container manager): kubepods/besteffort always gets the
+// least shares (2); kubepods/burstable gets shares from the summed CPU requests of the
+// Burstable pods among `pods` (the node's active pods), which this returns.
+int64_t burstable_cpu_request_milli(const std::vector<nlohmann::json>& pods);
 
 }  // namespace k3c::api
