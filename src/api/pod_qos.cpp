@@ -133,6 +133,20 @@ QosClass qos_class(const json& pod) {
   return compute_qos_class(pod);
 }
 
+ContainerCgroupAmounts container_cgroup_amounts(const json& container) {
+  const ResourceList requests = container_list(container, "requests");
+  const ResourceList limits = container_list(container, "limits");
+  auto at = [](const ResourceList& l, const char* name) -> const Quantity* {
+    auto it = l.find(name);
+    return it == l.end() ? nullptr : &it->second;
+  };
+  ContainerCgroupAmounts out;
+  if (const Quantity* q = at(requests, "cpu")) out.cpu_request_milli = q->milli_value();
+  if (const Quantity* q = at(limits, "cpu")) out.cpu_limit_milli = q->milli_value();
+  if (const Quantity* q = at(limits, "memory")) out.memory_limit_bytes = q->value();
+  return out;
+}
+
 PodCgroup pod_cgroup(const json& pod) {
   const json& spec = member(pod, "spec");
   PodCgroup out;
@@ -163,6 +177,16 @@ PodCgroup pod_cgroup(const json& pod) {
     out.memory_limit_bytes = it == limits.limits.end() ? 0 : it->second.value();
   }
   return out;
+}
+
+int64_t burstable_cpu_request_milli(const std::vector<json>& pods) {
+  int64_t total = 0;
+  for (const json& pod : pods) {
+    if (qos_class(pod) != QosClass::kBurstable) continue;
+    const ResourceList requests = pod_resources(member(pod, "spec"), "requests");
+    if (auto it = requests.find("cpu"); it != requests.end()) total += it->second.milli_value();
+  }
+  return total;
 }
 
 }  // namespace k3c::api

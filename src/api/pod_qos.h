@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace k3c::api {
 
@@ -43,10 +44,24 @@ struct PodCgroup {
   std::string path() const { return parent + "/" + name; }
 };
 
+// One container's amounts for its own cgroup (runtime::container_linux_resources turns them
+// into shares, quota and limit): 0 where the container sets none.
+struct ContainerCgroupAmounts {
+  int64_t cpu_request_milli = 0;
+  int64_t cpu_limit_milli = 0;
+  int64_t memory_limit_bytes = 0;
+};
+ContainerCgroupAmounts container_cgroup_amounts(const nlohmann::json& container);
+
 // Requests and limits are summed as upstream does for a pod: app containers and sidecars
 // (restartable init containers) together, or the largest ordinary init container (with the
 // sidecars started before it) if that is more; spec.overhead added to the requests and to the
 // limits that are set.
 PodCgroup pod_cgroup(const nlohmann::json& pod);
+
+// The QoS-level cgroups (upstream's qos container manager): kubepods/besteffort always gets the
+// least shares (2); kubepods/burstable gets shares from the summed CPU requests of the
+// Burstable pods among `pods` (the node's active pods), which this returns.
+int64_t burstable_cpu_request_milli(const std::vector<nlohmann::json>& pods);
 
 }  // namespace k3c::api

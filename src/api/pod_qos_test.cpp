@@ -153,5 +153,30 @@ TEST_CASE("pod cgroups: parent by class, sums with the init container and sideca
   }
 }
 
+TEST_CASE("the burstable tier's CPU requests sum only Burstable pods") {
+  std::vector<json> pods = {
+      pod({container({{"cpu", "250m"}}, kNone)}),                  // Burstable
+      pod({container({{"cpu", "1"}, {"memory", "1Gi"}}, kNone)}),  // Burstable
+      pod({container(cpu_mem("2", "1Gi"), cpu_mem("2", "1Gi"))}),  // Guaranteed
+      pod({container(kNone, kNone)}),                              // BestEffort
+  };
+  CHECK(burstable_cpu_request_milli(pods) == 1250);
+  pods[0]["status"]["qosClass"] = "BestEffort";  // the stored class decides
+  CHECK(burstable_cpu_request_milli(pods) == 1000);
+  CHECK(burstable_cpu_request_milli({}) == 0);
+}
+
+TEST_CASE("a container's own cgroup amounts") {
+  ContainerCgroupAmounts a = container_cgroup_amounts(
+      container({{"cpu", "250m"}, {"memory", "64Mi"}}, {{"cpu", "1.5"}, {"memory", "1Gi"}}));
+  CHECK(a.cpu_request_milli == 250);
+  CHECK(a.cpu_limit_milli == 1500);
+  CHECK(a.memory_limit_bytes == 1 << 30);
+  ContainerCgroupAmounts none = container_cgroup_amounts(container(kNone, kNone));
+  CHECK(none.cpu_request_milli == 0);
+  CHECK(none.cpu_limit_milli == 0);
+  CHECK(none.memory_limit_bytes == 0);
+}
+
 }  // namespace
 }  // namespace k3c::api

@@ -115,10 +115,20 @@ class HostCgroup {
     return ::read(report_fd_, &byte, 1) == 1 ? byte : -1;
   }
 
-  // The child's wait status once it has ended (it is expected to be killed).
+  // The child's wait status once it has ended (it is expected to be killed). A child still
+  // alive after 10 s is killed here and the check fails, rather than the test hanging.
   int reap() {
     int status = 0;
-    REQUIRE(::waitpid(child_, &status, 0) == child_);
+    pid_t done = 0;
+    for (int i = 0; i < 1000 && done == 0; ++i) {
+      done = ::waitpid(child_, &status, WNOHANG);
+      if (done == 0) ::usleep(10000);
+    }
+    if (done == 0) {
+      ::kill(child_, SIGKILL);
+      ::waitpid(child_, &status, 0);
+      FAIL_CHECK("the child was still running 10 s after it should have been killed");
+    }
     child_ = -1;
     ::close(report_fd_);
     return status;

@@ -15,7 +15,7 @@ namespace {
 
 using cgroup_files::split;
 
-// The controllers the manager drives, in the order they are reported.
+// The controllers the manager drives.
 const std::vector<std::string>& managed_controllers() {
   static const std::vector<std::string> names = {"cpu", "cpuacct", "freezer", "memory", "pids"};
   return names;
@@ -82,8 +82,9 @@ Result<std::unique_ptr<CgroupManager>> CgroupManager::detect(std::shared_ptr<Cgr
     return error(Code::kNotFound, "no cgroup file system at " + root + ": it does not exist");
   }
   if (type == FsType::kCgroup2) return v2_at(root);
-  // v1 or hybrid: each cgroup v1 mount below root is a hierarchy; co-mounts appear once under
-  // their own name ("cpu,cpuacct") and again through symlinks ("cpu", "cpuacct").
+  // v1 or hybrid: each cgroup v1 mount below root is a hierarchy, named after its controllers
+  // as systemd and cgroupfs-mount mount them; co-mounts appear once under their own name
+  // ("cpu,cpuacct") and again through symlinks ("cpu", "cpuacct").
   std::vector<Hierarchy> hierarchies;
   std::set<std::string> seen;
   OsList names = os->list_dirs(root);
@@ -192,7 +193,9 @@ Status CgroupManager::enable_controllers(const std::string& dir) {
   return error(Code::kInternal, what);
 }
 
-Status CgroupManager::make_dirs(const std::string& path, bool& created) {
+// Makes the cgroup and its missing parents in every hierarchy; true when the leaf is new.
+Result<bool> CgroupManager::make_dirs(const std::string& path) {
+  bool created = false;
   const auto segments = split(path, '/');
   for (const Hierarchy& h : hierarchies_) {
     std::string dir = h.mount;
@@ -208,23 +211,23 @@ Status CgroupManager::make_dirs(const std::string& path, bool& created) {
       }
     }
   }
-  return Status::ok();
+  return created;
 }
 
 Status CgroupManager::create(const std::string& path, const LinuxResources& r) {
   RETURN_IF_ERROR(cgroup_files::check_path(path));
   RETURN_IF_ERROR(check_resources(r));
   RETURN_IF_ERROR(check_available(r));
-  bool created = false;
-  Status made = make_dirs(path, created);
-  if (made.is_ok()) made = apply(path, r);
+  Result<bool> created = make_dirs(path);
+  if (!created.is_ok()) return created.status();
+  Status applied = apply(path, r);
   // A cgroup this call made but could not set up is not left half-configured; one that
   // existed before is the caller's.
-  if (!made.is_ok() && created) {
+  if (!applied.is_ok() && *created) {
     Status cleanup = remove(path);
     (void)cleanup;  // best effort: the first error is the one to report
   }
-  return made;
+  return applied;
 }
 
 Status CgroupManager::update(const std::string& path, const LinuxResources& r) {

@@ -95,7 +95,7 @@ class CgroupManager {
   std::string dir_in(const Hierarchy& h, const std::string& path) const;
   bool exists_anywhere(const std::string& path) const;
   Status check_available(const LinuxResources& r) const;
-  Status make_dirs(const std::string& path, bool& created);
+  Result<bool> make_dirs(const std::string& path);
   Status enable_controllers(const std::string& dir);
   Status apply(const std::string& path, const LinuxResources& r);
   Status apply_v1(const std::string& path, const LinuxResources& r);
