@@ -141,6 +141,15 @@ Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
     }
     node.private_registry = file->text;
   }
+  RETURN_IF_ERROR(in.each(
+      "kubelet-arg", [&](std::string_view arg) { return apply_kubelet_arg(arg, node.kubelet); }));
+  for (auto [key, period] :
+       {std::pair{"node-status-update-frequency", node.kubelet.node_status_update_frequency},
+        std::pair{"node-status-report-frequency", node.kubelet.node_status_report_frequency}}) {
+    if (period.count() <= 0) {
+      return error(Code::kInvalid, std::string("kubelet flag ") + key + ": must be positive");
+    }
+  }
   return node;
 }
 

@@ -60,6 +60,9 @@ NamespaceSetting join_or_host(const std::string& pinned) {
   return {NamespaceMode::kJoin, pinned};
 }
 
+// The shim's own directory inside the container's (launch_container creates and owns it).
+std::string process_dir(const std::string& container_dir) { return container_dir + "/process"; }
+
 bool process_started(const Result<ProcessState>& state) { return state.is_ok() && state->pid > 0; }
 
 }  // namespace
@@ -141,7 +144,7 @@ Status LinuxRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
   for (const std::string& id : *containers) {
     auto c = load_container_record(container_dir(id) + "/container.json");
     if (!c.is_ok() || c->sandbox_id != sandbox_id) continue;
-    (void)signal_container(container_dir(id), SIGKILL);
+    (void)signal_container(process_dir(container_dir(id)), SIGKILL);
     (void)cgroups_->kill_all(c->cgroup);
   }
   if (Status s = unpin_namespaces(dir); !s.is_ok()) return s;
@@ -247,7 +250,7 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   const std::string dir = container_dir(container_id);
   auto record = load_container_record(dir + "/container.json");
   if (!record.is_ok()) return record.status();
-  if (process_started(read_process_state(dir)) || !record->start_error.empty())
+  if (process_started(read_process_state(process_dir(dir))) || !record->start_error.empty())
     return error(Code::kInvalid, "container " + container_id + " was already started");
   auto sandbox = load_sandbox_record(sandbox_dir(record->sandbox_id) + "/sandbox.json");
   if (!sandbox.is_ok()) return sandbox.status();
@@ -264,7 +267,7 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
 
   LaunchSpec spec;
   spec.id = record->id;
-  spec.state_dir = dir;
+  spec.state_dir = process_dir(dir);
   spec.lower_dirs = {record->snapshot};
   spec.read_only_rootfs = config.security.read_only_rootfs;
   spec.privileged = config.security.privileged;
@@ -352,7 +355,7 @@ Result<ContainerStatus> LinuxRuntime::container_status(const std::string& contai
     status.finished_at = record->start_error_at;
     return status;
   }
-  auto process = read_process_state(dir);
+  auto process = read_process_state(process_dir(dir));
   if (!process.is_ok()) {
     if (process.status().code() != Code::kNotFound) return process.status();
     status.state = ContainerState::kCreated;
@@ -366,7 +369,7 @@ Result<ContainerStatus> LinuxRuntime::container_status(const std::string& contai
   }
   status.state = ContainerState::kExited;
   status.finished_at = process->finished_at;
-  status.exit_code = process->signal != 0 ? 128 + process->signal : process->exit_code;
+  status.exit_code = process->exit_code;  // 128+signal already, as the kubelet reports it
   auto stats = cgroups_->stats(record->cgroup);
   if (stats.is_ok() && stats->oom_kills > 0) {
     status.reason = "OOMKilled";
@@ -393,7 +396,7 @@ Status LinuxRuntime::stop_container(const std::string& container_id, std::chrono
   auto record = load_container_record(dir + "/container.json");
   if (!record.is_ok()) return record.status();
   auto exited = [&] {
-    auto state = read_process_state(dir);
+    auto state = read_process_state(process_dir(dir));
     return !process_started(state) || state->exited;
   };
   if (exited()) return Status::ok();
@@ -406,10 +409,10 @@ Status LinuxRuntime::stop_container(const std::string& container_id, std::chrono
     return exited();
   };
   if (timeout.count() > 0) {
-    if (Status s = signal_container(dir, stop_signal); !s.is_ok() && !exited()) return s;
+    if (Status s = signal_container(process_dir(dir), stop_signal); !s.is_ok() && !exited()) return s;
     if (wait_until(std::chrono::steady_clock::now() + timeout)) return Status::ok();
   }
-  (void)signal_container(dir, SIGKILL);
+  (void)signal_container(process_dir(dir), SIGKILL);
   (void)cgroups_->kill_all(record->cgroup);
   if (wait_until(std::chrono::steady_clock::now() + kKillWait)) return Status::ok();
   return error(Code::kTimeout, "container " + container_id + " did not exit after SIGKILL");
@@ -427,18 +430,18 @@ Status LinuxRuntime::remove_container_locked(const std::string& id) {
     if (record.status().code() == Code::kNotFound) return remove_tree(dir);
     return record.status();
   }
-  auto state = read_process_state(dir);
+  auto state = read_process_state(process_dir(dir));
   if (process_started(state) && !state->exited) {
-    (void)signal_container(dir, SIGKILL);
+    (void)signal_container(process_dir(dir), SIGKILL);
     (void)cgroups_->kill_all(record->cgroup);
     const auto deadline = std::chrono::steady_clock::now() + kKillWait;
     while (std::chrono::steady_clock::now() < deadline) {
-      auto now = read_process_state(dir);
+      auto now = read_process_state(process_dir(dir));
       if (!process_started(now) || now->exited) break;
       std::this_thread::sleep_for(kPollInterval);
     }
   }
-  if (Status s = remove_container_files(dir); !s.is_ok()) return s;
+  if (Status s = remove_container_files(process_dir(dir)); !s.is_ok()) return s;
   if (Status s = cgroups_->remove(record->cgroup); !s.is_ok()) return s;
   return remove_tree(dir);
 }
@@ -450,7 +453,7 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
   const std::string dir = container_dir(container_id);
   auto record = load_container_record(dir + "/container.json");
   if (!record.is_ok()) return record.status();
-  auto state = read_process_state(dir);
+  auto state = read_process_state(process_dir(dir));
   if (!process_started(state) || state->exited)
     return error(Code::kInvalid, "container " + container_id + " is not running");
   auto image = images_->find(record->image_ref);
@@ -473,7 +476,7 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
   process.capabilities = std::move(*capabilities);
   process.no_new_privs = security.no_new_privs;
   process.seccomp = security.seccomp;
-  return exec_in_container(dir, process, timeout);
+  return exec_in_container(process_dir(dir), process, timeout);
 }
 
 Result<ContainerStats> LinuxRuntime::container_stats(const std::string& container_id) {

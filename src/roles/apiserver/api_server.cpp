@@ -29,7 +29,7 @@ using nlohmann::json;
 
 api::VersionInfo version_info() {
   api::VersionInfo v;
-  v.git_version = std::string(version::kKubernetesVersion) + "+k3c1";
+  v.git_version = version::kKubernetesGitVersion;
   v.git_commit = version::kGitCommit;
   v.build_date = version::kBuildDate;
   v.compiler = "gcc " __VERSION__;
