@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base64.h"
+#include "runtime/internal/json_fields.h"
 #include "runtime/registry/auth_challenge.h"
 
 namespace k3c::runtime::registry {
@@ -56,8 +57,8 @@ std::string registry_errors(std::string_view body) {
   std::string out;
   for (const auto& e : *errors) {
     if (!e.is_object()) continue;
-    std::string line = e.value("message", "");
-    if (line.empty()) line = e.value("code", "");
+    std::string line = internal::string_field(e, "message");
+    if (line.empty()) line = internal::string_field(e, "code");
     if (!line.empty()) out += (out.empty() ? "" : "; ") + line;
     if (out.size() > 512) break;  // a hostile registry gets no page-long message
   }

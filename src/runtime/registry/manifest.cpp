@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/digest.h"
+#include "runtime/internal/json_fields.h"
 
 namespace k3c::runtime::registry {
 namespace {
@@ -29,9 +30,9 @@ Result<Descriptor> descriptor(const json& d, const std::string& what) {
   }
   out.size = size->get<int64_t>();
   if (auto p = d.find("platform"); p != d.end() && p->is_object()) {
-    out.platform.os = p->value("os", "");
-    out.platform.architecture = p->value("architecture", "");
-    out.platform.variant = p->value("variant", "");
+    out.platform.os = internal::string_field(*p, "os");
+    out.platform.architecture = internal::string_field(*p, "architecture");
+    out.platform.variant = internal::string_field(*p, "variant");
   }
   return out;
 }
@@ -84,7 +85,7 @@ Result<Manifest> parse_manifest(std::string_view bytes, std::string_view content
   while (!type.empty() && type.back() == ' ') type.pop_back();
   if (type.empty() || type == "application/json" || type == "text/plain" ||
       type == "application/octet-stream") {
-    type = doc.value("mediaType", "");
+    type = internal::string_field(doc, "mediaType");
   }
   if (type.empty()) {
     // An OCI document may leave mediaType out: its shape says what it is.
@@ -92,7 +93,7 @@ Result<Manifest> parse_manifest(std::string_view bytes, std::string_view content
   }
   m.media_type = type;
   if (type.starts_with("application/vnd.docker.distribution.manifest.v1") ||
-      doc.value("schemaVersion", 0) == 1) {
+      internal::int_field(doc, "schemaVersion", 0) == 1) {
     return error(Code::kInvalid,
                  "Docker Image Format v1 and Docker Image manifest version 2, schema 1 are not "
                  "supported (media type " +
