@@ -111,6 +111,7 @@ Result<std::string> find_executable(const std::string& name, const std::vector<s
 
 Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_kill) {
   umask(022);
+  RETURN_IF_ERROR(apply_seccomp(process, last_cap));
   RETURN_IF_ERROR(apply_identity(process, last_cap));
   const std::string cwd = process.cwd.empty() ? "/" : process.cwd;
   if (chdir(cwd.c_str()) != 0) {
@@ -122,7 +123,6 @@ Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_
   if (prctl(PR_SET_PDEATHSIG, parent_death_kill ? SIGKILL : 0, 0, 0, 0) != 0) {
     return fail("prctl(PR_SET_PDEATHSIG)", errno);
   }
-  RETURN_IF_ERROR(apply_seccomp(process));
   std::vector<char*> argv;
   for (const std::string& a : process.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

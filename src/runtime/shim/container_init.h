@@ -24,8 +24,8 @@ struct ChildFds {
 // The container's process: never returns (execs or _exits after reporting on error_fd).
 [[noreturn]] void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_cap);
 
-// The last steps, shared with exec_in_container's process: identity, chdir, PATH lookup,
-// seccomp, execve. Returns only on failure. `parent_death_kill`: keep PR_SET_PDEATHSIG so the
+// The last steps, shared with exec_in_container's process: seccomp, identity, chdir, PATH
+// lookup, execve. Returns only on failure. `parent_death_kill`: keep PR_SET_PDEATHSIG so the
 // process dies with its parent (exec probes), else clear it (a container outlives its shim).
 Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_kill);
 
