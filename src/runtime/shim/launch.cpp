@@ -64,7 +64,7 @@ Status make_state_dir(const LaunchSpec& spec) {
   for (const char* sub : {"/upper", "/work", "/rootfs"}) {
     RETURN_IF_ERROR(make_dirs(spec.state_dir + sub, 0755));
   }
-  return write_file_atomic(spec.state_dir + "/" + kSpecFile, encode_launch_spec(spec));
+  return write_spec_file(spec.state_dir, spec);
 }
 
 // Reads the shim's report ("ok\n" or "<code>\n<message>") until it closes the pipe.

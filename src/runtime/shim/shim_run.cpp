@@ -18,7 +18,6 @@
 #include <cstring>
 #include <string>
 
-#include "runtime/files.h"
 #include "runtime/shim/container_init.h"
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
@@ -261,8 +260,7 @@ int shim_run(const std::string& state_dir) {
   if (detached > 0) _exit(0);
   [[maybe_unused]] int rc = chdir("/");  // hold no directory of k3c's busy
   // For a launcher that gives up waiting: it kills this pid (its child dies with it).
-  [[maybe_unused]] Status noted =
-      write_file_atomic(state_dir + "/" + kShimPidFile, std::to_string(getpid()) + "\n");
+  [[maybe_unused]] Status noted = write_shim_pid_file(state_dir, getpid());
   auto spec = read_launch_spec(state_dir);
   if (!spec.is_ok()) {
     report(report_fd, spec.status());

@@ -277,6 +277,48 @@ TEST_CASE("hostnames: a joined uts namespace's, or the one set in a new namespac
   CHECK(fresh.lines("stdout") == std::vector<std::string>{"fresh-name"});
 }
 
+TEST_CASE("joined pid, net and ipc namespaces are the first container's") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer first;
+  const auto launch_start = std::chrono::steady_clock::now();
+  auto started = first.run({"sleep", "1000"});
+  const auto launch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - launch_start)
+                             .count();
+  WARN("launch_container to exec: " << launch_ms << " ms");
+  REQUIRE(started.is_ok());
+  const std::string ns = "/proc/" + std::to_string(started->pid) + "/ns/";
+  TestContainer second;
+  second.spec().pid = {NamespaceMode::kJoin, ns + "pid"};
+  second.spec().net = {NamespaceMode::kJoin, ns + "net"};
+  second.spec().ipc = {NamespaceMode::kJoin, ns + "ipc"};
+  second.run_to_exit({"sh", "-c",
+                      "cat /proc/1/cmdline | tr '\\0' ' '; echo; readlink /proc/self/ns/net; "
+                      "readlink /proc/self/ns/ipc; echo pid=$$"});
+  const auto out = second.lines("stdout");
+  REQUIRE(out.size() == 4);
+  CHECK(out[0] == "sleep 1000 ");
+  CHECK(out[1] == fs::read_symlink(ns + "net").string());
+  CHECK(out[2] == fs::read_symlink(ns + "ipc").string());
+  CHECK(out[3] != "pid=1");
+  CHECK(fs::read_symlink(ns + "net") != fs::read_symlink("/proc/self/ns/net"));
+}
+
+TEST_CASE("stdin: held open when asked, /dev/null otherwise") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer closed;
+  closed.run_to_exit({"sh", "-c", "cat; echo eof"});
+  CHECK(closed.lines("stdout") == std::vector<std::string>{"eof"});
+
+  TestContainer open;
+  open.spec().process.stdin = true;
+  REQUIRE(open.run({"sh", "-c", "cat; echo eof"}).is_ok());
+  std::this_thread::sleep_for(300ms);
+  auto state = read_process_state(open.state_dir());
+  REQUIRE(state.is_ok());
+  CHECK_FALSE(state->exited);  // still reading its stdin
+}
+
 TEST_CASE("bind mounts: read-only refuses writes, read-write writes through") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
@@ -397,7 +439,13 @@ TEST_CASE("the real k3c binary is the shim: `k3c shim run` and `k3c shim exec`")
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
   c.spec().shim_binary = K3C_BINARY;
+  const auto launch_start = std::chrono::steady_clock::now();
   auto started = c.run({"sh", "-c", "echo via-k3c; exec sleep 1000"});
+  WARN("launch_container with k3c as shim: "
+       << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                launch_start)
+              .count()
+       << " ms");
   REQUIRE(started.is_ok());
   CHECK(slurp("/proc/" + std::to_string(started->shim_pid) + "/cmdline").rfind("k3c", 0) == 0);
   // Its memory, for doc/runtime.md: most of VmRSS is file pages shared with k3c itself;

@@ -4,8 +4,9 @@
 //   exit.json   {exit_code, signal, finished_at_ns}, written by the shim after the exit
 //   shim.pid    the shim's pid, written first thing (for a launcher that times out)
 //   upper/ work/ rootfs/   the overlay's upper and work dirs and its mount point
-// state.json and exit.json are replaced atomically (temp file + rename), so a reader sees
-// the old or the new content, never a torn file.
+// Files are replaced atomically (temp file + rename, no fsync: they describe processes,
+// which a power loss ends too), so a reader sees the old or the new content, never a torn
+// file.
 #pragma once
 
 #include <string>
@@ -36,6 +37,8 @@ struct ExitRecord {
   int64_t finished_at_ns = 0;
 };
 
+Status write_spec_file(const std::string& state_dir, const LaunchSpec& spec);
+Status write_shim_pid_file(const std::string& state_dir, int pid);
 Status write_start_record(const std::string& state_dir, const StartRecord& record);
 Result<StartRecord> read_start_record(const std::string& state_dir);  // kNotFound if none
 Status write_exit_record(const std::string& state_dir, const ExitRecord& record);
