@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct LaunchSpec {
   // The shim writes the container's pid into each of these (cgroup.procs / tasks files)
   // before the container's process execs.
   std::vector<std::string> cgroup_procs_files;
+  // Written to /proc/<pid>/oom_score_adj before the exec (the kubelet's per-QoS value:
+  // -997 Guaranteed, 1000 BestEffort, ...); unset: inherited from k3c.
+  std::optional<int> oom_score_adj;
   std::string log_path;  // the CRI log file (appended to; its directory must exist)
   // The executable run as the shim; the running k3c binary by default.
   std::string shim_binary = "/proc/self/exe";

@@ -63,15 +63,24 @@ Result<int> open_namespace(const NamespaceSetting& ns, const char* what) {
   return fd;
 }
 
-Status write_cgroups(const LaunchSpec& spec, pid_t pid) {
-  const std::string text = std::to_string(pid);
+Status write_to(const std::string& file, const std::string& text) {
+  const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fail("open " + file, errno);
+  const ssize_t n = write(fd, text.data(), text.size());
+  const int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size())) return fail("write " + text + " to " + file, err);
+  return Status::ok();
+}
+
+// What the shim does to the process before releasing it: its cgroups, its OOM score.
+Status place_process(const LaunchSpec& spec, pid_t pid) {
   for (const std::string& file : spec.cgroup_procs_files) {
-    const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail("open " + file, errno);
-    const ssize_t n = write(fd, text.data(), text.size());
-    const int err = errno;
-    close(fd);
-    if (n != static_cast<ssize_t>(text.size())) return fail("write the pid to " + file, err);
+    RETURN_IF_ERROR(write_to(file, std::to_string(pid)));
+  }
+  if (spec.oom_score_adj) {
+    RETURN_IF_ERROR(write_to("/proc/" + std::to_string(pid) + "/oom_score_adj",
+                             std::to_string(*spec.oom_score_adj)));
   }
   return Status::ok();
 }
@@ -147,7 +156,7 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
   for (int fd : child_ends) {
     if (fd >= 0) close(fd);
   }
-  Status placed = write_cgroups(spec, held.pid);
+  Status placed = place_process(spec, held.pid);
   if (placed.is_ok()) {
     const char go = 1;
     if (write(go_pipe[1], &go, 1) != 1) placed = fail("release the container process", errno);

@@ -386,16 +386,18 @@ TEST_CASE("uid, gid, supplementary groups and capabilities are applied") {
   CHECK(refused.status().message() == "unknown capability \"CAP_FLY\"");
 }
 
-TEST_CASE("the container's pid is written into the cgroup files before it runs") {
+TEST_CASE("the container's pid goes into the cgroup files, its OOM score is set, before it runs") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
   // Plain files stand in for cgroup.procs: what matters is the pid written before exec.
   const std::string procs = c.dir() + "/cgroup.procs";
   std::ofstream(procs) << "";
   c.spec().cgroup_procs_files = {procs};
+  c.spec().oom_score_adj = 1000;
   auto started = c.run({"sleep", "1000"});
   REQUIRE(started.is_ok());
   CHECK(slurp(procs) == std::to_string(started->pid));
+  CHECK(slurp("/proc/" + std::to_string(started->pid) + "/oom_score_adj") == "1000\n");
 
   TestContainer missing;
   missing.spec().cgroup_procs_files = {c.dir() + "/no/such/cgroup.procs"};

@@ -112,12 +112,14 @@ TEST_CASE("launch spec and state records survive a round trip through their file
   spec.process.capabilities = {"CAP_CHOWN"};
   spec.process.seccomp = SeccompProfile::kRuntimeDefault;
   spec.cgroup_procs_files = {"/sys/fs/cgroup/x/cgroup.procs"};
+  spec.oom_score_adj = -997;
   auto back = shim::decode_launch_spec(shim::encode_launch_spec(spec));
   REQUIRE(back.is_ok());
   CHECK(shim::encode_launch_spec(*back) == shim::encode_launch_spec(spec));
   CHECK(back->net.mode == NamespaceMode::kJoin);
   CHECK(back->mounts[0].read_only);
   CHECK(back->process.groups == std::vector<uint32_t>{1, 2});
+  CHECK(back->oom_score_adj == -997);
   CHECK(shim::decode_launch_spec("{\"id\": 1}").status().code() == Code::kCorrupt);
 
   TempDir dir;

@@ -145,7 +145,8 @@ std::string encode_launch_spec(const LaunchSpec& s) {
               {"process", process_to_json(s.process)},
               {"cgroup_procs_files", s.cgroup_procs_files},
               {"log_path", s.log_path},
-              {"shim_binary", s.shim_binary}}
+              {"shim_binary", s.shim_binary},
+              {"oom_score_adj", s.oom_score_adj ? json(*s.oom_score_adj) : json(nullptr)}}
       .dump();
 }
 
@@ -171,6 +172,7 @@ Result<LaunchSpec> decode_launch_spec(const std::string& text) {
     s.cgroup_procs_files = j.at("cgroup_procs_files").get<std::vector<std::string>>();
     s.log_path = j.at("log_path").get<std::string>();
     s.shim_binary = j.at("shim_binary").get<std::string>();
+    if (!j.at("oom_score_adj").is_null()) s.oom_score_adj = j.at("oom_score_adj").get<int>();
     return s;
   });
 }
