@@ -63,6 +63,8 @@ const std::string& busybox_rootfs() {
       fs::create_symlink("busybox", r + "/bin/" + applet);
     }
     std::ofstream(r + "/etc/image-file") << "from the image\n";
+    // As in images that point resolv.conf at a runtime directory: dangling here.
+    fs::create_symlink("../run/resolv/resolv.conf", r + "/etc/resolv.conf");
     return r;
   }();
   return root;
@@ -327,16 +329,19 @@ TEST_CASE("bind mounts: read-only refuses writes, read-write writes through") {
   fs::create_directories(rw);
   std::ofstream(ro + "/f") << "host data\n";
   std::ofstream(c.dir() + "/hosts") << "127.0.0.1 localhost\n";
+  std::ofstream(c.dir() + "/resolv.conf") << "nameserver 10.43.0.10\n";
   c.spec().mounts = {{ro, "/data/ro", true, true},
                      {rw, "/data/rw", false, true},
-                     {c.dir() + "/hosts", "/etc/hosts", true, false}};
+                     {c.dir() + "/hosts", "/etc/hosts", true, false},
+                     {c.dir() + "/resolv.conf", "/etc/resolv.conf", true, false}};
   const ProcessState state = c.run_to_exit(
       {"sh", "-c",
        "cat /data/ro/f; touch /data/ro/new || echo ro-refused; echo hi > /data/rw/out; "
-       "cat /etc/hosts; echo x >> /etc/hosts || echo hosts-ro"});
+       "cat /etc/hosts; echo x >> /etc/hosts || echo hosts-ro; cat /etc/resolv.conf"});
   CHECK(state.exit_code == 0);
-  CHECK(c.lines("stdout") ==
-        std::vector<std::string>{"host data", "ro-refused", "127.0.0.1 localhost", "hosts-ro"});
+  CHECK(c.lines("stdout") == std::vector<std::string>{"host data", "ro-refused",
+                                                      "127.0.0.1 localhost", "hosts-ro",
+                                                      "nameserver 10.43.0.10"});
   CHECK(slurp(rw + "/out") == "hi\n");
   CHECK_FALSE(fs::exists(ro + "/new"));
   const auto err = c.lines("stderr");
