@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "images/test_images.h"
+#include "runtime/image_store.h"
 #include "runtime/shim/container_process.h"
 #include "temp_dir.h"
 
@@ -193,6 +195,29 @@ TEST_CASE("a container's stdout and stderr become CRI log lines; exit codes are 
 
   TestContainer three;
   CHECK(three.run_to_exit({"sh", "-c", "exit 3"}).exit_code == 3);
+}
+
+TEST_CASE("an image imported into the image store runs from its unpacked snapshot") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  using namespace k3c::testing;
+  TempDir data;
+  auto store = ImageStore::open(data.path());
+  REQUIRE(store.is_ok());
+  TestImage image;
+  image.repo_tag = "busybox:shim";
+  image.layers = {{dir("bin"), file("bin/busybox", slurp(kBusybox), 0755),
+                   symlink("bin/sh", "busybox"), symlink("bin/cat", "busybox")},
+                  {dir("etc"), file("etc/motd", "second layer\n")}};
+  const std::string tarball = data.path() + "/busybox.tar";
+  std::ofstream(tarball) << tar_of(docker_archive_files(image), Compression::kNone);
+  REQUIRE((*store)->import_file(tarball).is_ok());
+  auto root = (*store)->unpack("busybox:shim");
+  REQUIRE(root.is_ok());
+  TestContainer c;
+  c.spec().lower_dirs = {*root};
+  c.run_to_exit({"sh", "-c", "cat /etc/motd; echo changed > /etc/motd"});
+  CHECK(c.lines("stdout") == std::vector<std::string>{"second layer"});
+  CHECK(slurp(*root + "/etc/motd") == "second layer\n");  // the snapshot stays untouched
 }
 
 TEST_CASE("a missing executable fails the launch with runc's message and leaves nothing") {
