@@ -132,6 +132,14 @@ class TestContainer {
     REQUIRE(done->exited);
     return *done;
   }
+  // Waits until the log holds `text` (a container writes it some time after its exec).
+  bool wait_for_log(const std::string& text) const {
+    for (int i = 0; i < 500; ++i) {
+      if (log().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
+  }
   // The log's content lines of one stream, without timestamps.
   std::vector<std::string> lines(const std::string& stream) const {
     std::vector<std::string> out;
@@ -494,6 +502,7 @@ TEST_CASE("the shim survives the process that launched it and is re-adopted") {
   REQUIRE(std::regex_search(status_file, rss, std::regex(R"(VmRSS:\s+(\d+) kB)")));
   WARN("shim VmRSS: " << rss[1] << " kB");
   CHECK(std::stoi(rss[1]) < 16 * 1024);
+  REQUIRE(c.wait_for_log("started"));
   REQUIRE(signal_container(c.state_dir(), SIGKILL).is_ok());
   state = wait_exit(c.state_dir(), 5s);
   REQUIRE(state.is_ok());
@@ -528,6 +537,7 @@ TEST_CASE("the real k3c binary is the shim: `k3c shim run` and `k3c shim exec`")
   auto result = exec_in_container(c.state_dir(), probe, 5s);
   REQUIRE(result.is_ok());
   CHECK(result->stdout_bytes == "from the image\n");
+  REQUIRE(c.wait_for_log("via-k3c"));
   REQUIRE(signal_container(c.state_dir(), SIGKILL).is_ok());
   REQUIRE(wait_exit(c.state_dir(), 5s).is_ok());
   CHECK(c.lines("stdout") == std::vector<std::string>{"via-k3c"});
