@@ -595,6 +595,21 @@ TEST_CASE("a terminal: the container's stdio is a tty, its output logged as stdo
   CHECK(out[0].rfind("on-a-tty", 0) == 0);  // a terminal turns \n into \r\n
 }
 
+TEST_CASE("after a log rotation, reopen_container_log makes the shim write the new file") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer c;
+  REQUIRE(
+      c.run({"sh", "-c", "i=0; while true; do echo line$i; i=$((i+1)); sleep 0.02; done"}).is_ok());
+  REQUIRE(c.wait_for_log("line1\n"));
+  const std::string log_path = c.spec().log_path;
+  fs::rename(log_path, log_path + ".1");
+  REQUIRE(reopen_container_log(c.state_dir()).is_ok());
+  REQUIRE(c.wait_for_log(" stdout F line"));  // the new file, created by the shim
+  const std::string rotated = slurp(log_path + ".1");
+  CHECK(rotated.find("line1\n") != std::string::npos);
+  CHECK(rotated.back() == '\n');  // whole records only
+}
+
 TEST_CASE("remove_container_files refuses a running container and removes an exited one") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
