@@ -4,6 +4,8 @@
 // pipe, so a successful exec is seen as end-of-file on that pipe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -35,6 +37,13 @@ Result<std::string> find_executable(const std::string& name, const std::vector<s
 
 // Writes `status` to `fd` as "<code>\n<message>" and exits with 127.
 [[noreturn]] void report_child_error(int fd, const Status& status);
+
+// The name (comm) the process carries until its exec replaces it.
+inline constexpr char kInitComm[] = "k3c-init";
+
+// After end-of-file on the error pipe with nothing written: whether the process died before
+// its exec (killed, crashed) rather than exec'd. Its comm tells, even as a zombie.
+bool exited_before_exec(pid_t pid);
 
 // Parses what report_child_error wrote.
 Status parse_child_error(const std::string& bytes);

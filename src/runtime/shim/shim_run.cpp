@@ -171,6 +171,10 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
     failure.append(buf, static_cast<size_t>(n));
   }
   close(error_pipe[0]);
+  if (placed.is_ok() && failure.empty() && exited_before_exec(held.pid)) {
+    failure = std::to_string(static_cast<int>(Code::kInternal)) +
+              "\nthe container process died before its exec";
+  }
   if (!placed.is_ok() || !failure.empty()) {
     kill(held.pid, SIGKILL);
     waitpid(held.pid, nullptr, 0);

@@ -1,7 +1,9 @@
 // Pure pieces of the shim: the CRI log format, capability names, the PATH lookup and the
 // state files. The processes themselves are tested in shim_test.cpp (integration.shim).
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -96,6 +98,27 @@ TEST_CASE("find_executable searches $PATH and words errors as runc") {
   auto absent = shim::find_executable("/nope/x", env);
   REQUIRE_FALSE(absent.is_ok());
   CHECK(absent.status().message() == "exec: \"/nope/x\": stat /nope/x: No such file or directory");
+}
+
+TEST_CASE("exited_before_exec tells a process that died during setup from one that exec'd") {
+  const auto child = [](bool exec) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      prctl(PR_SET_NAME, shim::kInitComm, 0, 0, 0);
+      if (exec) execl("/bin/true", "true", nullptr);
+      _exit(127);
+    }
+    return pid;
+  };
+  siginfo_t info{};
+  const pid_t died = child(false);
+  REQUIRE(waitid(P_PID, died, &info, WEXITED | WNOWAIT) == 0);  // a zombie named k3c-init
+  CHECK(shim::exited_before_exec(died));
+  waitpid(died, nullptr, 0);
+  const pid_t execd = child(true);
+  REQUIRE(waitid(P_PID, execd, &info, WEXITED | WNOWAIT) == 0);  // a zombie named "true"
+  CHECK_FALSE(shim::exited_before_exec(execd));
+  waitpid(execd, nullptr, 0);
 }
 
 TEST_CASE("launch spec and state records survive a round trip through their files") {
