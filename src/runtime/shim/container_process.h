@@ -80,7 +80,10 @@ struct ProcessState {
   int exit_code = 0;  // as the kubelet reports it: 128+signal when killed by a signal
   int signal = 0;     // the signal that killed it, 0 when it exited
   WallTime finished_at{};
-  std::string error;  // why the state is unknown (the shim died without recording an exit)
+  // Set when the shim is gone (killed): either the container still runs, unsupervised (no
+  // logs, no exit record; signal_container still reaches it), or it has gone too and its
+  // exit is unknown (exited, exit_code 255).
+  std::string error;
 };
 
 // Starts the container. Returns once its process has exec'd, or an error (kInvalid with a

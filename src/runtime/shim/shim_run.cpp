@@ -294,7 +294,8 @@ int shim_run(const std::string& state_dir) {
     report(report_fd, held.status());
     return 1;
   }
-  const Status recorded = write_start_record(state_dir, {getpid(), held->pid, unix_nanos_now()});
+  const Status recorded = write_start_record(
+      state_dir, {getpid(), held->pid, unix_nanos_now(), process_start_ticks(held->pid)});
   if (!recorded.is_ok()) {
     kill(held->pid, SIGKILL);
     waitpid(held->pid, nullptr, 0);

@@ -511,6 +511,30 @@ TEST_CASE("the shim survives the process that launched it and is re-adopted") {
   CHECK(c.lines("stdout") == std::vector<std::string>{"started"});
 }
 
+TEST_CASE("a container whose shim was killed still reads as running and can be killed") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer c;
+  c.spec().pid.mode = NamespaceMode::kHost;  // the orphan is then reaped by this process
+  auto started = c.run({"sleep", "1000"});
+  REQUIRE(started.is_ok());
+  REQUIRE(kill(started->shim_pid, SIGKILL) == 0);
+  for (int i = 0; i < 500 && kill(started->shim_pid, 0) == 0; ++i) {
+    reap_orphans();
+    std::this_thread::sleep_for(10ms);
+  }
+  auto state = read_process_state(c.state_dir());
+  REQUIRE(state.is_ok());
+  CHECK_FALSE(state->exited);
+  CHECK(state->error.find("is gone; the container runs on") != std::string::npos);
+  REQUIRE(signal_container(c.state_dir(), SIGKILL).is_ok());
+  state = wait_exit(c.state_dir(), 5s);
+  REQUIRE(state.is_ok());
+  CHECK(state->exited);
+  CHECK(state->exit_code == 255);
+  CHECK(state->error.find("recorded no exit status") != std::string::npos);
+  CHECK(kill(started->pid, 0) != 0);
+}
+
 TEST_CASE("the real k3c binary is the shim: `k3c shim run` and `k3c shim exec`") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;

@@ -146,6 +146,16 @@ TEST_CASE("launch spec and state records survive a round trip through their file
   CHECK(shim::decode_launch_spec("{\"id\": 1}").status().code() == Code::kCorrupt);
 
   TempDir dir;
+  REQUIRE(shim::write_start_record(dir.path(), {10, 11, 12, 13}).is_ok());
+  auto start = shim::read_start_record(dir.path());
+  REQUIRE(start.is_ok());
+  CHECK(start->shim_pid == 10);
+  CHECK(start->pid == 11);
+  CHECK(start->started_at_ns == 12);
+  CHECK(start->start_ticks == 13);
+  CHECK(shim::process_start_ticks(getpid()) > 0);
+  CHECK(shim::process_start_ticks(getpid()) == shim::process_start_ticks(getpid()));
+  CHECK(shim::process_start_ticks(1 << 30) == 0);  // no such pid
   CHECK(shim::read_exit_record(dir.path()).status().code() == Code::kNotFound);
   REQUIRE(shim::write_exit_record(dir.path(), {137, 9, 42}).is_ok());
   auto exit = shim::read_exit_record(dir.path());

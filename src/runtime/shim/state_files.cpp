@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "runtime/files.h"
@@ -178,7 +179,10 @@ Result<LaunchSpec> decode_launch_spec(const std::string& text) {
 }
 
 Status write_start_record(const std::string& dir, const StartRecord& r) {
-  const json j{{"shim_pid", r.shim_pid}, {"pid", r.pid}, {"started_at_ns", r.started_at_ns}};
+  const json j{{"shim_pid", r.shim_pid},
+               {"pid", r.pid},
+               {"started_at_ns", r.started_at_ns},
+               {"start_ticks", r.start_ticks}};
   return replace_file(dir + "/" + kStateFile, j.dump() + "\n");
 }
 
@@ -186,7 +190,7 @@ Result<StartRecord> read_start_record(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string text, read_file(dir + "/" + kStateFile, kMaxFile));
   return parse<StartRecord>(text, kStateFile, [](const json& j) {
     return StartRecord{j.at("shim_pid").get<int>(), j.at("pid").get<int>(),
-                       j.at("started_at_ns").get<int64_t>()};
+                       j.at("started_at_ns").get<int64_t>(), j.at("start_ticks").get<uint64_t>()};
   });
 }
 
@@ -207,6 +211,25 @@ Result<ExitRecord> read_exit_record(const std::string& dir) {
 Result<LaunchSpec> read_launch_spec(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string text, read_file(dir + "/" + kSpecFile, kMaxFile));
   return decode_launch_spec(text);
+}
+
+uint64_t process_start_ticks(int pid) {
+  auto stat = read_file("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!stat.is_ok()) return 0;
+  // "<pid> (<comm>) <state> <ppid> ...": fields after the comm (which may hold spaces and
+  // parentheses) start at field 3; the start time is field 22.
+  const size_t close = stat->rfind(')');
+  if (close == std::string::npos) return 0;
+  size_t pos = close + 1;
+  for (int field = 3; field <= 22; ++field) {
+    pos = stat->find_first_not_of(' ', pos);
+    if (pos == std::string::npos) return 0;
+    if (field == 3 && ((*stat)[pos] == 'Z' || (*stat)[pos] == 'X')) return 0;  // dead
+    if (field == 22) return std::strtoull(stat->c_str() + pos, nullptr, 10);
+    pos = stat->find(' ', pos);
+    if (pos == std::string::npos) return 0;
+  }
+  return 0;
 }
 
 int64_t unix_nanos_now() {
