@@ -481,6 +481,44 @@ TEST_CASE("the container's pid goes into the cgroup files, its OOM score is set,
   CHECK_FALSE(fs::exists(missing.state_dir()));
 }
 
+TEST_CASE("a real cgroup (v1 pids or v2): the container and its exec'd processes join it") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  // A cgroup of this test's own, removed at the end, under whichever hierarchy is here.
+  std::string procs_dir;
+  for (const char* base : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+    if (access((std::string(base) + "/cgroup.procs").c_str(), W_OK) == 0) {
+      procs_dir = std::string(base) + "/k3c-shim-test-" + std::to_string(getpid());
+      break;
+    }
+  }
+  if (procs_dir.empty() || mkdir(procs_dir.c_str(), 0755) != 0) {
+    WARN("skipped: no writable cgroup hierarchy");
+    return;
+  }
+  struct RemoveCgroup {
+    std::string dir;
+    ~RemoveCgroup() {
+      for (int i = 0; i < 100 && rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) {
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+  } remove_cgroup{procs_dir};
+  {
+    TestContainer c;
+    c.spec().cgroup_procs_files = {procs_dir + "/cgroup.procs"};
+    auto started = c.run({"sleep", "1000"});
+    REQUIRE(started.is_ok());
+    CHECK(slurp(procs_dir + "/cgroup.procs") == std::to_string(started->pid) + "\n");
+    ProcessSpec probe;
+    probe.args = {"sh", "-c", "sleep 0.3 & cat /proc/self/cgroup"};
+    auto result = exec_in_container(c.state_dir(), probe, 5s);
+    REQUIRE(result.is_ok());
+    const std::string name = procs_dir.substr(procs_dir.rfind('/'));
+    CHECK(result->stdout_bytes.find(name) != std::string::npos);
+  }                                    // the container is killed and removed here
+  std::this_thread::sleep_for(400ms);  // the exec's background sleep ends
+}
+
 TEST_CASE("the shim survives the process that launched it and is re-adopted") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
