@@ -113,22 +113,6 @@ Status remove_container_files(const std::string& state_dir);
 Result<ExecResult> exec_in_container(const std::string& state_dir, const ProcessSpec& process,
                                      std::chrono::milliseconds timeout);
 
-// A pod sandbox's namespaces without a process: new net, ipc and uts namespaces (each when its
-// path is not empty) bind-mounted onto those files (created), as `ip netns add` does, so
-// that containers join them (NamespaceSetting kJoin) and they outlive any one container and
-// k3c itself. The new network namespace has its loopback up; the uts one gets `hostname`.
-// Done by a short-lived `k3c shim pin` process (unshare needs a single thread). The bind
-// mounts live in k3c's mount namespace.
-struct PinnedNamespaces {
-  std::string net, ipc, uts;  // files to create; "" = not wanted
-  std::string hostname;
-  std::string shim_binary = "/proc/self/exe";
-};
-Status pin_namespaces(const PinnedNamespaces& pins);
-// Unmounts and removes one pinned namespace file; kOk when it is already gone. The
-// namespace itself ends when no process is left in it.
-Status unpin_namespace(const std::string& path);
-
 // The shim mode, `k3c shim ...`: dispatched in main() before anything else.
 int shim_main(int argc, char** argv);
 

@@ -1,4 +1,4 @@
-// The shim's modes, dispatched by shim_main (`k3c shim run|exec|pin ...`).
+// The shim's modes, dispatched by shim_main (`k3c shim run|exec <state_dir>`).
 #pragma once
 
 #include <string>
@@ -11,9 +11,5 @@ int shim_run(const std::string& state_dir);
 // `k3c shim exec <state_dir>`, process spec on fd 3, report pipe on fd 4: runs one process
 // in the running container and exits with its status (shim_exec.cpp).
 int shim_exec(const std::string& state_dir);
-
-// `k3c shim pin <net> <ipc> <uts> <hostname>` ("-" for none): pin_namespaces' helper
-// (namespace_pin.cpp). Exits 0, or 1 with the reason on stderr.
-int shim_pin(int argc, char** argv);
 
 }  // namespace k3c::runtime::shim

@@ -354,41 +354,6 @@ TEST_CASE("stdin: held open when asked, /dev/null otherwise") {
   CHECK_FALSE(state->exited);  // still reading its stdin
 }
 
-TEST_CASE("pinned sandbox namespaces: joined by containers, loopback up, hostname set") {
-  REQUIRE_ROOT_AND_BUSYBOX();
-  TempDir pins_dir;
-  PinnedNamespaces pins;
-  pins.net = pins_dir.path() + "/net";
-  pins.ipc = pins_dir.path() + "/ipc";
-  pins.uts = pins_dir.path() + "/uts";
-  pins.hostname = "sandbox-host";
-  REQUIRE(pin_namespaces(pins).is_ok());
-  struct Unpin {
-    const PinnedNamespaces& p;
-    ~Unpin() {
-      for (const std::string* path : {&p.net, &p.ipc, &p.uts}) (void)unpin_namespace(*path);
-    }
-  } unpin{pins};
-  struct stat net_stat {};
-  REQUIRE(stat(pins.net.c_str(), &net_stat) == 0);
-  TestContainer c;
-  c.spec().net = {NamespaceMode::kJoin, pins.net};
-  c.spec().ipc = {NamespaceMode::kJoin, pins.ipc};
-  c.spec().uts = {NamespaceMode::kJoin, pins.uts};
-  c.run_to_exit({"sh", "-c", "hostname; cat /sys/class/net/lo/flags; readlink /proc/self/ns/net"});
-  CHECK(c.lines("stdout") ==
-        std::vector<std::string>{"sandbox-host", "0x9",
-                                 "net:[" + std::to_string(net_stat.st_ino) + "]"});
-  CHECK(pin_namespaces(pins).code() == Code::kInternal);  // the files exist: refused
-
-  for (const std::string* path : {&pins.net, &pins.ipc, &pins.uts}) {
-    REQUIRE(unpin_namespace(*path).is_ok());
-    CHECK_FALSE(fs::exists(*path));
-  }
-  CHECK_FALSE(mounted_below(pins_dir.path()));
-  CHECK(unpin_namespace(pins.net).is_ok());  // already gone
-}
-
 TEST_CASE("bind mounts: read-only refuses writes, read-write writes through") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
