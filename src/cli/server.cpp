@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/data_dir.h"
+#include "cli/registry_transport.h"
 #include "cli/store_role.h"
 #include "core/ids.h"
 #include "core/lifecycle.h"
@@ -86,7 +87,9 @@ kubelet::KubeletConfig kubelet_config(const ServerConfig& config) {
   return k;
 }
 
-std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
+// `puller` is null without the agent.
+std::vector<std::shared_ptr<Role>> server_roles(
+    const ServerConfig& config, std::shared_ptr<const runtime::registry::Puller> puller) {
   auto store = std::make_shared<StoreRole>(store_options(config));
   auto apiserver = std::make_shared<apiserver::ApiServerRole>(apiserver_config(config),
                                                               [store] { return store->store(); });
@@ -112,6 +115,7 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
   if (!config.disable_agent) {
     runtime::LinuxRuntimeConfig rc;
     rc.data_dir = config.node.data_dir;
+    rc.puller = std::move(puller);
     auto runtime = std::make_shared<runtime::RuntimeRole>(rc);
     roles.push_back(runtime);
     kubelet::KubeletConfig k = kubelet_config(config);
@@ -153,7 +157,16 @@ int run_server(const ServerConfig& config, const Environment& env) {
     return 1;
   }
 
-  RoleRunner runner(server_roles(config));
+  std::shared_ptr<const runtime::registry::Puller> puller;
+  if (!config.disable_agent) {
+    auto made = make_puller(config.node.private_registry);
+    if (!made.is_ok()) {
+      logger->error("not starting: {}", made.status().message());
+      return 1;
+    }
+    puller = std::move(*made);
+  }
+  RoleRunner runner(server_roles(config, std::move(puller)));
   if (Status status = runner.start_all(); !status.is_ok()) {
     logger->error("not starting: {}", status.message());
     return 1;
