@@ -168,6 +168,12 @@ void PodManager::relist_once() {
   for (const auto& uid : changed) {
     if (auto it = uid_to_key.find(uid); it != uid_to_key.end()) queue_.add(it->second);
   }
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
+  }
+  crash_backoff_.gc();
+  pull_backoff_.gc();
   // Sandboxes of pods that are gone: stop and remove them (SIGKILL; the pod is gone, there
   // is no grace period left to honour).
   for (const auto& s : *sandboxes) {

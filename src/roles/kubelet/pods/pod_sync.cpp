@@ -253,10 +253,19 @@ bool Syncer::start(const json& container, bool init) {
 bool Syncer::sync_init_containers() {
   const json inits = pod_["spec"].value("initContainers", json::array());
   if (inits.empty()) return true;
-  // An app container running in this sandbox means initialization finished before.
+  // An app container that ran in this sandbox means initialization finished before: only
+  // sidecars that stopped are started again.
+  bool initialized = false;
   for (const auto& c : pod_["spec"].value("containers", json::array())) {
-    const auto* s = state_.latest_in_sandbox(c.value("name", ""));
-    if (s && s->state == ContainerState::kRunning) return true;
+    initialized = initialized || state_.latest_in_sandbox(c.value("name", "")) != nullptr;
+  }
+  if (initialized) {
+    for (const auto& container : inits) {
+      if (!is_restartable_init_container(container)) continue;
+      const auto* s = state_.latest_in_sandbox(container.value("name", ""));
+      if (should_restart_container(pod_, container, s)) start(container, true);
+    }
+    return true;
   }
   for (const auto& container : inits) {
     const auto* s = state_.latest_in_sandbox(container.value("name", ""));
@@ -323,19 +332,15 @@ SyncResult Syncer::run() {
     if (!observe().is_ok()) {
       result_.error = error(Code::kInternal, "cannot list the pod's containers");
     }
-    // Nothing runs and nothing is left to start: the pod is done here.
-    const bool any_running =
-        std::any_of(state_.containers.begin(), state_.containers.end(),
-                    [](const auto& c) { return c.state == ContainerState::kRunning; });
-    if (!any_running && result_.reasons.empty() && !result_.requeue_after &&
-        state_.sandbox_ready() && !state_.containers.empty()) {
-      bool more = false;
-      for (const auto& c : pod_["spec"].value("containers", json::array())) {
-        const auto* s = state_.latest_in_sandbox(c.value("name", ""));
-        more = more || !s || should_restart_container(pod_, c, s);
-      }
-      if (!more) kill_pod(grace_seconds());
+    // Every app container ran and none runs or is to start again: the pod is done here;
+    // its sidecars are stopped with the sandbox.
+    bool done = state_.sandbox_ready();
+    for (const auto& c : pod_["spec"].value("containers", json::array())) {
+      const auto* s = state_.latest_in_sandbox(c.value("name", ""));
+      done = done && s && s->state != ContainerState::kRunning &&
+             !should_restart_container(pod_, c, s);
     }
+    if (done) kill_pod(grace_seconds());
   }
   result_.status = generate_pod_status(
       {pod_, state_, result_.reasons, ctx_.node, ctx_.clock.wall_now(), terminal && deleting});

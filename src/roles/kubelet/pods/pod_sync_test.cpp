@@ -220,6 +220,31 @@ TEST_CASE("init containers run one at a time, in order, before the app container
   }));
 }
 
+TEST_CASE("a sidecar starts before the next init container and is kept running") {
+  json sidecar = container("proxy");
+  sidecar["restartPolicy"] = "Always";
+  Node node(make_pod("Never", {container("app")}, {sidecar, container("setup")}));
+  node.runtime.add_image("busybox:1.36");
+  node.sync();
+  CHECK(node.runtime.container("proxy")->state == runtime::ContainerState::kRunning);
+  CHECK(node.runtime.container("setup")->state == runtime::ContainerState::kRunning);
+  CHECK_FALSE(node.runtime.container("app"));
+  node.runtime.exit(node.id("setup"), 0);
+  node.sync();
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kRunning);
+  CHECK(node.phase() == "Running");
+  // A sidecar that exits is restarted even under restartPolicy Never.
+  node.runtime.exit(node.id("proxy"), 1);
+  node.sync();
+  CHECK(node.runtime.container("proxy")->attempt == 1);
+  CHECK(node.runtime.container("proxy")->state == runtime::ContainerState::kRunning);
+  // When the app container is done, the sidecar is stopped and the pod succeeds.
+  node.runtime.exit(node.id("app"), 0);
+  node.sync();
+  CHECK(node.runtime.container("proxy")->state == runtime::ContainerState::kExited);
+  CHECK(node.phase() == "Succeeded");
+}
+
 TEST_CASE("a failed init container: restarted under OnFailure, fails the pod under Never") {
   SECTION("Never") {
     Node node(make_pod("Never", {container("app")}, {container("init")}));
