@@ -60,15 +60,20 @@ void Backoff::forget(const std::string& key) {
 
 std::string go_duration(std::chrono::nanoseconds d) {
   using namespace std::chrono;
-  if (d < seconds(1)) {
-    const auto ms = duration_cast<milliseconds>(d).count();
-    return ms == 0 ? "0s" : std::to_string(ms) + "ms";
+  const auto ms_total = duration_cast<milliseconds>(d).count();  // millisecond precision
+  if (ms_total == 0) return "0s";
+  if (ms_total < 1000) return std::to_string(ms_total) + "ms";
+  const auto total = ms_total / 1000, ms = ms_total % 1000;
+  const auto h = total / 3600, m = total % 3600 / 60, sec = total % 60;
+  std::string seconds = std::to_string(sec);
+  if (ms != 0) {
+    std::string frac = std::to_string(1000 + ms).substr(1);  // 3 digits
+    while (frac.back() == '0') frac.pop_back();
+    seconds += "." + frac;
   }
-  auto total = duration_cast<seconds>(d).count();
-  const auto h = total / 3600, m = total % 3600 / 60, s = total % 60;
-  if (h > 0) return std::to_string(h) + "h" + std::to_string(m) + "m" + std::to_string(s) + "s";
-  if (m > 0) return std::to_string(m) + "m" + std::to_string(s) + "s";
-  return std::to_string(s) + "s";
+  if (h > 0) return std::to_string(h) + "h" + std::to_string(m) + "m" + seconds + "s";
+  if (m > 0) return std::to_string(m) + "m" + seconds + "s";
+  return seconds + "s";
 }
 
 }  // namespace k3c::kubelet

@@ -54,8 +54,8 @@ class Backoff {
   std::map<std::string, Entry> entries_;  // guarded by mu_
 };
 
-// A duration as Go prints it (time.Duration.String) for whole seconds: "10s", "1m20s",
-// "5m0s", "1h0m0s"; upstream's back-off messages carry it.
+// A duration to the millisecond as Go prints it (time.Duration.String): "10s", "1m20s",
+// "5m0s", "1h0m0s", "1.25s", "512ms"; upstream's back-off and pull messages carry it.
 std::string go_duration(std::chrono::nanoseconds d);
 
 }  // namespace k3c::kubelet

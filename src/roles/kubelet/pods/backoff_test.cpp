@@ -65,6 +65,9 @@ TEST_CASE("go_duration") {
   CHECK(go_duration(10s) == "10s");
   CHECK(go_duration(300s) == "5m0s");
   CHECK(go_duration(3725s) == "1h2m5s");
+  CHECK(go_duration(1250ms) == "1.25s");
+  CHECK(go_duration(62500ms) == "1m2.5s");
+  CHECK(go_duration(512ms) == "512ms");
 }
 
 }  // namespace

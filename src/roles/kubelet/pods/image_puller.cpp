@@ -1,8 +1,6 @@
 // Image presence per pull policy (see image_puller.h).
 #include "roles/kubelet/pods/image_puller.h"
 
-#include <cstdio>
-
 namespace k3c::kubelet {
 
 using nlohmann::json;
@@ -17,15 +15,6 @@ std::string image_pull_policy(const json& container) {
   const bool tagged = colon != std::string::npos && (slash == std::string::npos || colon > slash);
   return !tagged || image.substr(colon + 1) == "latest" ? "Always" : "IfNotPresent";
 }
-
-namespace {
-std::string seconds_text(Clock::Duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3fs",
-                std::chrono::duration_cast<std::chrono::milliseconds>(d).count() / 1000.0);
-  return buf;
-}
-}  // namespace
 
 ImageOutcome ensure_image(const json& pod, const json& container, const std::string& field_path,
                           SyncContext& ctx) {
@@ -71,7 +60,7 @@ ImageOutcome ensure_image(const json& pod, const json& container, const std::str
     out.retry_after = std::chrono::seconds(1);
     return out;
   }
-  const std::string took = seconds_text(ctx.clock.now() - started);
+  const std::string took = go_duration(ctx.clock.now() - started);
   ctx.events.record(pod, field_path, "Normal", "Pulled",
                     "Successfully pulled image " + quoted + " in " + took + " (" + took +
                         " including waiting). Image size: " + std::to_string(present->size) +

@@ -68,8 +68,16 @@ class Syncer {
   // Starts `container` unless its restart is backed off; true when it now runs.
   bool start(const json& container, bool init);
   int64_t grace_seconds() const;
+  // True (with the CrashLoopBackOff reason and event) while the restart is backed off.
+  bool backed_off(const json& container, const std::string& path, const ContainerStatus* last);
+  // The runtime config, or nullopt after recording why it cannot be built.
+  std::optional<runtime::ContainerConfig> config_for(const json& container, bool init,
+                                                     const runtime::ImageSummary& image,
+                                                     uint32_t attempt);
+  // Records a failure to start: the waiting reason and a Warning "Failed" "Error: ..." event
+  // (with `event_message`, the message by default).
   void fail(const json& container, bool init, std::string reason, std::string message,
-            const std::string& event_message);
+            std::string event_message = "");
 
   const json& pod_;
   SyncContext& ctx_;
@@ -173,77 +181,89 @@ Status Syncer::ensure_sandbox() {
 }
 
 void Syncer::fail(const json& container, bool init, std::string reason, std::string message,
-                  const std::string& event_message) {
+                  std::string event_message) {
+  if (event_message.empty()) event_message = message;
   ctx_.events.record(pod_, field_path(container, init), "Warning", "Failed",
                      "Error: " + event_message);
   result_.reasons[container.value("name", "")] = {std::move(reason), std::move(message)};
+}
+
+bool Syncer::backed_off(const json& container, const std::string& path,
+                        const ContainerStatus* last) {
+  if (!last || last->state != ContainerState::kExited) return false;
+  // Counted from when the last instance exited.
+  const std::string name = container.value("name", "");
+  const std::string key = meta(pod_, "uid") + "_" + name;
+  if (!ctx_.crash_backoff.in_backoff_since(key, last->finished_at)) {
+    ctx_.crash_backoff.next(key, last->finished_at);
+    return false;
+  }
+  const std::string description = pod_description(pod_);
+  ctx_.events.record(pod_, path, "Warning", "BackOff",
+                     "Back-off restarting failed container " + name + " in pod " + description);
+  result_.reasons[name] = {"CrashLoopBackOff",
+                           "back-off " + go_duration(ctx_.crash_backoff.get(key)) +
+                               " restarting failed container=" + name + " pod=" + description};
+  earliest(result_.requeue_after,
+           last->finished_at + ctx_.crash_backoff.get(key) - ctx_.clock.wall_now());
+  return true;
+}
+
+std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container, bool init,
+                                                           const runtime::ImageSummary& image,
+                                                           uint32_t attempt) {
+  std::vector<std::string> pod_ips;
+  if (pod_["spec"].value("hostNetwork", false)) {
+    pod_ips = ctx_.node.host_ips;
+  } else if (!state_.sandbox()->ip.empty()) {
+    pod_ips = {state_.sandbox()->ip};
+  }
+  auto env = container_env(pod_, container, image.env, ctx_.objects, ctx_.node, pod_ips);
+  if (!env.is_ok()) {
+    fail(container, init, "CreateContainerConfigError", env.status().message());
+    return std::nullopt;
+  }
+  for (const auto& w : env->warnings) ctx_.events.record(pod_, "", "Warning", w.reason, w.message);
+  auto argv = container_argv(container, image.entrypoint, image.cmd, env->declared);
+  if (!argv.is_ok()) {
+    fail(container, init, "CreateContainerError", argv.status().message());
+    return std::nullopt;
+  }
+  runtime::ContainerConfig config =
+      container_config(pod_, container, attempt, {std::move(*argv), std::move(env->env)});
+  if (ctx_.mounts) {
+    auto mounts = ctx_.mounts(pod_, container);
+    if (!mounts.is_ok()) {
+      fail(container, init, "CreateContainerConfigError", mounts.status().message());
+      return std::nullopt;
+    }
+    config.mounts = std::move(*mounts);
+  }
+  return config;
 }
 
 bool Syncer::start(const json& container, bool init) {
   const std::string name = container.value("name", "");
   const std::string path = field_path(container, init);
   const ContainerStatus* last = state_.latest(name);
-  // Crash-loop backoff, counted from when the last instance exited.
-  const std::string key = meta(pod_, "uid") + "_" + name;
-  if (last && last->state == ContainerState::kExited) {
-    if (ctx_.crash_backoff.in_backoff_since(key, last->finished_at)) {
-      const std::string description = pod_description(pod_);
-      ctx_.events.record(pod_, path, "Warning", "BackOff",
-                         "Back-off restarting failed container " + name + " in pod " + description);
-      result_.reasons[name] = {"CrashLoopBackOff",
-                               "back-off " + go_duration(ctx_.crash_backoff.get(key)) +
-                                   " restarting failed container=" + name + " pod=" + description};
-      earliest(result_.requeue_after,
-               last->finished_at + ctx_.crash_backoff.get(key) - ctx_.clock.wall_now());
-      return false;
-    }
-    ctx_.crash_backoff.next(key, last->finished_at);
-  }
+  if (backed_off(container, path, last)) return false;
   ImageOutcome image = ensure_image(pod_, container, path, ctx_);
   if (image.retry_after) earliest(result_.requeue_after, *image.retry_after);
   if (!image.image) {
+    // The event says only the reason ("Error: ErrImagePull"), as upstream's.
     fail(container, init, image.failure.reason, image.failure.message, image.failure.reason);
     return false;
   }
-  const auto* sandbox = state_.sandbox();
-  std::vector<std::string> pod_ips;
-  if (pod_["spec"].value("hostNetwork", false)) {
-    pod_ips = ctx_.node.host_ips;
-  } else if (!sandbox->ip.empty()) {
-    pod_ips = {sandbox->ip};
-  }
-  auto env = container_env(pod_, container, image.image->env, ctx_.objects, ctx_.node, pod_ips);
-  if (!env.is_ok()) {
-    fail(container, init, "CreateContainerConfigError", env.status().message(),
-         env.status().message());
-    return false;
-  }
-  for (const auto& w : env->warnings) ctx_.events.record(pod_, "", "Warning", w.reason, w.message);
-  auto argv = container_argv(container, image.image->entrypoint, image.image->cmd, env->declared);
-  if (!argv.is_ok()) {
-    fail(container, init, "CreateContainerError", argv.status().message(), argv.status().message());
-    return false;
-  }
-  const uint32_t attempt = last ? last->attempt + 1 : 0;
-  runtime::ContainerConfig config =
-      container_config(pod_, container, attempt, {std::move(*argv), std::move(env->env)});
-  if (ctx_.mounts) {
-    auto mounts = ctx_.mounts(pod_, container);
-    if (!mounts.is_ok()) {
-      fail(container, init, "CreateContainerConfigError", mounts.status().message(),
-           mounts.status().message());
-      return false;
-    }
-    config.mounts = std::move(*mounts);
-  }
-  auto id = ctx_.runtime.create_container(sandbox->id, config);
+  auto config = config_for(container, init, *image.image, last ? last->attempt + 1 : 0);
+  if (!config) return false;
+  auto id = ctx_.runtime.create_container(state_.sandbox()->id, *config);
   if (!id.is_ok()) {
-    fail(container, init, "CreateContainerError", id.status().message(), id.status().message());
+    fail(container, init, "CreateContainerError", id.status().message());
     return false;
   }
   ctx_.events.record(pod_, path, "Normal", "Created", "Created container " + name);
   if (Status s = ctx_.runtime.start_container(*id); !s.is_ok()) {
-    fail(container, init, "RunContainerError", s.message(), s.message());
+    fail(container, init, "RunContainerError", s.message());
     return false;
   }
   ctx_.events.record(pod_, path, "Normal", "Started", "Started container " + name);
