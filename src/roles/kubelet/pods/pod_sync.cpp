@@ -21,6 +21,8 @@ using runtime::ContainerStatus;
 namespace {
 
 constexpr int64_t kMinimumGraceSeconds = 2;
+constexpr Clock::Duration kRetry = std::chrono::seconds(10);
+constexpr Clock::Duration kResync = std::chrono::minutes(1);
 
 std::string meta(const json& pod, const char* field) {
   return pod.value("metadata", json::object()).value(field, "");
@@ -361,6 +363,12 @@ SyncResult Syncer::run() {
              !should_restart_container(pod_, c, s);
     }
     if (done) kill_pod(grace_seconds());
+  }
+  // As upstream's pod workers: a failure without a timer of its own (a missing ConfigMap
+  // key may appear any time) is retried after 10 s; every pod is re-synced each minute.
+  if (!result_.terminated) {
+    if (!result_.reasons.empty() && !result_.requeue_after) earliest(result_.requeue_after, kRetry);
+    earliest(result_.requeue_after, kResync);
   }
   result_.status = generate_pod_status(
       {pod_, state_, result_.reasons, ctx_.node, ctx_.clock.wall_now(), terminal && deleting});

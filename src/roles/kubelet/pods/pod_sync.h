@@ -37,7 +37,8 @@ struct SyncResult {
   // The pod is deleted (or terminal) and nothing of it runs: the caller may remove it from
   // the API (a deleted pod) and the runtime.
   bool terminated = false;
-  // Sync again after this long (a backoff ending); nullopt = on the next change.
+  // Sync again after this long: when a backoff ends, 10 s after a failure without one, at
+  // the latest after a minute (upstream's resync); nullopt for a terminated pod.
   std::optional<Clock::Duration> requeue_after;
   // A runtime failure (listing, sandbox creation): sync again with backoff.
   Status error;

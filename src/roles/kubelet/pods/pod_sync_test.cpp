@@ -281,12 +281,14 @@ TEST_CASE("a missing ConfigMap key: CreateContainerConfigError and nothing start
   Node node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36", {});
   node.objects.put_config_map("ns", "cfg", {{"other", "1"}});
-  node.sync();
+  auto r = node.sync();
   CHECK(node.phase() == "Pending");
   const json waiting = node.container_status("app")["state"]["waiting"];
   CHECK(waiting["reason"] == "CreateContainerConfigError");
   CHECK(waiting["message"] == "couldn't find key k in ConfigMap ns/cfg");
   for (const auto& call : node.runtime.calls()) CHECK_FALSE(call.starts_with("create_container"));
+  REQUIRE(r.requeue_after);
+  CHECK(*r.requeue_after == 10s);  // retried: the key may appear
   auto events = node.events.take();
   CHECK(events.back() ==
         "Warning Failed [spec.containers{app}]: Error: couldn't find key k in ConfigMap ns/cfg");
