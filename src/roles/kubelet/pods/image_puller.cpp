@@ -1,6 +1,8 @@
 // Image presence per pull policy (see image_puller.h).
 #include "roles/kubelet/pods/image_puller.h"
 
+#include "roles/kubelet/pods/pull_secrets.h"
+
 namespace k3c::kubelet {
 
 using nlohmann::json;
@@ -16,13 +18,47 @@ std::string image_pull_policy(const json& container) {
   return !tagged || image.substr(colon + 1) == "latest" ? "Always" : "IfNotPresent";
 }
 
+namespace {
+
+// Pulls with each matching imagePullSecrets credential in turn (anonymously when none),
+// as upstream: the last failure is the answer.
+Result<std::string> pull(const json& pod, const std::string& image,
+                         const runtime::Reference& reference, const std::string& field_path,
+                         SyncContext& ctx) {
+  PullCredentials creds = pull_credentials(pod, reference, ctx.objects);
+  if (!creds.missing_secrets.empty()) {
+    std::string names;
+    for (const auto& n : creds.missing_secrets) names += (names.empty() ? "" : ", ") + n;
+    ctx.events.record(pod, field_path, "Warning", "FailedToRetrieveImagePullSecret",
+                      "Unable to retrieve some image pull secrets (" + names +
+                          "); attempting to pull the image may not succeed.");
+  }
+  if (creds.auths.empty()) return ctx.images.pull_image(image, std::nullopt);
+  Result<std::string> last = error(Code::kInternal, "no credentials tried");
+  for (const auto& auth : creds.auths) {
+    last = ctx.images.pull_image(image, auth);
+    if (last.is_ok()) break;
+  }
+  return last;
+}
+
+}  // namespace
+
 ImageOutcome ensure_image(const json& pod, const json& container, const std::string& field_path,
                           SyncContext& ctx) {
   const std::string image = container.value("image", "");
-  const std::string policy = image_pull_policy(container);
-  auto present = ctx.images.image_status(image);
   auto quoted = "\"" + image + "\"";
   ImageOutcome out;
+  auto reference = runtime::parse_reference(image);
+  if (!reference.is_ok()) {
+    const std::string msg = "Failed to apply default image tag " + quoted +
+                            ": couldn't parse image name " + quoted + ": invalid reference format";
+    ctx.events.record(pod, field_path, "Warning", "InspectFailed", msg);
+    out.failure = {"InvalidImageName", msg};
+    return out;
+  }
+  const std::string policy = image_pull_policy(container);
+  auto present = ctx.images.image_status(image);
   if (policy == "Never" || (policy == "IfNotPresent" && present.is_ok())) {
     if (present.is_ok()) {
       ctx.events.record(pod, field_path, "Normal", "Pulled",
@@ -48,7 +84,7 @@ ImageOutcome ensure_image(const json& pod, const json& container, const std::str
   }
   ctx.events.record(pod, field_path, "Normal", "Pulling", "Pulling image " + quoted);
   const auto started = ctx.clock.now();
-  auto pulled = ctx.images.pull_image(image, std::nullopt);
+  auto pulled = pull(pod, image, *reference, field_path, ctx);
   if (pulled.is_ok()) present = ctx.images.image_status(image);
   if (!pulled.is_ok() || !present.is_ok()) {
     const std::string why = pulled.is_ok() ? present.status().message() : pulled.status().message();

@@ -3,7 +3,9 @@
 // not present with pull policy of Never"); IfNotPresent pulls when missing; Always pulls every
 // time a container starts. A failed pull is ErrImagePull and starts a backoff (10 s doubling
 // to 5 min, per pod and image) during which the image is not pulled again
-// (ImagePullBackOff). Events: Pulling, Pulled, Failed, BackOff, ErrImageNeverPull.
+// (ImagePullBackOff). Pulls use the pod's imagePullSecrets (pull_secrets.h). A reference
+// that cannot be parsed is InvalidImageName. Events: Pulling, Pulled, Failed, BackOff,
+// ErrImageNeverPull, InspectFailed, FailedToRetrieveImagePullSecret.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -311,6 +311,35 @@ TEST_CASE("imagePullPolicy Never with a missing image: ErrImageNeverPull") {
   for (const auto& call : node.runtime.calls()) CHECK_FALSE(call.starts_with("pull_image"));
 }
 
+TEST_CASE("an image reference that cannot be parsed: InvalidImageName") {
+  Node node(make_pod("Always", {container("app", "Bad/Name")}));
+  node.sync();
+  const std::string msg =
+      "Failed to apply default image tag \"Bad/Name\": couldn't parse image name \"Bad/Name\": "
+      "invalid reference format";
+  CHECK(node.container_status("app")["state"]["waiting"]["reason"] == "InvalidImageName");
+  CHECK(node.container_status("app")["state"]["waiting"]["message"] == msg);
+  CHECK(node.events.take().front() == "Warning InspectFailed [spec.containers{app}]: " + msg);
+}
+
+TEST_CASE("pulls use the pod's imagePullSecrets") {
+  Node node(make_pod("Always", {container("app", "reg.example/app:1")}));
+  node.pod["spec"]["imagePullSecrets"] = {{{"name", "creds"}}, {{"name", "gone"}}};
+  json config = {{"auths", {{"reg.example", {{"username", "alice"}, {"password", "pw"}}}}}};
+  node.objects.put_secret("ns", "creds", {{".dockerconfigjson", base64_encode(config.dump())}});
+  node.runtime.add_pullable_image("reg.example/app:1");
+  node.sync();
+  auto calls = node.runtime.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "pull_image reg.example/app:1 as alice") !=
+        calls.end());
+  CHECK(node.phase() == "Running");
+  auto events = node.events.take();
+  CHECK(std::find(events.begin(), events.end(),
+                  "Warning FailedToRetrieveImagePullSecret [spec.containers{app}]: Unable to "
+                  "retrieve some image pull secrets (gone); attempting to pull the image may not "
+                  "succeed.") != events.end());
+}
+
 TEST_CASE("IfNotPresent uses a present image; Always pulls") {
   Node node(make_pod("Always", {container("a", "img:1"), container("b", "img:latest")}));
   node.runtime.add_image("img:1");

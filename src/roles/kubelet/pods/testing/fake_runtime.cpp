@@ -260,9 +260,9 @@ Result<ImageSummary> FakeRuntime::image_status(const std::string& ref) {
 }
 
 Result<std::string> FakeRuntime::pull_image(const std::string& ref,
-                                            const std::optional<RegistryAuth>&) {
+                                            const std::optional<RegistryAuth>& auth) {
   std::lock_guard lock(mu_);
-  log("pull_image " + ref);
+  log("pull_image " + ref + (auth ? " as " + auth->username : ""));
   if (auto f = pull_failures_.find(ref); f != pull_failures_.end()) {
     return error(Code::kNotFound, f->second);
   }
