@@ -9,6 +9,7 @@
 #include "roles/kubelet/pods/container_env.h"
 #include "roles/kubelet/pods/image_puller.h"
 #include "roles/kubelet/pods/labels.h"
+#include "roles/kubelet/pods/lifecycle_hooks.h"
 #include "roles/kubelet/pods/pod_status.h"
 #include "roles/kubelet/pods/restart_rules.h"
 
@@ -23,6 +24,8 @@ namespace {
 constexpr int64_t kMinimumGraceSeconds = 2;
 constexpr Clock::Duration kRetry = std::chrono::seconds(10);
 constexpr Clock::Duration kResync = std::chrono::minutes(1);
+// Upstream waits for a postStart hook without a limit; a bound keeps a worker from hanging.
+constexpr std::chrono::seconds kPostStartTimeout{120};
 
 std::string meta(const json& pod, const char* field) {
   return pod.value("metadata", json::object()).value(field, "");
@@ -112,18 +115,13 @@ void Syncer::stop_container(const json* spec, const ContainerStatus& c, int64_t 
                      "Stopping container " + c.name);
   const auto started = ctx_.clock.now();
   if (spec) {
-    const json hook = spec->value("lifecycle", json::object()).value("preStop", json::object());
-    if (hook.contains("exec")) {
-      std::vector<std::string> cmd;
-      for (const auto& s : hook["exec"].value("command", json::array())) {
-        if (s.is_string()) cmd.push_back(s.get<std::string>());
-      }
-      auto r = ctx_.runtime.exec_sync(c.id, cmd, std::chrono::seconds(grace_seconds));
-      if (!r.is_ok() || r->exit_code != 0) {
-        const std::string why =
-            r.is_ok() ? "command exited " + std::to_string(r->exit_code) : r.status().message();
+    const json lifecycle = spec->value("lifecycle", json::object());
+    if (lifecycle.contains("preStop")) {
+      HookOutcome hook = run_lifecycle_hook(ctx_.runtime, c.id, pod_, *spec, lifecycle["preStop"],
+                                            std::chrono::seconds(grace_seconds));
+      if (!hook.ok) {
         ctx_.events.record(pod_, field_path(*spec, false), "Warning", "FailedPreStopHook",
-                           "PreStopHook failed: " + why);
+                           hook.message);
       }
     }
   }
@@ -269,6 +267,19 @@ bool Syncer::start(const json& container, bool init) {
     return false;
   }
   ctx_.events.record(pod_, path, "Normal", "Started", "Started container " + name);
+  const json lifecycle = container.value("lifecycle", json::object());
+  if (lifecycle.contains("postStart")) {
+    // Runs to the end before the next container starts; a failure kills the container.
+    HookOutcome hook = run_lifecycle_hook(ctx_.runtime, *id, pod_, container,
+                                          lifecycle["postStart"], kPostStartTimeout);
+    if (!hook.ok) {
+      ctx_.events.record(pod_, path, "Warning", "FailedPostStartHook", hook.message);
+      ctx_.events.record(pod_, path, "Normal", "Killing", "FailedPostStartHook");
+      (void)ctx_.runtime.stop_container(*id, std::chrono::seconds(grace_seconds()));
+      result_.reasons[name] = {"PostStartHookError", hook.message};
+      return false;
+    }
+  }
   return true;
 }
 

@@ -407,6 +407,29 @@ TEST_CASE("deletion stops containers within the grace period, preStop first") {
   CHECK(node.runtime.container("app")->id == app);
 }
 
+TEST_CASE("a failing postStart hook kills the container: PostStartHookError") {
+  json c = container("app");
+  c["lifecycle"] = {{"postStart", {{"exec", {{"command", {"sh", "-c", "exit 3"}}}}}}};
+  Node node(make_pod("Always", {c}));
+  node.runtime.add_image("busybox:1.36");
+  runtime::ExecResult failed;
+  failed.exit_code = 3;
+  failed.stderr_bytes = "oops\n";
+  node.runtime.set_exec_result("app", failed);
+  node.sync();
+  const std::string msg =
+      "Exec lifecycle hook ([sh -c exit 3]) for Container \"app\" in Pod \"web_ns(u1)\" failed - "
+      "error: command 'sh -c exit 3' exited with 3: oops\n, message: \"oops\\n\"";
+  const json waiting = node.container_status("app")["state"]["waiting"];
+  CHECK(waiting["reason"] == "PostStartHookError");
+  CHECK(waiting["message"] == msg);
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kExited);
+  auto events = node.events.take();
+  CHECK(std::find(events.begin(), events.end(),
+                  "Warning FailedPostStartHook [spec.containers{app}]: " + msg) != events.end());
+  CHECK(events.back() == "Normal Killing [spec.containers{app}]: FailedPostStartHook");
+}
+
 TEST_CASE("a spec change of a running container restarts it") {
   Node node(make_pod("Always", {container("app", "img:1")}));
   node.runtime.add_image("img:1");

@@ -69,6 +69,11 @@ void FakeRuntime::break_sandbox(const std::string& sandbox_id) {
   if (it != sandboxes_.end()) it->second.state = SandboxState::kNotReady;
 }
 
+void FakeRuntime::set_exec_result(const std::string& container_name, ExecResult result) {
+  std::lock_guard lock(mu_);
+  exec_results_[container_name] = std::move(result);
+}
+
 std::string FakeRuntime::add_stray_sandbox(const std::string& pod_uid) {
   std::lock_guard lock(mu_);
   SandboxStatus s;
@@ -244,8 +249,10 @@ Result<ExecResult> FakeRuntime::exec_sync(const std::string& container_id,
   std::string line = "exec_sync " + container_id;
   for (const auto& arg : cmd) line += " " + arg;
   log(line + " " + std::to_string(timeout.count() / 1000) + "s");
-  if (!containers_.count(container_id)) return error(Code::kNotFound, "container " + container_id);
-  return ExecResult{};
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return error(Code::kNotFound, "container " + container_id);
+  auto result = exec_results_.find(it->second.status.name);
+  return result == exec_results_.end() ? ExecResult{} : result->second;
 }
 
 Result<ContainerStats> FakeRuntime::container_stats(const std::string&) {

@@ -38,6 +38,8 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   void exit(const std::string& container_id, int exit_code, const std::string& reason = "");
   // The sandbox loses its network (state NotReady), as after a reboot.
   void break_sandbox(const std::string& sandbox_id);
+  // What exec_sync answers in containers with this name (default: exit 0, no output).
+  void set_exec_result(const std::string& container_name, runtime::ExecResult result);
   // Adds a sandbox no pod asked for, as if left behind by an earlier run.
   std::string add_stray_sandbox(const std::string& pod_uid);
 
@@ -92,6 +94,7 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::map<std::string, std::string> pull_failures_;
   std::string sandbox_failure_;
   std::map<std::string, std::string> create_failures_;
+  std::map<std::string, runtime::ExecResult> exec_results_;
 };
 
 }  // namespace k3c::kubelet::testing
