@@ -50,7 +50,7 @@ json api_container_state(const runtime::ContainerStatus& c) {
 }
 
 json api_container_statuses(const json& pod, bool init, const PodRuntimeState& state,
-                            const WaitingReasons& reasons) {
+                            const WaitingReasons& reasons, const HealthByName& health) {
   const json spec = pod.value("spec", json::object());
   const json containers = spec.value(init ? "initContainers" : "containers", json::array());
   const bool has_init = !spec.value("initContainers", json::array()).empty();
@@ -89,11 +89,13 @@ json api_container_statuses(const json& pod, bool init, const PodRuntimeState& s
         status["lastState"] = api_container_state(*instances[1]);
       }
       const bool running = c.state == ContainerState::kRunning;
-      status["started"] = running;
+      auto h = health.find(name);
+      const ContainerHealth probes = h == health.end() ? ContainerHealth{} : h->second;
+      status["started"] = running && probes.started;
       if (init && !is_restartable_init_container(container)) {
         status["ready"] = c.state == ContainerState::kExited && c.exit_code == 0;
       } else {
-        status["ready"] = running;
+        status["ready"] = running && probes.started && probes.ready;
       }
     }
     // The reason the last sync could not (re)start it.

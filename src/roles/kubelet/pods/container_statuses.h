@@ -7,7 +7,7 @@
 // last sync failed waits with that failure's reason and message (CrashLoopBackOff,
 // ErrImagePull, ImagePullBackOff, CreateContainerConfigError, ...), its terminated state
 // moving to lastState. App containers are sorted by name, init containers kept in spec order.
-// Ready: a running container (no probes yet); an init container that exited 0.
+// Ready: a running container whose probes say so; an init container that exited 0.
 #pragma once
 
 #include <map>
@@ -25,10 +25,19 @@ struct WaitingReason {
 };
 using WaitingReasons = std::map<std::string, WaitingReason>;  // by container name
 
+// What the probes say of a running container (probes.h); a container without an entry is
+// started and ready while it runs.
+struct ContainerHealth {
+  bool started = true;
+  bool ready = true;
+};
+using HealthByName = std::map<std::string, ContainerHealth>;
+
 inline constexpr const char* kContainerIdPrefix = "k3c://";
 
 nlohmann::json api_container_statuses(const nlohmann::json& pod, bool init,
-                                      const PodRuntimeState& state, const WaitingReasons& reasons);
+                                      const PodRuntimeState& state, const WaitingReasons& reasons,
+                                      const HealthByName& health = {});
 
 // The API state object ({"running": ...} / {"terminated": ...} / {"waiting": ...}) of one
 // runtime instance.

@@ -79,8 +79,10 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       config_(std::move(config)),
       objects_(std::make_unique<Objects>(client)),
       events_(std::make_unique<Events>(events)),
+      network_(std::make_unique<SocketProbeNetwork>()),
       crash_backoff_(clock),
       pull_backoff_(clock),
+      probes_(clock, runtime, *network_),
       informer_(client, resources::kPods, node_selector(config_.node_name)),
       queue_(clock) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
@@ -172,6 +174,9 @@ void PodManager::relist_once() {
     std::lock_guard lock(mu_);
     std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
   }
+  std::vector<std::string> live;
+  for (const auto& c : *containers) live.push_back(c.id);
+  probes_.retain(live);
   crash_backoff_.gc();
   pull_backoff_.gc();
   // Sandboxes of pods that are gone: stop and remove them (SIGKILL; the pod is gone, there
@@ -198,7 +203,7 @@ Status PodManager::sync(const std::string& key) {
   }
   SyncContext ctx{runtime_,    images_,          *objects_,     *events_,
                   clock_,      crash_backoff_,   pull_backoff_, config_.node,
-                  config_.dns, config_.log_root, mounts_};
+                  config_.dns, config_.log_root, mounts_,       &probes_};
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {

@@ -81,7 +81,9 @@ class PodManager {
   const PodManagerConfig config_;
   std::unique_ptr<Objects> objects_;
   std::unique_ptr<Events> events_;
+  std::unique_ptr<ProbeNetwork> network_;
   Backoff crash_backoff_, pull_backoff_;
+  ProbeTracker probes_;
   MountResolver mounts_;
   client::Informer informer_;
   client::WorkQueue queue_;

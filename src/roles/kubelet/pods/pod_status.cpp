@@ -33,8 +33,10 @@ json generate_pod_status(const StatusInputs& in) {
   json s = old.is_object() ? old : json::object();
   const std::string now = rfc3339(in.now);
 
-  json init_statuses = api_container_statuses(pod, true, in.state, in.reasons);
-  json statuses = api_container_statuses(pod, false, in.state, in.reasons);
+  const HealthByName no_probes;
+  const HealthByName& health = in.health ? *in.health : no_probes;
+  json init_statuses = api_container_statuses(pod, true, in.state, in.reasons, health);
+  json statuses = api_container_statuses(pod, false, in.state, in.reasons, health);
   std::string phase = pod_phase(pod, init_statuses, statuses, in.pod_is_terminal);
   // A pod that is done here always ends in a terminal phase (it never ran at all: Failed).
   if (in.pod_is_terminal && !terminal(phase)) phase = "Failed";

@@ -22,6 +22,7 @@ struct StatusInputs {
   runtime::WallTime now;
   // The pod is done on this node: deleted (or terminal) and nothing of it runs any more.
   bool pod_is_terminal = false;
+  const HealthByName* health = nullptr;  // what probes say; null = no probes
 };
 
 nlohmann::json generate_pod_status(const StatusInputs& in);

@@ -66,7 +66,7 @@ struct State {
 json status_of(const json& p, const State& st, const WaitingReasons& reasons = {},
                bool terminal = false, runtime::WallTime now = kT0 + 100s) {
   NodeFacts node{"n1", {"192.168.1.2"}, {}};
-  return generate_pod_status({p, st.s, reasons, node, now, terminal});
+  return generate_pod_status({p, st.s, reasons, node, now, terminal, nullptr});
 }
 
 json condition(const json& status, const std::string& type) {

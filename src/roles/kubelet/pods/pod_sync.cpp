@@ -70,6 +70,9 @@ class Syncer {
   // True when the init containers are done (app containers may run).
   bool sync_init_containers();
   void sync_app_containers();
+  // Runs the due probes of running containers, kills those that failed startup or
+  // liveness, and returns what the probes say for the status.
+  HealthByName run_probes();
   // Starts `container` unless its restart is backed off; true when it now runs.
   bool start(const json& container, bool init);
   int64_t grace_seconds() const;
@@ -162,7 +165,8 @@ Status Syncer::ensure_sandbox() {
     // A pod whose containers ran and that is done (or, under Never, cannot run them again)
     // gets no new sandbox (upstream's computePodActions).
     if (pod_restart_policy(pod_) == "Never") return Status::ok();
-    const json status = generate_pod_status({pod_, state_, {}, ctx_.node, ctx_.clock.wall_now()});
+    const json status =
+        generate_pod_status({pod_, state_, {}, ctx_.node, ctx_.clock.wall_now(), false, nullptr});
     const std::string phase = status.value("phase", "");
     if (phase == "Succeeded" || phase == "Failed") return Status::ok();
   }
@@ -345,6 +349,38 @@ void Syncer::sync_app_containers() {
   }
 }
 
+HealthByName Syncer::run_probes() {
+  HealthByName health;
+  const auto* sandbox = state_.sandbox();
+  if (!ctx_.probes || !sandbox) return health;
+  const std::string host = pod_["spec"].value("hostNetwork", false)
+                               ? (ctx_.node.host_ips.empty() ? "127.0.0.1" : ctx_.node.host_ips[0])
+                               : sandbox->ip;
+  bool killed = false;
+  for (const char* list : {"initContainers", "containers"}) {
+    const bool init = std::string_view(list) == "initContainers";
+    for (const auto& container : pod_["spec"].value(list, json::array())) {
+      if (init && !is_restartable_init_container(container)) continue;
+      const auto* c = state_.latest_in_sandbox(container.value("name", ""));
+      if (!c || c->state != ContainerState::kRunning) continue;
+      std::vector<ProbeEvent> events;
+      ProbeView view = ctx_.probes->evaluate(container, *c, host, events);
+      const std::string path = field_path(container, init);
+      for (const auto& e : events) ctx_.events.record(pod_, path, "Warning", e.reason, e.message);
+      if (view.next_due) earliest(result_.requeue_after, *view.next_due);
+      health[c->name] = {view.started, view.ready};
+      if (view.kill_message) {
+        ctx_.events.record(pod_, path, "Normal", "Killing", *view.kill_message);
+        (void)ctx_.runtime.stop_container(c->id, std::chrono::seconds(grace_seconds()));
+        killed = true;
+      }
+    }
+  }
+  // A killed container is restarted by the next sync, through the crash-loop backoff.
+  if (killed && observe().is_ok()) earliest(result_.requeue_after, std::chrono::milliseconds(1));
+  return health;
+}
+
 SyncResult Syncer::run() {
   if (Status s = observe(); !s.is_ok()) {
     result_.error = s;
@@ -353,6 +389,7 @@ SyncResult Syncer::run() {
   const std::string phase = pod_.value("status", json::object()).value("phase", "");
   const bool deleting = pod_is_deleting(pod_);
   bool terminal = false;
+  HealthByName health;
   if (deleting || phase == "Succeeded" || phase == "Failed") {
     terminal = kill_pod(grace_seconds());
     result_.terminated = terminal;
@@ -365,6 +402,7 @@ SyncResult Syncer::run() {
     if (!observe().is_ok()) {
       result_.error = error(Code::kInternal, "cannot list the pod's containers");
     }
+    health = run_probes();
     // Every app container ran and none runs or is to start again: the pod is done here;
     // its sidecars are stopped with the sandbox.
     bool done = state_.sandbox_ready();
@@ -381,8 +419,8 @@ SyncResult Syncer::run() {
     if (!result_.reasons.empty() && !result_.requeue_after) earliest(result_.requeue_after, kRetry);
     earliest(result_.requeue_after, kResync);
   }
-  result_.status = generate_pod_status(
-      {pod_, state_, result_.reasons, ctx_.node, ctx_.clock.wall_now(), terminal && deleting});
+  result_.status = generate_pod_status({pod_, state_, result_.reasons, ctx_.node,
+                                        ctx_.clock.wall_now(), terminal && deleting, &health});
   return std::move(result_);
 }
 

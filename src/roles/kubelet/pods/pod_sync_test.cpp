@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/base64.h"
+#include "roles/kubelet/pods/testing/fake_probe_network.h"
 #include "roles/kubelet/pods/testing/fake_runtime.h"
 #include "roles/kubelet/pods/testing/map_config_source.h"
 #include "roles/kubelet/pods/testing/recorded_events.h"
@@ -24,6 +25,8 @@ struct Node {
   testing::MapConfigSource objects;
   testing::RecordedEvents events;
   Backoff crash{clock}, pull{clock};
+  testing::FakeProbeNetwork network;
+  ProbeTracker probes{clock, runtime, network};
   NodeFacts facts{"n1", {"192.168.0.2"}, {{"cpu", "2"}, {"memory", "2Gi"}}};
   json pod;
 
@@ -32,7 +35,7 @@ struct Node {
   // One sync; the status it computed becomes the pod's (as the manager writes it back).
   SyncResult sync() {
     SyncContext ctx{runtime, runtime, objects, events,          clock, crash,
-                    pull,    facts,   {},      "/var/log/pods", {}};
+                    pull,    facts,   {},      "/var/log/pods", {},    &probes};
     SyncResult r = sync_pod(pod, ctx);
     if (!r.status.is_null()) pod["status"] = r.status;
     return r;
@@ -428,6 +431,91 @@ TEST_CASE("a failing postStart hook kills the container: PostStartHookError") {
   CHECK(std::find(events.begin(), events.end(),
                   "Warning FailedPostStartHook [spec.containers{app}]: " + msg) != events.end());
   CHECK(events.back() == "Normal Killing [spec.containers{app}]: FailedPostStartHook");
+}
+
+TEST_CASE("a readiness probe decides ready; the sync comes back when the next probe is due") {
+  json c = container("app");
+  c["ports"] = {{{"name", "http"}, {"containerPort", 8080}}};
+  c["readinessProbe"] = {{"httpGet", {{"path", "/healthz"}, {"port", "http"}}},
+                         {"periodSeconds", 5}};
+  Node node(make_pod("Always", {c}));
+  node.runtime.add_image("busybox:1.36");
+  auto r = node.sync();
+  const std::string ip = node.pod["status"]["podIP"];
+  CHECK(node.container_status("app")["ready"] == false);
+  CHECK(node.container_status("app")["started"] == true);
+  const json ready = [&] {
+    for (const auto& cond : node.pod["status"]["conditions"]) {
+      if (cond["type"] == "Ready") return cond;
+    }
+    return json();
+  }();
+  CHECK(ready["message"] == "containers with unready status: [app]");
+  CHECK(node.events.take().back() ==
+        "Warning Unhealthy [spec.containers{app}]: Readiness probe failed: Get \"http://" + ip +
+            ":8080/healthz\": dial tcp: connect: connection refused");
+  REQUIRE(r.requeue_after);
+  CHECK(*r.requeue_after == 5s);
+
+  node.network.set(ip, 8080, 200);
+  node.clock.advance(4s);
+  node.sync();  // not due yet
+  CHECK(node.container_status("app")["ready"] == false);
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == true);
+  CHECK(node.phase() == "Running");
+}
+
+TEST_CASE("a failing liveness probe kills the container, which is restarted") {
+  json c = container("app");
+  c["livenessProbe"] = {
+      {"exec", {{"command", {"check"}}}}, {"periodSeconds", 1}, {"failureThreshold", 2}};
+  Node node(make_pod("Always", {c}));
+  node.runtime.add_image("busybox:1.36");
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == true);  // no readiness probe
+  runtime::ExecResult bad;
+  bad.exit_code = 1;
+  bad.stdout_bytes = "unhealthy";
+  node.runtime.set_exec_result("app", bad);
+  node.events.take();
+  node.clock.advance(1s);
+  node.sync();  // first failure: below the threshold
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kRunning);
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kExited);
+  auto events = node.events.take();
+  CHECK(events[0] == "Warning Unhealthy [spec.containers{app}]: Liveness probe failed: unhealthy");
+  CHECK(events.back() ==
+        "Normal Killing [spec.containers{app}]: Container app failed liveness probe, will be "
+        "restarted");
+  node.runtime.set_exec_result("app", {});
+  node.sync();
+  CHECK(node.runtime.container("app")->attempt == 1);
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kRunning);
+}
+
+TEST_CASE("until the startup probe succeeds the container is not started") {
+  json c = container("app");
+  c["startupProbe"] = {{"tcpSocket", {{"port", 9000}}}, {"periodSeconds", 2}};
+  c["livenessProbe"] = {{"exec", {{"command", {"check"}}}}};
+  Node node(make_pod("Always", {c}));
+  node.runtime.add_image("busybox:1.36");
+  runtime::ExecResult bad;
+  bad.exit_code = 1;
+  node.runtime.set_exec_result("app", bad);  // liveness would fail: it must not run yet
+  node.sync();
+  CHECK(node.container_status("app")["started"] == false);
+  CHECK(node.container_status("app")["ready"] == false);
+  for (const auto& call : node.runtime.calls()) CHECK_FALSE(call.starts_with("exec_sync"));
+  node.network.set(node.pod["status"]["podIP"], 9000, 1);
+  node.runtime.set_exec_result("app", {});
+  node.clock.advance(2s);
+  node.sync();
+  CHECK(node.container_status("app")["started"] == true);
+  CHECK(node.container_status("app")["ready"] == true);
 }
 
 TEST_CASE("a spec change of a running container restarts it") {

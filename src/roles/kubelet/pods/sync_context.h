@@ -13,6 +13,7 @@
 #include "roles/kubelet/pods/backoff.h"
 #include "roles/kubelet/pods/config_source.h"
 #include "roles/kubelet/pods/node_facts.h"
+#include "roles/kubelet/pods/probes.h"
 #include "roles/kubelet/pods/sandbox_config.h"
 #include "runtime/runtime_service.h"
 
@@ -45,6 +46,7 @@ struct SyncContext {
   DnsSettings dns;
   std::string log_root = "/var/log/pods";
   MountResolver mounts;
+  ProbeTracker* probes = nullptr;  // null: no probes run (running = started and ready)
 };
 
 }  // namespace k3c::kubelet
