@@ -175,7 +175,8 @@ bool valid_env_name(std::string_view name) {
 
 Result<ContainerEnv> container_env(const json& pod, const json& container,
                                    const std::vector<std::string>& image_env, ConfigSource& objects,
-                                   const NodeFacts& node, const std::vector<std::string>& pod_ips) {
+                                   const NodeFacts& node, const std::vector<std::string>& pod_ips,
+                                   const std::map<std::string, std::string>& services) {
   ContainerEnv out;
   OrderedEnv order;
   for (const auto& line : image_env) {
@@ -188,10 +189,12 @@ Result<ContainerEnv> container_env(const json& pod, const json& container,
   }
   Objects cache(objects, pod.value("metadata", json::object()).value("namespace", ""));
   RETURN_IF_ERROR(apply_env_from(container, cache, out.declared, order, out.warnings));
-  VarLookup lookup = [&out](std::string_view name) -> std::optional<std::string> {
+  VarLookup lookup = [&out, &services](std::string_view name) -> std::optional<std::string> {
     auto it = out.declared.find(std::string(name));
-    if (it == out.declared.end()) return std::nullopt;
-    return it->second;
+    if (it != out.declared.end()) return it->second;
+    auto service = services.find(std::string(name));
+    if (service != services.end()) return service->second;
+    return std::nullopt;
   };
   if (auto list = container.find("env"); list != container.end() && list->is_array()) {
     for (const auto& entry : *list) {
@@ -201,6 +204,9 @@ Result<ContainerEnv> container_env(const json& pod, const json& container,
       out.declared[name] = *value;
       order.set(name, std::move(*value));
     }
+  }
+  for (const auto& [name, value] : services) {
+    if (out.declared.emplace(name, value).second) order.set(name, value);
   }
   out.env = order.lines();
   return out;

@@ -34,10 +34,13 @@ struct ContainerEnv {
   std::vector<EnvWarning> warnings;             // to record as Warning events on the pod
 };
 
-// `pod_ips`: the sandbox's IPs (status.podIP / podIPs).
+// `pod_ips`: the sandbox's IPs (status.podIP / podIPs). `services`: the Service variables
+// (service_env.h): visible to $(VAR) after the declared ones, added for names the container
+// does not declare.
 Result<ContainerEnv> container_env(const nlohmann::json& pod, const nlohmann::json& container,
                                    const std::vector<std::string>& image_env, ConfigSource& objects,
-                                   const NodeFacts& node, const std::vector<std::string>& pod_ips);
+                                   const NodeFacts& node, const std::vector<std::string>& pod_ips,
+                                   const std::map<std::string, std::string>& services = {});
 
 // Upstream's relaxed environment variable name rule: printable ASCII except '=', not empty.
 bool valid_env_name(std::string_view name);

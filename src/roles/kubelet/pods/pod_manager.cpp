@@ -84,6 +84,7 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       pull_backoff_(clock),
       probes_(clock, runtime, *network_),
       informer_(client, resources::kPods, node_selector(config_.node_name)),
+      services_(client, resources::kServices),
       queue_(clock) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
     if (pod && on_node(*pod, config_.node_name)) queue_.add(client::key_of(*pod));
@@ -97,6 +98,7 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
 PodManager::~PodManager() { stop(); }
 
 void PodManager::start() {
+  services_.start();
   informer_.start();
   for (int i = 0; i < config_.workers; ++i) threads_.emplace_back([this] { work(); });
   threads_.emplace_back([this] { relist_loop(); });
@@ -114,9 +116,15 @@ void PodManager::stop() {
     if (t.joinable()) t.join();
   }
   informer_.stop();
+  services_.stop();
 }
 
 void PodManager::work() {
+  // Containers need the Service variables: no sync before the Services were listed once.
+  while (!services_.wait_synced(std::chrono::milliseconds(100))) {
+    std::lock_guard lock(stop_mu_);
+    if (stopping_) return;
+  }
   while (auto key = queue_.get()) {
     Status s = sync(*key);
     if (!s.is_ok()) {
@@ -201,9 +209,29 @@ Status PodManager::sync(const std::string& key) {
     std::lock_guard lock(mu_);
     if (auto it = written_.find(uid); it != written_.end()) pod["status"] = it->second;
   }
-  SyncContext ctx{runtime_,    images_,          *objects_,     *events_,
-                  clock_,      crash_backoff_,   pull_backoff_, config_.node,
-                  config_.dns, config_.log_root, mounts_,       &probes_};
+  SyncContext ctx{runtime_,
+                  images_,
+                  *objects_,
+                  *events_,
+                  clock_,
+                  crash_backoff_,
+                  pull_backoff_,
+                  config_.node,
+                  config_.dns,
+                  config_.log_root,
+                  mounts_,
+                  &probes_,
+                  [this]() -> Result<std::vector<json>> {
+                    // As upstream: without a first list of Services the env cannot be built.
+                    if (!services_.has_synced()) {
+                      return error(Code::kServiceUnavailable,
+                                   "services have not yet been read at least once, cannot "
+                                   "construct envvars");
+                    }
+                    std::vector<json> out;
+                    for (const auto& s : services_.list()) out.push_back(*s);
+                    return out;
+                  }};
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {

@@ -58,7 +58,7 @@ class PodManager {
   void start();
   void stop();
   bool wait_synced(std::chrono::nanoseconds timeout) const {
-    return informer_.wait_synced(timeout);
+    return informer_.wait_synced(timeout) && services_.wait_synced(timeout);
   }
 
   // One sync of the pod under `key`; what a worker does.
@@ -86,6 +86,7 @@ class PodManager {
   ProbeTracker probes_;
   MountResolver mounts_;
   client::Informer informer_;
+  client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;
 
   std::mutex mu_;

@@ -12,6 +12,7 @@
 #include "roles/kubelet/pods/lifecycle_hooks.h"
 #include "roles/kubelet/pods/pod_status.h"
 #include "roles/kubelet/pods/restart_rules.h"
+#include "roles/kubelet/pods/service_env.h"
 
 namespace k3c::kubelet {
 
@@ -222,7 +223,16 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
   } else if (!state_.sandbox()->ip.empty()) {
     pod_ips = {state_.sandbox()->ip};
   }
-  auto env = container_env(pod_, container, image.env, ctx_.objects, ctx_.node, pod_ips);
+  std::map<std::string, std::string> services;
+  if (ctx_.services) {
+    auto list = ctx_.services();
+    if (!list.is_ok()) {
+      fail(container, init, "CreateContainerConfigError", list.status().message());
+      return std::nullopt;
+    }
+    services = service_env(pod_, *list);
+  }
+  auto env = container_env(pod_, container, image.env, ctx_.objects, ctx_.node, pod_ips, services);
   if (!env.is_ok()) {
     fail(container, init, "CreateContainerConfigError", env.status().message());
     return std::nullopt;

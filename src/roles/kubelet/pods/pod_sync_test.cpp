@@ -27,6 +27,7 @@ struct Node {
   Backoff crash{clock}, pull{clock};
   testing::FakeProbeNetwork network;
   ProbeTracker probes{clock, runtime, network};
+  std::function<Result<std::vector<json>>()> services;  // unset: no Service variables
   NodeFacts facts{"n1", {"192.168.0.2"}, {{"cpu", "2"}, {"memory", "2Gi"}}};
   json pod;
 
@@ -34,8 +35,8 @@ struct Node {
 
   // One sync; the status it computed becomes the pod's (as the manager writes it back).
   SyncResult sync() {
-    SyncContext ctx{runtime, runtime, objects, events,          clock, crash,
-                    pull,    facts,   {},      "/var/log/pods", {},    &probes};
+    SyncContext ctx{runtime, runtime, objects,         events, clock,   crash,   pull,
+                    facts,   {},      "/var/log/pods", {},     &probes, services};
     SyncResult r = sync_pod(pod, ctx);
     if (!r.status.is_null()) pod["status"] = r.status;
     return r;

@@ -47,6 +47,8 @@ struct SyncContext {
   std::string log_root = "/var/log/pods";
   MountResolver mounts;
   ProbeTracker* probes = nullptr;  // null: no probes run (running = started and ready)
+  // Every Service of the cluster, for the Service environment variables; unset = none.
+  std::function<Result<std::vector<nlohmann::json>>()> services;
 };
 
 }  // namespace k3c::kubelet
