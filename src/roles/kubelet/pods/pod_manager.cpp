@@ -221,17 +221,7 @@ Status PodManager::sync(const std::string& key) {
                   config_.log_root,
                   mounts_,
                   &probes_,
-                  [this]() -> Result<std::vector<json>> {
-                    // As upstream: without a first list of Services the env cannot be built.
-                    if (!services_.has_synced()) {
-                      return error(Code::kServiceUnavailable,
-                                   "services have not yet been read at least once, cannot "
-                                   "construct envvars");
-                    }
-                    std::vector<json> out;
-                    for (const auto& s : services_.list()) out.push_back(*s);
-                    return out;
-                  }};
+                  [this] { return list_services(); }};
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {
@@ -240,6 +230,17 @@ Status PodManager::sync(const std::string& key) {
   }
   if (result.requeue_after) queue_.add_after(key, *result.requeue_after);
   return result.error;
+}
+
+Result<std::vector<json>> PodManager::list_services() const {
+  // As upstream: without a first list of Services the env cannot be built.
+  if (!services_.has_synced()) {
+    return error(Code::kServiceUnavailable,
+                 "services have not yet been read at least once, cannot construct envvars");
+  }
+  std::vector<json> out;
+  for (const auto& s : services_.list()) out.push_back(*s);
+  return out;
 }
 
 Status PodManager::write_status(const json& pod, const json& status) {

@@ -71,6 +71,7 @@ class PodManager {
   class Events;
   void work();
   void relist_loop();
+  Result<std::vector<nlohmann::json>> list_services() const;
   Status write_status(const nlohmann::json& pod, const nlohmann::json& status);
   Status delete_pod(const nlohmann::json& pod);
 
