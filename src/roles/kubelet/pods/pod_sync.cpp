@@ -74,6 +74,10 @@ class Syncer {
   // Runs the due probes of running containers, kills those that failed startup or
   // liveness, and returns what the probes say for the status.
   HealthByName run_probes();
+  // Removes exited instances older than the newest two of each container (the current one
+  // and the one lastState shows) and old stopped sandboxes left empty, as upstream's
+  // container GC keeps one dead instance per container: restarts stay bounded.
+  void prune();
   // Starts `container` unless its restart is backed off; true when it now runs.
   bool start(const json& container, bool init);
   int64_t grace_seconds() const;
@@ -391,6 +395,23 @@ HealthByName Syncer::run_probes() {
   return health;
 }
 
+void Syncer::prune() {
+  std::map<std::string, int> seen;
+  bool removed = false;
+  for (const auto& c : state_.containers) {  // newest first
+    if (++seen[c.name] <= 2 || c.state != ContainerState::kExited) continue;
+    removed = ctx_.runtime.remove_container(c.id).is_ok() || removed;
+  }
+  if (removed && !observe().is_ok()) return;
+  for (size_t i = 1; i < state_.sandboxes.size(); ++i) {
+    const auto& s = state_.sandboxes[i];
+    if (s.state == runtime::SandboxState::kReady) continue;
+    const bool empty = std::none_of(state_.containers.begin(), state_.containers.end(),
+                                    [&](const auto& c) { return c.sandbox_id == s.id; });
+    if (empty) (void)ctx_.runtime.remove_pod_sandbox(s.id);  // seen again by the next sync
+  }
+}
+
 SyncResult Syncer::run() {
   if (Status s = observe(); !s.is_ok()) {
     result_.error = s;
@@ -422,11 +443,14 @@ SyncResult Syncer::run() {
              !should_restart_container(pod_, c, s);
     }
     if (done) kill_pod(grace_seconds());
+    prune();
   }
   // As upstream's pod workers: a failure without a timer of its own (a missing ConfigMap
   // key may appear any time) is retried after 10 s; every pod is re-synced each minute.
   if (!result_.terminated) {
     if (!result_.reasons.empty() && !result_.requeue_after) earliest(result_.requeue_after, kRetry);
+    // A deleted pod whose containers did not all stop yet is looked at again soon.
+    if (deleting) earliest(result_.requeue_after, std::chrono::seconds(1));
     earliest(result_.requeue_after, kResync);
   }
   result_.status = generate_pod_status({pod_, state_, result_.reasons, ctx_.node,

@@ -194,6 +194,22 @@ TEST_CASE("a crash-looping container backs off 10s, 20s, 40s") {
   }
 }
 
+TEST_CASE("restarts keep only the current and the last instance of a container") {
+  Node node(make_pod("OnFailure", {container("app")}));
+  node.runtime.add_image("busybox:1.36");
+  node.sync();
+  for (int i = 0; i < 4; ++i) {
+    node.runtime.exit(node.id("app"), 1);
+    node.clock.advance(10min);  // past any backoff
+    node.sync();
+  }
+  auto all = node.runtime.containers();
+  CHECK(all.size() == 2);
+  CHECK(node.runtime.container("app")->attempt == 4);
+  CHECK(node.container_status("app")["restartCount"] == 4);
+  CHECK(node.container_status("app")["lastState"]["terminated"]["exitCode"] == 1);
+}
+
 TEST_CASE("init containers run one at a time, in order, before the app containers") {
   Node node(make_pod("Always", {container("app")}, {container("first"), container("second")}));
   node.runtime.add_image("busybox:1.36");
