@@ -1,6 +1,7 @@
 // Pass-through component flags (see component_args.h): one table of keys per component.
 #include "cli/component_args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <span>
 #include <variant>
@@ -52,6 +53,14 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
                                             "secondary-node-eviction-rate",
                                             "large-cluster-size-threshold",
                                             "unhealthy-zone-threshold"};
+
+// The same for the kubelet (its keys are not the other components' keys, but one message
+// serves all).
+constexpr std::string_view kKubeletNotActedOn[] = {
+    "eviction-hard",           "eviction-soft",          "kube-reserved",
+    "system-reserved",         "cgroup-driver",          "resolv-conf",
+    "image-gc-high-threshold", "image-gc-low-threshold", "container-log-max-size",
+    "container-log-max-files", "hostname-override",      "fail-swap-on"};
 
 Result<int> parse_count(std::string_view text, int min) {
   int value = 0;
@@ -108,11 +117,12 @@ Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::s
     }
     return Status::ok();
   }
-  for (std::string_view known : kNotActedOn) {
-    if (known == key) {
-      return error(Code::kInvalid, std::string(component) + " flag " + std::string(key) +
-                                       " is not supported by k3c");
-    }
+  const auto listed = [&](std::span<const std::string_view> names) {
+    return std::find(names.begin(), names.end(), key) != names.end();
+  };
+  if (listed(kNotActedOn) || listed(kKubeletNotActedOn)) {
+    return error(Code::kInvalid,
+                 std::string(component) + " flag " + std::string(key) + " is not supported by k3c");
   }
   std::string names;
   for (const ArgKey<S>& spec : keys) names += (names.empty() ? "" : ", ") + std::string(spec.name);
@@ -189,6 +199,13 @@ constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
 }};
 constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
 
+using Kubelet = kubelet::KubeletSettings;
+constexpr std::array<ArgKey<Kubelet>, 3> kKubeletKeys = {{
+    {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},
+    {"node-status-report-frequency", +[](Kubelet& s) { return &s.node_status_report_frequency; }},
+    {"max-pods", +[](Kubelet& s) { return &s.max_pods; }, 1},
+}};
+
 }  // namespace
 
 Status apply_controller_manager_arg(std::string_view arg,
@@ -204,5 +221,10 @@ std::vector<std::string> controller_manager_arg_keys() {
   return names_of<CM>(kControllerManagerKeys);
 }
 std::vector<std::string> scheduler_arg_keys() { return names_of<Sched>(kSchedulerKeys); }
+
+Status apply_kubelet_arg(std::string_view arg, kubelet::KubeletSettings& settings) {
+  return apply<Kubelet>("kubelet", kKubeletKeys, arg, settings);
+}
+std::vector<std::string> kubelet_arg_keys() { return names_of<Kubelet>(kKubeletKeys); }
 
 }  // namespace k3c::cli

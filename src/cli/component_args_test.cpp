@@ -56,5 +56,22 @@ TEST_CASE("scheduler args") {
             .find("unknown kube-scheduler flag concurrent-gc-syncs") == 0);
 }
 
+TEST_CASE("kubelet args") {
+  kubelet::KubeletSettings s;
+  REQUIRE(apply_kubelet_arg("node-status-update-frequency=4s", s).is_ok());
+  CHECK(s.node_status_update_frequency == 4s);
+  REQUIRE(apply_kubelet_arg("--node-status-report-frequency=1m", s).is_ok());
+  CHECK(s.node_status_report_frequency == 1min);
+  REQUIRE(apply_kubelet_arg("max-pods=250", s).is_ok());
+  CHECK(s.max_pods == 250);
+  CHECK(apply_kubelet_arg("max-pods=0", s).message() ==
+        "kubelet flag max-pods: must be at least 1");
+  CHECK(apply_kubelet_arg("eviction-hard=memory.available<5%", s).message() ==
+        "kubelet flag eviction-hard is not supported by k3c");
+  CHECK(apply_kubelet_arg("pod-infra-container-image=x", s)
+            .message()
+            .find("unknown kubelet flag pod-infra-container-image") == 0);
+}
+
 }  // namespace
 }  // namespace k3c::cli

@@ -135,6 +135,15 @@ Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
   node.token_file = in.text("token-file");
   ASSIGN_OR_RETURN(auto server_url, in.typed("server", parse_https_url));
   node.server_url = server_url.value_or("");
+  RETURN_IF_ERROR(in.each(
+      "kubelet-arg", [&](std::string_view arg) { return apply_kubelet_arg(arg, node.kubelet); }));
+  for (auto [key, period] :
+       {std::pair{"node-status-update-frequency", node.kubelet.node_status_update_frequency},
+        std::pair{"node-status-report-frequency", node.kubelet.node_status_report_frequency}}) {
+    if (period.count() <= 0) {
+      return error(Code::kInvalid, std::string("kubelet flag ") + key + ": must be positive");
+    }
+  }
   return node;
 }
 
@@ -250,7 +259,8 @@ Status node_ipam_from(ServerConfig& config) {
   for (size_t i = 0; i < 4; ++i) network = network << 8 | cluster.network.bytes[i];
   cm.cluster_cidr = {network, cluster.prefix};
   const int mask = cm.node_cidr_mask_size;
-  if (cm.allocate_node_cidrs && (mask < cluster.prefix || mask > 32 || mask - cluster.prefix > 16)) {
+  if (cm.allocate_node_cidrs &&
+      (mask < cluster.prefix || mask > 32 || mask - cluster.prefix > 16)) {
     return error(Code::kInvalid,
                  "kube-controller-manager-arg node-cidr-mask-size=" + std::to_string(mask) +
                      ": must be at least the cluster-cidr's prefix length (" +

@@ -14,6 +14,7 @@
 #include "cli/values.h"
 #include "core/status.h"
 #include "roles/controllers/controller_settings.h"
+#include "roles/kubelet/kubelet_settings.h"
 #include "roles/scheduler/scheduler_settings.h"
 
 namespace k3c::cli {
@@ -30,7 +31,8 @@ struct NodeConfig {
   std::vector<NodeTaint> node_taints;
   std::string token;
   std::string token_file;
-  std::string server_url;  // https://HOST:PORT of a server to join; "" for none
+  std::string server_url;            // https://HOST:PORT of a server to join; "" for none
+  kubelet::KubeletSettings kubelet;  // from --kubelet-arg
 };
 
 enum class DatastoreSync : uint8_t { kFull, kNormal };

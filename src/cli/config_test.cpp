@@ -124,6 +124,15 @@ TEST_CASE("Cross-field checks and derived values") {
       parse_server({"--node-ip", "10.0.0.1", "--node-ip", "fd00::1"}, user_env(), FakeFileReader());
   REQUIRE(dual.is_ok());
   CHECK(dual->node.node_ips.size() == 2);
+  auto kubelet = parse_server({"--kubelet-arg", "node-status-update-frequency=5s"}, user_env(),
+                              FakeFileReader());
+  REQUIRE(kubelet.is_ok());
+  CHECK(kubelet->node.kubelet.node_status_update_frequency == std::chrono::seconds(5));
+  CHECK(server_error({"--kubelet-arg", "node-status-update-frequency=0s"}).message() ==
+        "kubelet flag node-status-update-frequency: must be positive");
+  CHECK(server_error({"--kubelet-arg", "max-pods=x"}).message() ==
+        "flag --kubelet-arg: invalid value \"max-pods=x\": kubelet flag max-pods: expected a "
+        "whole number");
 
   auto full = parse_server(
       {"--disable", "traefik", "--disable=servicelb,coredns", "--disable-agent", "--tls-san",

@@ -80,6 +80,8 @@ constexpr std::array kFlags = {
              "Label to register the node with (repeatable)"},
     FlagSpec{"node-taint", "", K::kList, "Node", "KEY=VALUE:EFFECT", "", "", S, A,
              "Taint to register the node with (repeatable)"},
+    FlagSpec{"kubelet-arg", "", K::kList, "Node", "KEY=VALUE", "", "", S, A,
+             "Setting for the kubelet, as its upstream flag name (repeatable)"},
 };
 
 constexpr std::array<std::string_view, 6> kDisableable = {

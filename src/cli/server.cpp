@@ -12,6 +12,7 @@
 #include "core/signals.h"
 #include "roles/apiserver/api_server.h"
 #include "roles/controllers/controller_manager.h"
+#include "roles/kubelet/kubelet_role.h"
 #include "roles/scheduler/role/scheduler_role.h"
 
 namespace k3c::cli {
@@ -54,6 +55,36 @@ apiserver::ApiServerConfig apiserver_config(const ServerConfig& config) {
   return a;
 }
 
+const char* taint_effect(TaintEffect effect) {
+  switch (effect) {
+    case TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case TaintEffect::kNoExecute:
+      return "NoExecute";
+  }
+  return "NoSchedule";
+}
+
+kubelet::KubeletConfig kubelet_config(const ServerConfig& config) {
+  kubelet::KubeletConfig k;
+  k.node_name = config.node.node_name;
+  for (const IpAddress& ip : config.node.node_ips) k.node_ips.push_back(ip.to_string());
+  for (const NodeLabel& label : config.node.node_labels) {
+    k.node_labels.emplace_back(label.key, label.value);
+  }
+  for (const NodeTaint& taint : config.node.node_taints) {
+    k.node_taints.push_back({taint.key, taint.value, taint_effect(taint.effect)});
+  }
+  k.data_dir = config.node.data_dir;
+  k.cluster_dns = config.cluster_dns.to_string();
+  k.cluster_domain = config.cluster_domain;
+  k.control_plane = true;
+  k.settings = config.node.kubelet;
+  return k;
+}
+
 std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
   auto store = std::make_shared<StoreRole>(store_options(config));
   auto apiserver = std::make_shared<apiserver::ApiServerRole>(apiserver_config(config),
@@ -67,8 +98,7 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     cm.settings = config.controller_manager;
     cm.settings.local_storage = !config.disabled.count("local-storage");
     cm.settings.local_storage_dir = config.node.data_dir + "/storage";
-    cm.settings.local_node_name =
-        config.node.node_name.empty() ? host_name() : config.node.node_name;
+    cm.settings.local_node_name = kubelet::node_name_for(config.node.node_name, host_name());
     roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));
   }
   if (!config.disable_scheduler) {
@@ -78,6 +108,11 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     sc.settings = config.scheduler;
     roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
   }
+  if (!config.disable_agent) {
+    kubelet::KubeletConfig k = kubelet_config(config);
+    k.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
+    roles.push_back(std::make_shared<kubelet::KubeletRole>(std::move(k)));
+  }
   return roles;
 }
 
@@ -86,7 +121,7 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
 std::vector<std::string> roles_not_built(const ServerConfig& config) {
   std::vector<std::string> names;
   if (!config.disable_agent) {
-    for (const char* worker : {"runtime", "network", "kubelet"}) names.push_back(worker);
+    for (const char* worker : {"runtime", "network"}) names.push_back(worker);
     if (!config.disable_kube_proxy) names.push_back("proxy");
     if (!config.disabled.contains("coredns")) names.push_back("dns");
   }
@@ -135,8 +170,8 @@ int run_server(const ServerConfig& config, const Environment& env) {
 
 int run_agent(const AgentConfig&) {
   std::fprintf(stderr,
-               "k3c agent: not implemented yet: the worker roles (kubelet, runtime, network) "
-               "are not built\n");
+               "k3c agent: not implemented yet: joining a server and the worker roles "
+               "(runtime, network) are not built\n");
   return 1;
 }
 

@@ -21,6 +21,14 @@ namespace k3c::runtime {
 
 using WallTime = std::chrono::system_clock::time_point;
 
+struct LinuxResources {
+  int64_t cpu_shares = 0;          // cgroup v1 cpu.shares (2..262144); 0 = runtime default
+  int64_t cpu_quota_us = 0;        // 0 = unlimited
+  int64_t cpu_period_us = 100000;  // CFS period
+  int64_t memory_limit_bytes = 0;  // 0 = unlimited
+  int64_t pids_limit = 0;          // 0 = unlimited
+};
+
 // ---- pod sandboxes --------------------------------------------------------------------------
 
 struct SandboxConfig {
@@ -37,8 +45,10 @@ struct SandboxConfig {
   // (unless the container mounts its own file at that path).
   std::string resolv_conf;  // /etc/resolv.conf contents
   std::string hosts;        // /etc/hosts contents
-  // The pod-level cgroup, relative to the cgroup roots: e.g. "kubepods/burstable/pod<uid>".
+  // The pod-level cgroup, relative to the cgroup roots: e.g. "kubepods/burstable/pod<uid>",
+  // with the pod-level limits (sums over the containers, as upstream's pod cgroup).
   std::string cgroup_parent;
+  LinuxResources pod_resources;
   // /var/log/pods/<ns>_<name>_<uid>: container logs go below it.
   std::string log_directory;
   std::map<std::string, std::string> labels;  // kept and returned by list_sandboxes()
@@ -51,7 +61,7 @@ struct SandboxStatus {
   SandboxConfig config;
   SandboxState state = SandboxState::kNotReady;
   WallTime created_at{};
-  std::string ip;        // the pod IP; empty while the pod network is not built (loopback only)
+  std::string ip;          // the pod IP; empty while the pod network is not built (loopback only)
   std::string netns_path;  // empty for hostNetwork
 };
 
@@ -62,14 +72,6 @@ struct Mount {
   std::string container_path;  // absolute
   bool read_only = false;
   bool recursive = true;  // rbind
-};
-
-struct LinuxResources {
-  int64_t cpu_shares = 0;          // cgroup v1 cpu.shares (2..262144); 0 = runtime default
-  int64_t cpu_quota_us = 0;        // 0 = unlimited
-  int64_t cpu_period_us = 100000;  // CFS period
-  int64_t memory_limit_bytes = 0;  // 0 = unlimited
-  int64_t pids_limit = 0;          // 0 = unlimited
 };
 
 enum class SeccompProfile { kUnconfined, kRuntimeDefault };
@@ -83,13 +85,14 @@ struct SecurityConfig {
   bool no_new_privs = false;
   std::vector<std::string> add_capabilities;   // "NET_ADMIN" or "CAP_NET_ADMIN"; "ALL"
   std::vector<std::string> drop_capabilities;  // same spelling; "ALL"
-  SeccompProfile seccomp = SeccompProfile::kRuntimeDefault;
+  SeccompProfile seccomp =
+      SeccompProfile::kUnconfined;  // the kubelet default (no --seccomp-default)
 };
 
 struct ContainerConfig {
   std::string name;
-  uint32_t attempt = 0;   // the restart count
-  std::string image;      // a reference or id the image store resolves
+  uint32_t attempt = 0;  // the restart count
+  std::string image;     // a reference or id the image store resolves
   // The argv to run, already resolved by the kubelet from command/args and the image's
   // entrypoint/cmd (see the kubelet's command rules). Never empty.
   std::vector<std::string> args;
@@ -135,7 +138,7 @@ struct ExecResult {
 };
 
 struct ContainerStats {
-  uint64_t cpu_usage_nanos = 0;          // cumulative
+  uint64_t cpu_usage_nanos = 0;  // cumulative
   uint64_t memory_working_set_bytes = 0;
   uint64_t memory_usage_bytes = 0;
   WallTime timestamp{};
@@ -161,8 +164,7 @@ class RuntimeService {
   virtual Status start_container(const std::string& container_id) = 0;
   // Sends the stop signal (the image's STOPSIGNAL, else SIGTERM), waits up to `timeout`,
   // then SIGKILL. Returns once the process has exited.
-  virtual Status stop_container(const std::string& container_id,
-                                std::chrono::seconds timeout) = 0;
+  virtual Status stop_container(const std::string& container_id, std::chrono::seconds timeout) = 0;
   virtual Status remove_container(const std::string& container_id) = 0;
   virtual Result<ContainerStatus> container_status(const std::string& container_id) = 0;
   virtual Result<std::vector<ContainerStatus>> list_containers() = 0;
@@ -182,10 +184,11 @@ struct ImageSummary {
   std::string user;  // the image's USER, for runAsNonRoot checks
   // The image config's process defaults: the kubelet resolves a container's argv from
   // entrypoint/cmd and merges env under the container's own (ContainerConfig::args, env).
-  std::vector<std::string> entrypoint;
-  std::vector<std::string> cmd;
-  std::vector<std::string> env;  // "NAME=value"
-  std::string working_dir;
+  // (Default member initializers: aggregate initializations that stop at `user` stay valid.)
+  std::vector<std::string> entrypoint{};
+  std::vector<std::string> cmd{};
+  std::vector<std::string> env{};  // "NAME=value"
+  std::string working_dir{};
 };
 
 struct RegistryAuth {

@@ -6,14 +6,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 
+#include "child_scenario.h"
 #include "store/store.h"
 #include "temp_dir.h"
 
@@ -29,33 +30,11 @@ Options options_at(const std::string& dir) {
   return o;
 }
 
-// Runs `scenario` in a forked child inside a private mount namespace with a tmpfs of
-// `size` mounted at `dir`. Returns the child's exit code (0 = the scenario passed); the
-// scenario prints what failed to stderr.
+// The scenario runs in a child with a private mount namespace and a tmpfs of `size` at `dir`.
 int in_tmpfs_namespace(const std::string& dir, const std::string& size,
                        const std::function<int()>& scenario) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    if (unshare(CLONE_NEWNS) != 0 ||
-        mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
-        mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + size).c_str()) != 0) {
-      perror("mount namespace setup");
-      _exit(99);
-    }
-    _exit(scenario());
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return testing::run_in_child({.tmpfs_dir = dir, .tmpfs_size = size}, scenario);
 }
-
-#define CHILD_CHECK(cond)                                                      \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
 
 TEST_CASE("a corrupt datastore file is refused with a clear error") {
   TempDir dir;

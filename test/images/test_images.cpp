@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace k3c::testing {
@@ -235,6 +237,31 @@ bool replace_file(ArchiveFiles& files, const std::string& path, std::string byte
     }
   }
   return false;
+}
+
+TestImage busybox_image(const std::string& repo_tag) {
+  TestImage image;
+  image.repo_tag = repo_tag;
+  image.cmd = {"sh"};
+  image.env = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+  std::ifstream in(kBusyboxPath, std::ios::binary);
+  if (!in) return image;
+  std::string binary((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<TarEntry> layer = {dir("bin"), file("bin/busybox", std::move(binary), 0755),
+                                 dir("etc"), dir("tmp", 01777), dir("root", 0700)};
+  for (const char* applet :
+       {"sh", "ash", "echo", "sleep", "cat", "ls", "id", "env", "hostname", "true", "false",
+        "httpd", "wget", "nc", "ps", "kill", "mkdir", "rm", "touch", "head", "tail", "grep",
+        "sed", "test", "printf", "dd", "mount", "stat", "wc", "date", "top", "yes", "tee"}) {
+    layer.push_back(symlink(std::string("bin/") + applet, "busybox"));
+  }
+  layer.push_back(file("etc/passwd",
+                       "root:x:0:0:root:/root:/bin/sh\n"
+                       "app:x:1000:1000:app:/tmp:/bin/sh\n"
+                       "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n"));
+  layer.push_back(file("etc/group", "root:x:0:\napp:x:1000:\nnogroup:x:65534:\n"));
+  image.layers.push_back(std::move(layer));
+  return image;
 }
 
 }  // namespace k3c::testing

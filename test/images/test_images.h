@@ -61,6 +61,15 @@ ArchiveFiles oci_layout_files(const TestImage& image);
 
 std::string sha256_hex(const std::string& bytes);
 
+// Where Debian's busybox-static installs its binary; tests that run containers skip (with a
+// message) when it is missing.
+inline constexpr char kBusyboxPath[] = "/bin/busybox";
+
+// A one-layer image of busybox-static: /bin/busybox with links for the applets tests use
+// (sh, echo, sleep, cat, httpd, ...), /etc/passwd and /etc/group with root, a user "app"
+// (1000:1000) and nobody, /tmp (1777). Empty `layers` when the binary is missing.
+TestImage busybox_image(const std::string& repo_tag);
+
 // Replaces the bytes at `path`; returns false when no such file.
 bool replace_file(ArchiveFiles& files, const std::string& path, std::string bytes);
 

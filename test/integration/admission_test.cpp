@@ -44,6 +44,9 @@ TEST_CASE("LimitRanger: defaults on pods without resources, refusals past max") 
               R"(jsonpath={.metadata.annotations.kubernetes\.io/limit-ranger})"}) ==
         "LimitRanger plugin set: cpu, memory request for container web; cpu, memory limit for "
         "container web");
+  // The class is computed after LimitRanger filled the resources in (requests < limits).
+  CHECK(a.ok({"get", "pod", "plain", "-n", "demo", "-o", "jsonpath={.status.qosClass}"}) ==
+        "Burstable");
 
   auto big = pod_yaml("big", "", "    resources:\n      limits: {cpu: \"2\"}\n");
   auto r = a.kubectl({"create"}, a.file("big.yaml", big));
@@ -52,6 +55,24 @@ TEST_CASE("LimitRanger: defaults on pods without resources, refusals past max") 
                      "\": pods \"big\" is forbidden: maximum cpu usage per Container is 1, but "
                      "limit is 2.\n");
   CHECK(a.kubectl({"get", "pod", "big", "-n", "demo"}).exit_code == 1);
+}
+
+TEST_CASE("status.qosClass is set on create from the pod's resources") {
+  KubectlSandbox a("1.33");
+  a.ok({"create", "namespace", "demo"});
+  // A class sent by the client is not kept: status is the server's.
+  auto none = pod_yaml("none") + "status: {qosClass: Guaranteed}\n";
+  CHECK(a.ok({"create"}, a.file("none.yaml", none)) == "pod/none created\n");
+  // Limits only: the requests default to them, which makes the pod Guaranteed.
+  auto exact = pod_yaml("exact", "", "    resources:\n      limits: {cpu: 250m, memory: 64Mi}\n");
+  CHECK(a.ok({"create"}, a.file("exact.yaml", exact)) == "pod/exact created\n");
+  CHECK(a.ok({"get", "pods", "-n", "demo", "-o",
+              R"(jsonpath={range .items[*]}{.metadata.name}={.status.qosClass} {end})"}) ==
+        "exact=Guaranteed none=BestEffort ");
+  // Updates keep it.
+  a.ok({"label", "pod", "exact", "-n", "demo", "tier=gold"});
+  CHECK(a.ok({"get", "pod", "exact", "-n", "demo", "-o", "jsonpath={.status.qosClass}"}) ==
+        "Guaranteed");
 }
 
 TEST_CASE("ResourceQuota: the third pod is refused; describe shows the usage") {

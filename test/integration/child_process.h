@@ -25,6 +25,7 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   void signal(int signo) const { kill(pid_, signo); }
+  pid_t pid() const { return pid_; }
   // The exit code (128 + n when killed by signal n), or nullopt if it is still running
   // after `timeout`.
   std::optional<int> wait(std::chrono::milliseconds timeout);

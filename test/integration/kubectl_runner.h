@@ -38,6 +38,9 @@ struct KubectlRunner {
   const Sandbox& box;
   std::string binary;
   std::map<std::string, std::string> extra_env = {};
+  // Runs kubectl through this (e.g. RunningServer::enter_prefix(): nsenter into the server's
+  // network namespace).
+  std::vector<std::string> prefix = {};
 
   std::map<std::string, std::string> env() const {
     std::map<std::string, std::string> e = box.env();
@@ -48,16 +51,16 @@ struct KubectlRunner {
   // The command line of `kubectl args...` (for a kubectl run as a child process).
   std::vector<std::string> argv(std::vector<std::string> args) const {
     args.insert(args.begin(), binary);
+    args.insert(args.begin(), prefix.begin(), prefix.end());
     return args;
   }
   // Runs `kubectl args... [-f file]` to its end (30 s at most).
   Finished operator()(std::vector<std::string> args, const std::string& file = "") const {
-    args.insert(args.begin(), binary);
     if (!file.empty()) {
       args.push_back("-f");
       args.push_back(file);
     }
-    return run_to_end(args, env(), box.path("kubectl"), std::chrono::seconds(30));
+    return run_to_end(argv(std::move(args)), env(), box.path("kubectl"), std::chrono::seconds(30));
   }
 };
 

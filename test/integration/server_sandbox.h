@@ -1,18 +1,22 @@
 // A sandbox for running the real k3c binary in integration tests: a temporary HOME, config
 // file and data dir, a free loopback port for the API, and a server started with
 // $NOTIFY_SOCKET that the test waits on for READY=1. Nothing outside the sandbox is touched.
+//
+// A server with its worker roles (no --disable-agent) must run in namespaces of its own
+// (RunningServer's Launch::kInNamespaces, root only): fresh mount (private), network (only lo,
+// up) and PID namespaces. Everything it starts dies with it, also when a test fails.
 #pragma once
 
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -86,12 +90,70 @@ class Sandbox {
   uint16_t port_;
 };
 
+// Why this process cannot run a server in namespaces of its own; "" when it can.
+inline std::string namespaces_unavailable() {
+  if (geteuid() != 0) return "needs root (to create mount, network and PID namespaces)";
+  for (const char* tool : {"/usr/bin/unshare", "/usr/bin/nsenter"}) {
+    if (!exists(tool)) return std::string("needs ") + tool;
+  }
+  if (!exists("/usr/sbin/ip") && !exists("/sbin/ip")) return "needs ip (iproute2)";
+  return "";
+}
+
+// `argv` run by unshare(1) in fresh mount (private propagation, its own /proc), network and
+// PID namespaces, with lo brought up first. The unshare process stays in the new mount and
+// network namespaces (so /proc/<its pid>/ns/net names the network) and forks the program as
+// PID 1 of the new PID namespace; killing unshare kills it (--kill-child), and with it every
+// process of that namespace.
+inline std::vector<std::string> in_namespaces(const std::vector<std::string>& argv) {
+  const std::string ip = exists("/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip";
+  std::vector<std::string> wrapped = {"/usr/bin/unshare",
+                                      "--mount",
+                                      "--net",
+                                      "--pid",
+                                      "--fork",
+                                      "--kill-child",
+                                      "--propagation",
+                                      "private",
+                                      "--mount-proc",
+                                      "/bin/sh",
+                                      "-c",
+                                      ip + " link set lo up && exec \"$0\" \"$@\""};
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  return wrapped;
+}
+
+enum class Launch { kDirect, kInNamespaces };
+
 // Starts the server with $NOTIFY_SOCKET and waits for READY=1.
 struct RunningServer {
-  explicit RunningServer(const Sandbox& box, std::vector<std::string> extra = {})
+  explicit RunningServer(const Sandbox& box, std::vector<std::string> extra = {},
+                         Launch launch = Launch::kDirect)
       : listener(box.path("notify.sock")),
-        process(box.server_args(std::move(extra)), env_with_notify(box), box.path("server")) {
+        process(launch == Launch::kInNamespaces ? in_namespaces(box.server_args(std::move(extra)))
+                                                : box.server_args(std::move(extra)),
+                env_with_notify(box), box.path("server")),
+        launch(launch) {
     ready = listener.receive(20s);
+  }
+  // The k3c process: for a server in namespaces, unshare's child (0 when it is not there).
+  pid_t server_pid() const {
+    if (launch == Launch::kDirect) return process.pid();
+    const std::string pid = std::to_string(process.pid());
+    std::ifstream children("/proc/" + pid + "/task/" + pid + "/children");
+    pid_t child = 0;
+    children >> child;
+    return child;
+  }
+  // Sends `signo` to k3c itself (unshare does not pass signals on).
+  void signal(int signo) const {
+    if (pid_t pid = server_pid(); pid > 0) kill(pid, signo);
+  }
+  // What runs a command in the server's network namespace (where its loopback listener is):
+  // a prefix for the command line; empty for a server launched directly.
+  std::vector<std::string> enter_prefix() const {
+    if (launch == Launch::kDirect) return {};
+    return {"/usr/bin/nsenter", "--net=/proc/" + std::to_string(process.pid()) + "/ns/net"};
   }
   // A server that died of a signal the test did not send (a crash) leaves its report, from
   // its own stderr, in the test's output; so does a JSON misuse it survived (a bug all the
@@ -116,6 +178,7 @@ struct RunningServer {
   }
   NotifyListener listener;
   ChildProcess process;
+  Launch launch;
   std::string ready;
 };
 

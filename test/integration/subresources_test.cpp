@@ -243,7 +243,11 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     auto logs = kubectl({"logs", "p"});
     CHECK(logs.exit_code == 1);
     CHECK_THAT(logs.err, Catch::Contains("(ServiceUnavailable)"));
-    CHECK_THAT(logs.err, Catch::Contains("the kubelet role is not running"));
+    CHECK_THAT(logs.err, Catch::Contains("cannot reach the kubelet of node n1"));
+    auto bad_tail = kubectl({"get", "--raw", "/api/v1/namespaces/default/pods/p/log?tailLines=-1"});
+    CHECK_THAT(bad_tail.err, Catch::Contains("PodLogOptions \"p\" is invalid"));
+    auto bad_container = kubectl({"logs", "p", "-c", "nope"});
+    CHECK_THAT(bad_container.err, Catch::Contains("container nope is not valid for pod p"));
     auto exec = kubectl({"exec", "p", "--", "true"});
     CHECK(exec.exit_code != 0);
     CHECK_THAT(exec.err, Catch::Contains("the kubelet role is not running"));

@@ -51,7 +51,6 @@ namespace {
 const char* kubelet_action(const Call& c) {
   const std::string& sub = c.info.subresource;
   if (c.resource.group.empty() && c.resource.plural == "pods") {
-    if (sub == "log") return "container logs";
     if (sub == "exec") return "exec";
     if (sub == "attach") return "attach";
     if (sub == "portforward") return "port forwarding";
@@ -89,6 +88,7 @@ std::optional<http::Response> Actions::serve(const Call& c) {
   };
   if (sub == "scale")
     return only(v == "get" || v == "update" || v == "patch", [&] { return scale(c); });
+  if (g.empty() && p == "pods" && sub == "log") return only(v == "get", [&] { return pod_log(c); });
   if (const char* what = kubelet_action(c)) return kubelet_unavailable(c, what);
   bool create = v == "create";
   if (g.empty() && p == "pods" && sub == "binding") {

@@ -18,6 +18,7 @@
 #include "api/schema.h"
 #include "core/clock.h"
 #include "http/http.h"
+#include "http/local_endpoints.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/token_authenticator.h"
 #include "roles/apiserver/watch_cache.h"
@@ -30,14 +31,16 @@ class Actions {
   Actions(Rest& rest, WatchCache& cache, store::Store& store, const Clock& clock,
           std::shared_ptr<const api::SchemaSet> schemas,
           std::shared_ptr<const api::ResourceRegistry> registry,
-          const TokenAuthenticator& authenticator)
+          const TokenAuthenticator& authenticator,
+          std::shared_ptr<http::LocalEndpoints> kubelets = nullptr)
       : rest_(rest),
         cache_(cache),
         store_(store),
         clock_(clock),
         schemas_(std::move(schemas)),
         registry_(std::move(registry)),
-        authn_(authenticator) {}
+        authn_(authenticator),
+        kubelets_(std::move(kubelets)) {}
 
   // The answer when `call` is one of the above; nullopt hands it back to the router.
   std::optional<http::Response> serve(const Call& call);
@@ -47,6 +50,7 @@ class Actions {
   http::Response update_scale(const Call& call);
   http::Response bind(const Call& call, const std::string& name);
   http::Response evict(const Call& call);
+  http::Response pod_log(const Call& call);
   http::Response token_request(const Call& call);
   http::Response self_subject_review(const Call& call);
   http::Response token_review(const Call& call);
@@ -65,6 +69,8 @@ class Actions {
   std::shared_ptr<const api::SchemaSet> schemas_;
   std::shared_ptr<const api::ResourceRegistry> registry_;
   const TokenAuthenticator& authn_;
+  // The kubelets this process can reach in-process, by node name; null when none.
+  std::shared_ptr<http::LocalEndpoints> kubelets_;
 };
 
 // Helpers the action files share.

@@ -29,7 +29,7 @@ using nlohmann::json;
 
 api::VersionInfo version_info() {
   api::VersionInfo v;
-  v.git_version = std::string(version::kKubernetesVersion) + "+k3c1";
+  v.git_version = version::kKubernetesGitVersion;
   v.git_commit = version::kGitCommit;
   v.build_date = version::kBuildDate;
   v.compiler = "gcc " __VERSION__;
@@ -111,7 +111,8 @@ Status ApiServerRole::start() {
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
   rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
   authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
-  actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_);
+  actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_,
+                                       config_.kubelets);
   ASSIGN_OR_RETURN(
       served_,
       ServedApi::create(*registry, {address + ":" + std::to_string(config_.port), version_info()},

@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
+#include "http/local_endpoints.h"
 #include "store/store.h"
 
 namespace k3c::http {
@@ -51,6 +52,9 @@ struct ApiServerConfig {
   uint16_t node_port_last = 32767;
   std::string kubeconfig_path;  // "" = write none
   unsigned kubeconfig_mode = 0600;
+  // The kubelets reachable in-process (the one of this node, when the agent runs); pods/log
+  // and the other kubelet subresources go to them. Null = none.
+  std::shared_ptr<http::LocalEndpoints> kubelets;
 };
 
 class ApiServerRole final : public Role {

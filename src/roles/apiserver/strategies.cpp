@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <set>
 
+#include "api/pod_qos.h"
+
 namespace k3c::apiserver {
 namespace {
 
@@ -52,6 +54,13 @@ int64_t Strategies::lease_seconds(const api::Resource& r) const {
 
 std::optional<ApiError> Strategies::before_create(const api::Resource& r, json& object) {
   if (r.group.empty() && r.plural == "services") return prepare_service(object, nullptr);
+  // As upstream's pod PrepareForCreate: the class is fixed at create, from the resources as
+  // defaulted and admitted (LimitRanger may have added some); the kubelet reads it back.
+  if (r.group.empty() && r.plural == "pods" && object.is_object()) {
+    json& status = object["status"];
+    if (!status.is_object()) status = json::object();
+    status["qosClass"] = std::string(api::qos_class_name(api::compute_qos_class(object)));
+  }
   return std::nullopt;
 }
 

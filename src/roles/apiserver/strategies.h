@@ -1,7 +1,7 @@
 // Per-resource rules the REST layer applies after the schema-driven defaults and validation
 // (admission.h): Service ClusterIP and NodePort allocation, IP families and the immutable
 // clusterIP, the TTL of Events, the `default` ServiceAccount of pods: the rules that need
-// cluster state.
+// cluster state. Also a pod's status.qosClass, set once on create.
 //
 // Thread-safety: every method from any thread; mu_ guards the reservations.
 #pragma once

@@ -3,22 +3,15 @@
 
 #include <cstdio>
 
-#include "api/quantity.h"
+#include "api/pod_qos.h"
 #include "roles/kubelet/pods/labels.h"
+#include "runtime/cgroups/resource_math.h"
 
 namespace k3c::kubelet {
 
 using nlohmann::json;
 
 namespace {
-
-std::optional<api::Quantity> amount(const json& container, const char* kind, const char* name) {
-  const json resources = container.value("resources", json::object());
-  const json list = resources.value(kind, json::object());
-  auto it = list.find(name);
-  if (it == list.end()) return std::nullopt;
-  return api::Quantity::parse(it->is_string() ? it->get<std::string>() : it->dump());
-}
 
 template <typename T>
 std::optional<T> field(const json& container_sc, const json& pod_sc, const char* name) {
@@ -75,23 +68,6 @@ runtime::SecurityConfig security(const json& pod, const json& container) {
 
 }  // namespace
 
-runtime::LinuxResources linux_resources(const json& container) {
-  runtime::LinuxResources r;
-  if (auto cpu = amount(container, "requests", "cpu"); cpu && !cpu->is_zero()) {
-    r.cpu_shares = std::max<int64_t>(2, cpu->milli_value() * 1024 / 1000);
-  } else if (auto limit = amount(container, "limits", "cpu")) {
-    // Requests default to limits (the API server does this; kept here for pods without it).
-    r.cpu_shares = std::max<int64_t>(2, limit->milli_value() * 1024 / 1000);
-  } else {
-    r.cpu_shares = 2;  // BestEffort containers get the minimum, as upstream
-  }
-  if (auto cpu = amount(container, "limits", "cpu"); cpu && !cpu->is_zero()) {
-    r.cpu_quota_us = std::max<int64_t>(1000, cpu->milli_value() * r.cpu_period_us / 1000);
-  }
-  if (auto memory = amount(container, "limits", "memory")) r.memory_limit_bytes = memory->value();
-  return r;
-}
-
 std::string container_spec_hash(const json& container) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : container.dump()) {
@@ -116,7 +92,9 @@ runtime::ContainerConfig container_config(const json& pod, const json& container
   c.stdin = container.value("stdin", false);
   c.stdin_once = container.value("stdinOnce", false);
   c.tty = container.value("tty", false);
-  c.resources = linux_resources(container);
+  const api::ContainerCgroupAmounts amounts = api::container_cgroup_amounts(container);
+  c.resources = runtime::container_linux_resources(
+      amounts.cpu_request_milli, amounts.cpu_limit_milli, amounts.memory_limit_bytes);
   c.security = security(pod, container);
   c.log_path = c.name + "/" + std::to_string(attempt) + ".log";
   c.labels = {{labels::kPodUid, meta.value("uid", "")},

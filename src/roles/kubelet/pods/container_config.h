@@ -1,6 +1,7 @@
 // The runtime's ContainerConfig for one container of a pod: argv and env already resolved
-// (command.h, container_env.h), resources as cgroup values (cpu request -> shares, cpu limit
-// -> CFS quota, memory limit), the security context (container over pod), labels that tie
+// (command.h, container_env.h), resources as cgroup values (api/pod_qos.h and
+// runtime/cgroups/resource_math.h: cpu request -> shares, cpu limit -> CFS quota, memory
+// limit), the security context (container over pod), labels that tie
 // the container to its pod, and a hash of its spec (a change restarts it).
 #pragma once
 
@@ -24,9 +25,5 @@ runtime::ContainerConfig container_config(const nlohmann::json& pod,
 
 // A stable hash (FNV-1a, hex) of the container's spec, kept in the container's labels.
 std::string container_spec_hash(const nlohmann::json& container);
-
-// cgroup values from Kubernetes amounts, as upstream converts them: shares = milli * 1024 /
-// 1000 (at least 2), quota = milli * period / 1000 (at least 1 ms).
-runtime::LinuxResources linux_resources(const nlohmann::json& container);
 
 }  // namespace k3c::kubelet

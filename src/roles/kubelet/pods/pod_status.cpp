@@ -1,10 +1,10 @@
 // The pod status (see pod_status.h).
 #include "roles/kubelet/pods/pod_status.h"
 
+#include "api/pod_qos.h"
 #include "core/ids.h"
 #include "roles/kubelet/pods/pod_conditions.h"
 #include "roles/kubelet/pods/pod_phase.h"
-#include "roles/kubelet/pods/qos.h"
 
 namespace k3c::kubelet {
 
@@ -90,7 +90,9 @@ json generate_pod_status(const StatusInputs& in) {
     s["podIPs"] = ip_list(pod_ips);
   }
   if (!s.contains("startTime") || s["startTime"].is_null()) s["startTime"] = now;
-  if (!s.contains("qosClass") || !s["qosClass"].is_string()) s["qosClass"] = pod_qos_class(pod);
+  if (!s.contains("qosClass") || !s["qosClass"].is_string()) {
+    s["qosClass"] = std::string(api::qos_class_name(api::qos_class(pod)));
+  }
   return s;
 }
 

@@ -6,7 +6,6 @@
 
 #include "core/ids.h"
 #include "roles/kubelet/pods/labels.h"
-#include "roles/kubelet/pods/qos.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -236,28 +235,6 @@ TEST_CASE("init containers: PodInitializing, Initialized, and a failed init with
     CHECK(s["phase"] == "Failed");
     CHECK(status_of(pod("OnFailure", inits), st)["phase"] == "Pending");
   }
-}
-
-TEST_CASE("QoS classes and cgroup parents") {
-  auto with = [](json resources, json init_resources = nullptr) {
-    json p = {{"spec", {{"containers", {{{"name", "c"}, {"resources", resources}}}}}}};
-    if (!init_resources.is_null()) {
-      p["spec"]["initContainers"] = {{{"name", "i"}, {"resources", init_resources}}};
-    }
-    return pod_qos_class(p);
-  };
-  CHECK(with(json::object()) == "BestEffort");
-  CHECK(with({{"requests", {{"cpu", "100m"}}}}) == "Burstable");
-  CHECK(with({{"limits", {{"cpu", "1"}, {"memory", "1Gi"}}},
-              {"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}}) == "Guaranteed");
-  CHECK(with({{"limits", {{"cpu", "1"}, {"memory", "1Gi"}}}, {"requests", {{"cpu", "500m"}}}}) ==
-        "Burstable");
-  CHECK(with({{"limits", {{"cpu", "1"}, {"memory", "1Gi"}}},
-              {"requests", {{"cpu", "1"}, {"memory", "1Gi"}}}},
-             {{"requests", {{"cpu", "1"}}}}) == "Burstable");
-  CHECK(with({{"limits", {{"ephemeral-storage", "1Gi"}}}}) == "BestEffort");
-  CHECK(pod_cgroup_parent("Burstable", "u") == "kubepods/burstable/podu");
-  CHECK(pod_cgroup_parent("Guaranteed", "u") == "kubepods/podu");
 }
 
 }  // namespace

@@ -145,8 +145,10 @@ TEST_CASE("the container gets the resolved argv, env, labels and log path") {
   CHECK(sandbox.config.cgroup_parent == "kubepods/burstable/podu1");
   CHECK(sandbox.config.log_directory == "/var/log/pods/ns_web_u1");
   CHECK(sandbox.config.resolv_conf ==
-        "search ns.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.43.0.10\n"
+        "nameserver 10.43.0.10\nsearch ns.svc.cluster.local svc.cluster.local cluster.local\n"
         "options ndots:5\n");
+  CHECK(sandbox.config.hosts.starts_with("# Kubernetes-managed hosts file.\n"));
+  CHECK(sandbox.config.hostname == "web");
   CHECK(node.pod["status"]["podIP"] == sandbox.ip);
 }
 

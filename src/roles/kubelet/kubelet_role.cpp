@@ -1,0 +1,134 @@
+// The kubelet role (see kubelet_role.h): its start, the node thread and its timers, stop.
+#include "roles/kubelet/kubelet_role.h"
+
+#include <algorithm>
+
+#include "client/event_recorder.h"
+#include "client/in_process_client.h"
+#include "core/log.h"
+#include "core/names.h"
+#include "core/version.h"
+#include "roles/kubelet/node_reporter.h"
+
+namespace k3c::kubelet {
+namespace {
+
+// How long a failed registration waits before the next try (upstream backs off to 7 s).
+constexpr std::chrono::seconds kRegisterRetry{7};
+// How long a failed Lease renewal waits (upstream retries well within the lease's duration).
+constexpr std::chrono::seconds kLeaseRetry{2};
+
+// "k3c://0.1.0", as "containerd://1.7.x" reads.
+std::string runtime_version() {
+  std::string v = version::kVersion;
+  if (v.starts_with('v')) v.erase(0, 1);
+  return "k3c://" + v;
+}
+
+}  // namespace
+
+KubeletRole::KubeletRole(KubeletConfig config, const Clock& clock,
+                         std::unique_ptr<MachineProbe> probe)
+    : config_(std::move(config)), clock_(clock), probe_(std::move(probe)) {
+  if (!probe_) probe_ = std::make_unique<LinuxMachineProbe>(config_.data_dir);
+}
+
+KubeletRole::~KubeletRole() { stop(); }
+
+Status KubeletRole::start() {
+  NodeIdentity id;
+  id.name = node_name_for(config_.node_name, probe_->probe().hostname);
+  // A host name that is no valid node name would fail every registration; say so at start.
+  if (Status valid = names::validate_dns1123_subdomain(id.name); !valid.is_ok()) {
+    return error(Code::kInvalid, "node name \"" + id.name + "\" (" +
+                                     (config_.node_name.empty() ? "the host name" : "--node-name") +
+                                     ") is not valid: " + valid.message() + "; pass --node-name");
+  }
+  id.node_ips = config_.node_ips;
+  id.labels = config_.node_labels;
+  id.taints = config_.node_taints;
+  id.control_plane = config_.control_plane;
+  id.port = config_.port;
+  id.kubelet_version = version::kKubernetesGitVersion;
+  id.runtime_version = runtime_version();
+  id.max_pods = config_.settings.max_pods;
+  // Until RBAC and the node authorizer exist the node's identity carries system:masters
+  // (upstream's kubelets are system:node:<name> in system:nodes, limited to their own node).
+  http::PeerIdentity identity;
+  identity.user = "system:node:" + id.name;
+  identity.groups = {"system:nodes", "system:masters", "system:authenticated"};
+  client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
+  events_ = std::make_unique<client::EventRecorder>(*client_, "kubelet", clock_);
+  runtime_ = config_.runtime ? config_.runtime() : nullptr;
+  images_ = config_.images ? config_.images() : nullptr;
+  reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, images_,
+                                             events_.get(), config_.settings, clock_);
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = false;
+  }
+  node_thread_ = std::thread([this] { run_node_loop(); });
+  ready_ = true;
+  return Status::ok();
+}
+
+bool KubeletRole::sleep_for(std::chrono::nanoseconds d) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, std::max(d, std::chrono::nanoseconds(0)), [&] { return stopping_; });
+  return !stopping_;
+}
+
+void KubeletRole::run_node_loop() {
+  auto logger = log::for_role("kubelet");
+  const auto update_every = config_.settings.node_status_update_frequency;
+  // Upstream renews the node lease every quarter of its duration.
+  const auto renew_every =
+      std::chrono::milliseconds(config_.settings.node_lease_duration_seconds * 1000 / 4);
+  reporter_->record_event("Starting", "Starting kubelet.");
+  bool registered = false;
+  Clock::TimePoint next_status = clock_.now();
+  Clock::TimePoint next_lease = clock_.now();
+  do {
+    if (!registered) {
+      Status status = reporter_->register_node();
+      if (!status.is_ok()) {
+        logger->warn("registering node {}: {}", reporter_->node_name(), status.message());
+        continue;  // after the retry wait below
+      }
+      registered = true;
+    }
+    const Clock::TimePoint now = clock_.now();
+    if (now >= next_status) {
+      Status status = reporter_->sync_status();
+      if (status.code() == Code::kNotFound) {
+        logger->warn("node {} is gone; registering it again", reporter_->node_name());
+        registered = false;
+        continue;
+      }
+      if (!status.is_ok()) logger->warn("node status: {}", status.message());
+      next_status = now + update_every;
+    }
+    if (now >= next_lease) {
+      Status status = reporter_->renew_lease();
+      if (!status.is_ok()) logger->warn("node lease: {}", status.message());
+      next_lease = now + (status.is_ok() ? renew_every : std::chrono::milliseconds(kLeaseRetry));
+    }
+  } while (sleep_for(registered ? std::min(next_status, next_lease) - clock_.now()
+                                : std::chrono::nanoseconds(kRegisterRetry)));
+}
+
+void KubeletRole::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (node_thread_.joinable()) node_thread_.join();
+  if (events_) events_->stop();
+  reporter_.reset();
+  events_.reset();
+  client_.reset();
+  ready_ = false;
+}
+
+}  // namespace k3c::kubelet

@@ -1,0 +1,89 @@
+// The kubelet role: the node agent of `k3c server` (and later `k3c agent`). So far it
+// registers this machine as a Node, keeps the node's status current and renews its Lease
+// (node_reporter.h); the pod workers, the kubelet API on `port` and the rest arrive later
+// (doc/kubelet.md). It talks to the apiserver through the in-process client as
+// system:node:<name>.
+//
+// Threads: start()/stop() from the RoleRunner. One node thread runs registration, the status
+// loop and the Lease; one event writer.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/lifecycle.h"
+#include "http/http.h"
+#include "roles/kubelet/kubelet_settings.h"
+#include "roles/kubelet/machine_probe.h"
+#include "roles/kubelet/node_status.h"
+#include "runtime/runtime_service.h"
+
+namespace k3c::client {
+class Client;
+class EventRecorder;
+}  // namespace k3c::client
+
+namespace k3c::kubelet {
+
+class NodeReporter;
+
+struct KubeletConfig {
+  // The apiserver's handler chain, available once the apiserver role is up.
+  http::Handler handler;
+  std::string node_name;  // "" = the host name, lower-cased
+  std::vector<std::string> node_ips;
+  std::vector<std::pair<std::string, std::string>> node_labels;
+  std::vector<Taint> node_taints;
+  std::string data_dir;
+  std::string cluster_dns;     // the DNS Service's IP, for the pods' resolv.conf
+  std::string cluster_domain;  // "cluster.local"
+  bool control_plane = false;  // a server's node: the role labels
+  uint16_t port = 10250;       // the kubelet API (not served yet), in daemonEndpoints
+  // The runtime, asked for at start (the runtime role starts first, as the apiserver's store
+  // is handed over). Unset or returning null: no runtime (the node reports no images).
+  std::function<runtime::RuntimeService*()> runtime;
+  std::function<runtime::ImageService*()> images;
+  KubeletSettings settings;
+};
+
+class KubeletRole final : public Role {
+ public:
+  // `probe` null: the Linux probe of config.data_dir.
+  explicit KubeletRole(KubeletConfig config, const Clock& clock = SystemClock::instance(),
+                       std::unique_ptr<MachineProbe> probe = nullptr);
+  ~KubeletRole() override;
+
+  std::string_view name() const override { return "kubelet"; }
+  Status start() override;
+  void stop() override;
+  bool ready() const override { return ready_; }
+
+ private:
+  void run_node_loop();
+  // Waits `d` or until stop(); false once stopping.
+  bool sleep_for(std::chrono::nanoseconds d);
+
+  const KubeletConfig config_;
+  const Clock& clock_;
+  std::unique_ptr<MachineProbe> probe_;
+  runtime::RuntimeService* runtime_ = nullptr;  // from config_.runtime at start; may be null
+  runtime::ImageService* images_ = nullptr;     // from config_.images at start; may be null
+  std::unique_ptr<client::Client> client_;
+  std::unique_ptr<client::EventRecorder> events_;
+  std::unique_ptr<NodeReporter> reporter_;
+  std::mutex mu_;  // guards stopping_ for the node thread's waits
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread node_thread_;
+  std::atomic<bool> ready_{false};
+};
+
+}  // namespace k3c::kubelet

@@ -1,0 +1,24 @@
+// The kubelet's settings users tune, one field per upstream kubelet flag or
+// KubeletConfiguration key (the comment names it). `--kubelet-arg KEY=VALUE` sets them
+// (cli/component_args.h); the defaults are here and only here.
+#pragma once
+
+#include <chrono>
+
+namespace k3c::kubelet {
+
+struct KubeletSettings {
+  // node-status-update-frequency: how often the kubelet computes the node's status and
+  // writes it when it changed.
+  std::chrono::milliseconds node_status_update_frequency{10'000};
+  // nodeStatusReportFrequency (config file only upstream): the status is written at least
+  // this often even when nothing changed. Upstream's default is 5 min.
+  std::chrono::milliseconds node_status_report_frequency{300'000};
+  // nodeLeaseDurationSeconds: the Lease's leaseDurationSeconds; it is renewed every quarter
+  // of it (10 s for the default 40 s), as upstream.
+  int node_lease_duration_seconds = 40;
+  // max-pods: the node's pods capacity.
+  int max_pods = 110;
+};
+
+}  // namespace k3c::kubelet

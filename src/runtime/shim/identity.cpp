@@ -1,0 +1,143 @@
+// The process identity (see identity.h).
+#include "runtime/shim/identity.h"
+
+#include <grp.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace k3c::runtime::shim {
+namespace {
+
+// Index = capability number (linux/capability.h).
+constexpr const char* kCapabilityNames[] = {"CHOWN",
+                                            "DAC_OVERRIDE",
+                                            "DAC_READ_SEARCH",
+                                            "FOWNER",
+                                            "FSETID",
+                                            "KILL",
+                                            "SETGID",
+                                            "SETUID",
+                                            "SETPCAP",
+                                            "LINUX_IMMUTABLE",
+                                            "NET_BIND_SERVICE",
+                                            "NET_BROADCAST",
+                                            "NET_ADMIN",
+                                            "NET_RAW",
+                                            "IPC_LOCK",
+                                            "IPC_OWNER",
+                                            "SYS_MODULE",
+                                            "SYS_RAWIO",
+                                            "SYS_CHROOT",
+                                            "SYS_PTRACE",
+                                            "SYS_PACCT",
+                                            "SYS_ADMIN",
+                                            "SYS_BOOT",
+                                            "SYS_NICE",
+                                            "SYS_RESOURCE",
+                                            "SYS_TIME",
+                                            "SYS_TTY_CONFIG",
+                                            "MKNOD",
+                                            "LEASE",
+                                            "AUDIT_WRITE",
+                                            "AUDIT_CONTROL",
+                                            "SETFCAP",
+                                            "MAC_OVERRIDE",
+                                            "MAC_ADMIN",
+                                            "SYSLOG",
+                                            "WAKE_ALARM",
+                                            "BLOCK_SUSPEND",
+                                            "AUDIT_READ",
+                                            "PERFMON",
+                                            "BPF",
+                                            "CHECKPOINT_RESTORE"};
+constexpr int kKnownCapabilities = sizeof kCapabilityNames / sizeof kCapabilityNames[0];
+
+Status fail(const std::string& what, int err) {
+  return error(Code::kInvalid, what + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+int last_capability() {
+  int last = kKnownCapabilities - 1;
+  if (FILE* f = fopen("/proc/sys/kernel/cap_last_cap", "re")) {
+    int value = 0;
+    if (fscanf(f, "%d", &value) == 1 && value > 0 && value < 64) last = value;
+    fclose(f);
+  }
+  return last;
+}
+
+Result<uint64_t> capability_mask(const std::vector<std::string>& names, int last_cap) {
+  uint64_t mask = 0;
+  for (const std::string& raw : names) {
+    std::string name;
+    for (char c : raw) name += static_cast<char>(toupper(static_cast<unsigned char>(c)));
+    if (name == "ALL") {
+      mask |= last_cap >= 63 ? ~uint64_t{0} : (uint64_t{1} << (last_cap + 1)) - 1;
+      continue;
+    }
+    if (name.rfind("CAP_", 0) == 0) name.erase(0, 4);
+    int found = -1;
+    for (int i = 0; i < kKnownCapabilities && i <= last_cap; ++i) {
+      if (name == kCapabilityNames[i]) found = i;
+    }
+    if (found < 0) return error(Code::kInvalid, "unknown capability \"" + raw + "\"");
+    mask |= uint64_t{1} << found;
+  }
+  return mask;
+}
+
+Status apply_identity(const ProcessSpec& process, int last_cap) {
+  ASSIGN_OR_RETURN(uint64_t keep, capability_mask(process.capabilities, last_cap));
+  // The bounding set first: dropping needs CAP_SETPCAP, which we still hold.
+  for (int cap = 0; cap <= last_cap; ++cap) {
+    if (keep & (uint64_t{1} << cap)) continue;
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+      return fail("drop capability " + std::to_string(cap) + " from the bounding set", errno);
+    }
+  }
+  // Keep the permitted set across the uid change; capset below trims it.
+  if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return fail("prctl(PR_SET_KEEPCAPS)", errno);
+  std::vector<gid_t> groups(process.groups.begin(), process.groups.end());
+  // Raw syscalls: this process has one thread, and glibc's wrappers would try to reach others.
+  if (syscall(SYS_setgroups, groups.size(), groups.data()) != 0) {
+    return fail("setgroups", errno);
+  }
+  if (syscall(SYS_setresgid, process.gid, process.gid, process.gid) != 0) {
+    return fail("setgid " + std::to_string(process.gid), errno);
+  }
+  if (syscall(SYS_setresuid, process.uid, process.uid, process.uid) != 0) {
+    return fail("setuid " + std::to_string(process.uid), errno);
+  }
+  if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return fail("prctl(PR_SET_KEEPCAPS)", errno);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    const auto word = static_cast<uint32_t>(keep >> (32 * i));
+    data[i].effective = word;
+    data[i].permitted = word;
+    data[i].inheritable = 0;
+  }
+  if (syscall(SYS_capset, &header, data) != 0) return fail("capset", errno);
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+    return fail("clear the ambient capabilities", errno);
+  }
+  if (process.no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    return fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+  }
+  return Status::ok();
+}
+
+Status apply_seccomp(const ProcessSpec& process) {
+  if (process.seccomp == SeccompProfile::kUnconfined) return Status::ok();
+  return error(Code::kNotImplemented, "seccomp profile RuntimeDefault is not implemented yet");
+}
+
+}  // namespace k3c::runtime::shim

@@ -1,0 +1,30 @@
+// Who the container's process runs as: supplementary groups, gid, uid, capabilities (the
+// bounding, permitted and effective sets; inheritable and ambient cleared, as containerd
+// does), no_new_privs and the seccomp profile. Applied by the process itself right before
+// its exec, with raw prctl/capset calls (no libcap).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "runtime/shim/container_process.h"
+
+namespace k3c::runtime::shim {
+
+// The highest capability number this kernel knows (/proc/sys/kernel/cap_last_cap).
+int last_capability();
+
+// The capability set named by `names` ("CAP_CHOWN" or "CHOWN"; "ALL"), as a bit mask.
+// kInvalid for an unknown name.
+Result<uint64_t> capability_mask(const std::vector<std::string>& names, int last_cap);
+
+// Switches the calling (single-threaded) process to `process`'s identity; `last_cap` is read
+// before pivot_root. kNotImplemented for seccomp RuntimeDefault (not built yet).
+Status apply_identity(const ProcessSpec& process, int last_cap);
+
+// The seccomp part, last thing before exec (after no_new_privs).
+Status apply_seccomp(const ProcessSpec& process);
+
+}  // namespace k3c::runtime::shim

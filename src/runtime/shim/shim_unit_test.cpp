@@ -1,0 +1,144 @@
+// Pure pieces of the shim: the CRI log format, capability names, the PATH lookup and the
+// state files. The processes themselves are tested in shim_test.cpp (integration.shim).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/shim/container_init.h"
+#include "runtime/shim/cri_log.h"
+#include "runtime/shim/identity.h"
+#include "runtime/shim/rootfs_mounts.h"
+#include "runtime/shim/state_files.h"
+#include "temp_dir.h"
+
+namespace k3c::runtime {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("rfc3339_nano formats as Go's time.RFC3339Nano in UTC") {
+  CHECK(rfc3339_nano(0) == "1970-01-01T00:00:00Z");
+  CHECK(rfc3339_nano(1700000000123456789) == "2023-11-14T22:13:20.123456789Z");
+  CHECK(rfc3339_nano(1700000000120000000) == "2023-11-14T22:13:20.12Z");
+  CHECK(rfc3339_nano(1700000000000000001) == "2023-11-14T22:13:20.000000001Z");
+}
+
+TEST_CASE("CriLogStream writes F records per line, P records for long lines") {
+  TempDir dir;
+  const std::string path = dir.path() + "/0.log";
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  REQUIRE(fd >= 0);
+  CriLogStream out("stdout"), err("stderr");
+  out.set_fd(fd);
+  err.set_fd(fd);
+  const int64_t t = 1700000000500000000;
+  out.feed("hel", t);
+  out.feed("lo\nwor", t);
+  err.feed("oops\n\n", t);
+  out.feed("ld\n", t);
+  const std::string long_line(CriLogStream::kMaxLine + 10, 'x');
+  out.feed(long_line + "\n", t);
+  out.feed(std::string(CriLogStream::kMaxLine, 'y') + "\n", t);  // exactly fits: one F
+  out.feed("no newline", t);
+  out.finish(t);
+  err.finish(t);  // nothing pending: nothing written
+  close(fd);
+  const std::string ts = "2023-11-14T22:13:20.5Z";
+  const std::string expected =
+      ts + " stdout F hello\n" + ts + " stderr F oops\n" + ts + " stderr F \n" + ts +
+      " stdout F world\n" + ts + " stdout P " + std::string(CriLogStream::kMaxLine, 'x') + "\n" +
+      ts + " stdout F xxxxxxxxxx\n" + ts + " stdout F " + std::string(CriLogStream::kMaxLine, 'y') +
+      "\n" + ts + " stdout F no newline\n";
+  CHECK(slurp(path) == expected);
+}
+
+TEST_CASE("capability names: CAP_ prefix optional, ALL, unknown rejected") {
+  using shim::capability_mask;
+  CHECK(*capability_mask({"CAP_CHOWN", "kill", "NET_BIND_SERVICE"}, 40) ==
+        ((1u << 0) | (1u << 5) | (1u << 10)));
+  CHECK(*capability_mask({}, 40) == 0);
+  CHECK(*capability_mask({"ALL"}, 40) == (uint64_t{1} << 41) - 1);
+  auto bad = capability_mask({"CAP_FLY"}, 40);
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().code() == Code::kInvalid);
+  CHECK(bad.status().message() == "unknown capability \"CAP_FLY\"");
+  // A capability the running kernel does not know is unknown too.
+  CHECK_FALSE(capability_mask({"CAP_CHECKPOINT_RESTORE"}, 39).is_ok());
+}
+
+TEST_CASE("find_executable searches $PATH and words errors as runc") {
+  TempDir dir;
+  const std::string bin = dir.path() + "/bin", sbin = dir.path() + "/sbin";
+  mkdir(bin.c_str(), 0755);
+  mkdir(sbin.c_str(), 0755);
+  for (const std::string& f : {bin + "/tool", sbin + "/plain"}) {
+    std::ofstream(f) << "#!/bin/sh\n";
+  }
+  chmod((bin + "/tool").c_str(), 0755);
+  const std::vector<std::string> env = {"A=b", "PATH=" + sbin + ":" + bin};
+  CHECK(*shim::find_executable("tool", env) == bin + "/tool");
+  auto missing = shim::find_executable("plain", env);  // not executable
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().code() == Code::kInvalid);
+  CHECK(missing.status().message() == "exec: \"plain\": executable file not found in $PATH");
+  CHECK(*shim::find_executable(bin + "/tool", {}) == bin + "/tool");
+  auto absent = shim::find_executable("/nope/x", env);
+  REQUIRE_FALSE(absent.is_ok());
+  CHECK(absent.status().message() == "exec: \"/nope/x\": stat /nope/x: No such file or directory");
+}
+
+TEST_CASE("launch spec and state records survive a round trip through their files") {
+  LaunchSpec spec;
+  spec.id = "c1";
+  spec.state_dir = "/run/x";
+  spec.lower_dirs = {"/a", "/b"};
+  spec.mounts = {{"/host", "/data", true, false}};
+  spec.net = {NamespaceMode::kJoin, "/run/netns/p"};
+  spec.pid.mode = NamespaceMode::kHost;
+  spec.process.args = {"sh", "-c", "echo"};
+  spec.process.uid = 1000;
+  spec.process.groups = {1, 2};
+  spec.process.capabilities = {"CAP_CHOWN"};
+  spec.process.seccomp = SeccompProfile::kRuntimeDefault;
+  spec.cgroup_procs_files = {"/sys/fs/cgroup/x/cgroup.procs"};
+  auto back = shim::decode_launch_spec(shim::encode_launch_spec(spec));
+  REQUIRE(back.is_ok());
+  CHECK(shim::encode_launch_spec(*back) == shim::encode_launch_spec(spec));
+  CHECK(back->net.mode == NamespaceMode::kJoin);
+  CHECK(back->mounts[0].read_only);
+  CHECK(back->process.groups == std::vector<uint32_t>{1, 2});
+  CHECK(shim::decode_launch_spec("{\"id\": 1}").status().code() == Code::kCorrupt);
+
+  TempDir dir;
+  CHECK(shim::read_exit_record(dir.path()).status().code() == Code::kNotFound);
+  REQUIRE(shim::write_exit_record(dir.path(), {137, 9, 42}).is_ok());
+  auto exit = shim::read_exit_record(dir.path());
+  REQUIRE(exit.is_ok());
+  CHECK(exit->exit_code == 137);
+  CHECK(exit->signal == 9);
+  CHECK(exit->finished_at_ns == 42);
+}
+
+TEST_CASE("overlay options list the lower dirs top first and refuse separators") {
+  LaunchSpec spec;
+  spec.state_dir = "/s";
+  spec.lower_dirs = {"/top", "/bottom"};
+  CHECK(*shim::overlay_options(spec) == "lowerdir=/top:/bottom,upperdir=/s/upper,workdir=/s/work");
+  spec.lower_dirs = {"/a,b"};
+  CHECK(shim::overlay_options(spec).status().code() == Code::kInvalid);
+  spec.lower_dirs = {};
+  CHECK(shim::overlay_options(spec).status().code() == Code::kInvalid);
+}
+
+}  // namespace k3c::runtime
