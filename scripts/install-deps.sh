@@ -12,6 +12,7 @@ packages=(
   libarchive-dev busybox-static
   util-linux procps curl
   clang-14 libclang-rt-14-dev  # the libFuzzer targets under test/fuzz (doc/fuzzing.md)
+  docker-registry apache2-utils  # integration.registry: a real registry on loopback, htpasswd
 )
 
 missing=()
@@ -34,3 +35,9 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The registry package enables a service on :5000 of every interface; the tests start their
+# own instances on loopback, so the system one is switched off where systemd runs.
+if [[ " ${missing[*]} " == *" docker-registry "* ]] && command -v systemctl >/dev/null &&
+  [ -d /run/systemd/system ]; then
+  systemctl disable --now docker-registry >/dev/null 2>&1 || true
+fi

@@ -135,6 +135,12 @@ Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
   node.token_file = in.text("token-file");
   ASSIGN_OR_RETURN(auto server_url, in.typed("server", parse_https_url));
   node.server_url = server_url.value_or("");
+  if (const SettingValue* file = in.find("private-registry")) {
+    if (file->text.empty()) {
+      return Lookup::reject(*file, error(Code::kInvalid, "must not be empty"));
+    }
+    node.private_registry = file->text;
+  }
   RETURN_IF_ERROR(in.each(
       "kubelet-arg", [&](std::string_view arg) { return apply_kubelet_arg(arg, node.kubelet); }));
   for (auto [key, period] :

@@ -33,6 +33,7 @@ struct NodeConfig {
   std::string token_file;
   std::string server_url;            // https://HOST:PORT of a server to join; "" for none
   kubelet::KubeletSettings kubelet;  // from --kubelet-arg
+  std::string private_registry = "/etc/k3c/registries.yaml";  // registries.yaml
 };
 
 enum class DatastoreSync : uint8_t { kFull, kNormal };

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/config.h"
+#include "cli/registry_transport.h"
 #include "runtime/image_store.h"
 #include "runtime/reference.h"
 
@@ -27,7 +28,12 @@ std::vector<Row> rows_of(const std::vector<runtime::ImageRecord>& images) {
     const std::string id = image.id.substr(7, 13);
     const std::string size = human_size(image.size);
     if (image.references.empty()) rows.push_back({"<none>", "<none>", id, size});
+    // As crictl: a digest reference ("repo@sha256:...", recorded by pulls) gets a row of its
+    // own only when the image has no tag.
+    const bool tagged = std::any_of(image.references.begin(), image.references.end(),
+                                    [](const std::string& r) { return r.find('@') == r.npos; });
     for (const std::string& ref : image.references) {
+      if (tagged && ref.find('@') != std::string::npos) continue;
       Result<runtime::Reference> parsed = runtime::parse_reference(ref);
       if (!parsed.is_ok()) continue;
       rows.push_back(
@@ -54,6 +60,9 @@ struct Options {
   std::vector<std::string> files;
   std::vector<std::string> refs;
   std::string ref;
+  std::string private_registry = "/etc/k3c/registries.yaml";
+  std::string creds;
+  unsigned timeout_seconds = 30;
 };
 
 CommandOutcome fail(std::string_view command, const Status& status) {
@@ -89,6 +98,27 @@ CommandOutcome do_remove(runtime::ImageStore& store, const Options& o) {
       continue;
     }
     for (const std::string& name : *removed) outcome.out += "Deleted: " + name + "\n";
+  }
+  return outcome;
+}
+
+CommandOutcome do_pull(runtime::ImageStore& store, const Options& o) {
+  std::optional<runtime::RegistryAuth> auth;
+  if (!o.creds.empty()) {
+    const size_t colon = o.creds.find(':');
+    auth = runtime::RegistryAuth{o.creds.substr(0, colon),
+                                 colon == std::string::npos ? "" : o.creds.substr(colon + 1), ""};
+  }
+  runtime::registry::PullOptions options;
+  options.request_timeout = std::chrono::seconds(o.timeout_seconds);
+  options.idle_timeout = std::chrono::seconds(o.timeout_seconds);
+  auto puller = make_puller(o.private_registry, options);
+  if (!puller.is_ok()) return fail("pull", puller.status());
+  auto image = (*puller)->pull(store, o.ref, auth);
+  if (!image.is_ok()) return fail("pull", image.status());
+  CommandOutcome outcome;
+  for (const std::string& ref : image->references) {
+    outcome.out += "pulled " + ref + " " + image->id + "\n";
   }
   return outcome;
 }
@@ -145,6 +175,15 @@ CommandOutcome run_images(const std::vector<std::string>& args, const Environmen
   rm->add_option("REF", o.refs, "Image references or ids")->required();
   CLI::App* pull = app.add_subcommand("pull", "Pull an image from a registry");
   pull->add_option("REF", o.ref, "Image reference")->required();
+  pull->add_option("--private-registry", o.private_registry,
+                   "Registry configuration (k3s's registries.yaml format)")
+      ->capture_default_str();
+  pull->add_option("--creds", o.creds, "Credentials for the image's registry: USER[:PASSWORD]");
+  pull->add_option("--timeout", o.timeout_seconds,
+                   "Seconds a registry may take to answer (manifests, tokens) or stay silent "
+                   "(blobs)")
+      ->check(CLI::Range(1u, 3600u))
+      ->capture_default_str();
   CLI::App* unpack = app.add_subcommand(
       "unpack", "Unpack an image's layers (once) and print the root filesystem's directory");
   unpack->add_option("REF", o.ref, "Image reference or id")->required();
@@ -158,16 +197,9 @@ CommandOutcome run_images(const std::vector<std::string>& args, const Environmen
     const int code = app.exit(e, out, err);
     return {code == 0 ? 0 : 1, out.str(), err.str()};
   }
-  if (pull->parsed()) {
-    if (Result<runtime::Reference> ref = runtime::parse_reference(o.ref); !ref.is_ok()) {
-      return fail("pull", ref.status());
-    }
-    return fail("pull", error(Code::kNotImplemented,
-                              "not implemented yet: the registry client is not built; import a "
-                              "tarball with `k3c images import` instead"));
-  }
   auto store = open_store(o.data_dir, env);
   if (!store.is_ok()) return fail("", store.status());
+  if (pull->parsed()) return do_pull(**store, o);
   if (import->parsed()) return do_import(**store, o);
   if (rm->parsed()) return do_remove(**store, o);
   if (unpack->parsed()) {

@@ -14,6 +14,7 @@
 #include "roles/controllers/controller_manager.h"
 #include "roles/kubelet/kubelet_role.h"
 #include "roles/scheduler/role/scheduler_role.h"
+#include "runtime/runtime_role.h"
 
 namespace k3c::cli {
 namespace {
@@ -109,8 +110,14 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
     roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
   }
   if (!config.disable_agent) {
+    runtime::LinuxRuntimeConfig rc;
+    rc.data_dir = config.node.data_dir;
+    auto runtime = std::make_shared<runtime::RuntimeRole>(rc);
+    roles.push_back(runtime);
     kubelet::KubeletConfig k = kubelet_config(config);
     k.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
+    k.runtime = [runtime]() -> runtime::RuntimeService* { return runtime->runtime(); };
+    k.images = [runtime]() -> runtime::ImageService* { return runtime->runtime(); };
     roles.push_back(std::make_shared<kubelet::KubeletRole>(std::move(k)));
   }
   return roles;
@@ -121,7 +128,7 @@ std::vector<std::shared_ptr<Role>> server_roles(const ServerConfig& config) {
 std::vector<std::string> roles_not_built(const ServerConfig& config) {
   std::vector<std::string> names;
   if (!config.disable_agent) {
-    for (const char* worker : {"runtime", "network"}) names.push_back(worker);
+    names.push_back("network");
     if (!config.disable_kube_proxy) names.push_back("proxy");
     if (!config.disabled.contains("coredns")) names.push_back("dns");
   }

@@ -95,10 +95,10 @@ TEST_CASE("store_options carries the path and the sync mode") {
 
 TEST_CASE("roles_not_built lists what the config asks for and is missing") {
   ServerConfig config;
-  CHECK(roles_not_built(config) == std::vector<std::string>{"runtime", "network", "proxy", "dns"});
+  CHECK(roles_not_built(config) == std::vector<std::string>{"network", "proxy", "dns"});
   config.disable_kube_proxy = true;
   config.disabled = {"coredns"};
-  CHECK(roles_not_built(config) == std::vector<std::string>{"runtime", "network"});
+  CHECK(roles_not_built(config) == std::vector<std::string>{"network"});
   config.disable_agent = true;
   CHECK(roles_not_built(config).empty());
 }

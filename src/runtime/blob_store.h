@@ -25,6 +25,8 @@ class BlobWriter {
 
   Status write(const void* data, size_t size);
   uint64_t size() const { return size_; }
+  // The digest of the content, once finish() has run ("" before).
+  const std::string& digest() const { return digest_; }
   // Where the bytes are until commit() (for reading a staged file back).
   const std::string& temp_path() const { return temp_path_; }
   // Ends the stream: fsync, close, and the digest of the bytes (no longer writable after).

@@ -11,6 +11,7 @@
 #include "runtime/internal/image_index.h"
 #include "runtime/internal/import.h"
 #include "runtime/internal/snapshot.h"
+#include "runtime/internal/staged_archive.h"
 #include "runtime/internal/tree_at.h"
 
 namespace k3c::runtime {
@@ -61,6 +62,60 @@ Result<std::vector<ImageRecord>> ImageStore::import_file(const std::string& path
   for (const ImageRecord& record : records) index.add(record);
   RETURN_IF_ERROR(index.save());
   return records;
+}
+
+Result<ImageRecord> ImageStore::add_pulled(FetchedImage image) {
+  // The fetched blobs become a staged "archive" of blobs/sha256/<hex> files with a plan naming
+  // them, so that pulls and imports share one verifier and one committer.
+  internal::StagedArchive staged;
+  internal::PlannedImage plan;
+  plan.references = image.references;
+  auto stage = [&](FetchedBlob& blob, const std::string& what) -> Result<internal::PlannedBlob> {
+    if (blob.writer == nullptr || blob.writer->digest().empty()) {
+      return error(Code::kInternal, what + " was not fetched");
+    }
+    RETURN_IF_ERROR(check_digest(blob.digest, what));
+    const std::string path = "blobs/sha256/" + std::string(digest_hex(blob.digest));
+    const std::string content = blob.writer->digest();
+    const uint64_t size = blob.writer->size();
+    staged.files[path] = internal::StagedFile{std::move(blob.writer), content, size};
+    return internal::PlannedBlob{path, blob.digest, blob.size, blob.media_type};
+  };
+  ASSIGN_OR_RETURN(plan.manifest, stage(image.manifest, "manifest"));
+  ASSIGN_OR_RETURN(plan.config, stage(image.config, "config"));
+  for (size_t i = 0; i < image.layers.size(); ++i) {
+    ASSIGN_OR_RETURN(internal::PlannedBlob layer,
+                     stage(image.layers[i], "layer " + std::to_string(i)));
+    plan.layers.push_back(std::move(layer));
+  }
+  std::lock_guard guard(mu_);
+  ASSIGN_OR_RETURN(FileLock lock, FileLock::take(root_ + "/lock"));
+  ASSIGN_OR_RETURN(ImageIndex index, ImageIndex::load(root_ + "/images.json"));
+  ASSIGN_OR_RETURN(std::vector<ImageRecord> records,
+                   internal::commit_images(staged, {plan}, *blobs_, "image"));
+  index.add(records.front());
+  RETURN_IF_ERROR(index.save());
+  return index.find(records.front().id);
+}
+
+Result<ImageRecord> ImageStore::add_references_if_present(
+    std::string_view manifest_digest, const std::vector<std::string>& references) {
+  std::lock_guard guard(mu_);
+  ASSIGN_OR_RETURN(FileLock lock, FileLock::take(root_ + "/lock"));
+  ASSIGN_OR_RETURN(ImageIndex index, ImageIndex::load(root_ + "/images.json"));
+  for (const ImageRecord& image : index.images()) {
+    if (image.manifest_digest != manifest_digest) continue;
+    bool complete = blobs_->has(image.id) && blobs_->has(image.manifest_digest);
+    for (const LayerInfo& layer : image.layers) complete = complete && blobs_->has(layer.digest);
+    if (!complete) break;
+    ImageRecord named = image;
+    named.references = references;
+    index.add(std::move(named));
+    RETURN_IF_ERROR(index.save());
+    return index.find(image.id);
+  }
+  return error(Code::kNotFound,
+               "image with manifest " + std::string(manifest_digest) + " is not stored");
 }
 
 Result<std::vector<ImageRecord>> ImageStore::list() const {

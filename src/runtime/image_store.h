@@ -24,6 +24,24 @@
 
 namespace k3c::runtime {
 
+// One blob a puller fetched for ImageStore::add_pulled: written through blob_writer() and
+// finished (hashed and synced), not committed; `digest`, `size` and `media_type` are what the
+// manifest's descriptor says the blob must be.
+struct FetchedBlob {
+  std::unique_ptr<BlobWriter> writer;
+  std::string digest;
+  int64_t size = -1;
+  std::string media_type;
+};
+
+// An image a puller fetched: the platform's image manifest, its config and its layers.
+struct FetchedImage {
+  std::vector<std::string> references;  // normalised
+  FetchedBlob manifest;
+  FetchedBlob config;
+  std::vector<FetchedBlob> layers;
+};
+
 class ImageStore {
  public:
   // Creates the layout when missing. `data_dir` is k3c's --data-dir.
@@ -32,6 +50,17 @@ class ImageStore {
   // Imports a docker-archive or OCI layout tarball (plain, gzip or zstd). All or nothing:
   // on error, nothing new is stored or listed.
   Result<std::vector<ImageRecord>> import_file(const std::string& path);
+
+  // A writer for a blob being fetched (into the store's tmp/, removed unless committed).
+  Result<std::unique_ptr<BlobWriter>> blob_writer() const { return blobs_->writer(); }
+  // Registers an image fetched from a registry, through the same verification and commit as
+  // imports (digests, sizes, config, each layer's diff_id): all or nothing.
+  Result<ImageRecord> add_pulled(FetchedImage image);
+  // A re-pull's shortcut: when an image with this manifest is stored with all its blobs, gives
+  // it `references` (moved from any other image, as add_pulled would) and returns it; kNotFound
+  // when it is not (fully) stored, so the puller fetches the blobs.
+  Result<ImageRecord> add_references_if_present(std::string_view manifest_digest,
+                                                const std::vector<std::string>& references);
 
   Result<std::vector<ImageRecord>> list() const;
   // By reference (normalised: "busybox" finds docker.io/library/busybox:latest), by id or

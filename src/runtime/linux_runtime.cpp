@@ -68,10 +68,12 @@ bool process_started(const Result<ProcessState>& state) { return state.is_ok() &
 }  // namespace
 
 LinuxRuntime::LinuxRuntime(std::string state_root, std::unique_ptr<ImageStore> images,
-                           std::unique_ptr<CgroupManager> cgroups)
+                           std::unique_ptr<CgroupManager> cgroups,
+                           std::shared_ptr<const registry::Puller> puller)
     : state_root_(std::move(state_root)),
       images_(std::move(images)),
-      cgroups_(std::move(cgroups)) {}
+      cgroups_(std::move(cgroups)),
+      puller_(std::move(puller)) {}
 
 LinuxRuntime::~LinuxRuntime() = default;
 
@@ -85,7 +87,7 @@ Result<std::unique_ptr<LinuxRuntime>> LinuxRuntime::open(const LinuxRuntimeConfi
   for (const char* sub : {"/sandboxes", "/containers"})
     if (Status s = make_dirs(root + sub, 0700); !s.is_ok()) return s;
   return std::unique_ptr<LinuxRuntime>(
-      new LinuxRuntime(std::move(root), std::move(*images), std::move(*cgroups)));
+      new LinuxRuntime(std::move(root), std::move(*images), std::move(*cgroups), config.puller));
 }
 
 std::string LinuxRuntime::sandbox_dir(const std::string& id) const {
@@ -514,11 +516,17 @@ Result<ImageSummary> LinuxRuntime::image_status(const std::string& ref) {
 }
 
 Result<std::string> LinuxRuntime::pull_image(const std::string& ref,
-                                             const std::optional<RegistryAuth>&) {
-  return error(Code::kNotImplemented,
-               "pulling " + ref +
-                   " from a registry is not implemented yet: import the image with `k3c images "
-                   "import` or put its tarball in <data-dir>/agent/images");
+                                             const std::optional<RegistryAuth>& auth) {
+  if (puller_ == nullptr) {
+    return error(Code::kNotImplemented,
+                 "pulling " + ref +
+                     " from a registry is not configured in this runtime: import the image with "
+                     "`k3c images import` or put its tarball in <data-dir>/agent/images");
+  }
+  // Not under mu_: a pull takes long and the image store locks itself.
+  auto record = puller_->pull(*images_, ref, auth);
+  if (!record.is_ok()) return record.status();
+  return record->id;
 }
 
 Result<std::vector<ImageSummary>> LinuxRuntime::list_images() {

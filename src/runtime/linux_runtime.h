@@ -14,6 +14,7 @@
 #include <string>
 
 #include "runtime/image_store.h"
+#include "runtime/registry/puller.h"
 #include "runtime/runtime_service.h"
 
 namespace k3c::runtime {
@@ -24,6 +25,9 @@ struct LinuxRuntimeConfig {
   std::string data_dir;    // k3c's --data-dir: the image store lives under it
   std::string state_root;  // "" = <data-dir>/agent/runtime
   std::string cgroup_root = "/sys/fs/cgroup";
+  // Pulls for the kubelet (registries.yaml over the HTTP client, made by the CLI); null:
+  // pull_image answers "not implemented".
+  std::shared_ptr<const registry::Puller> puller;
 };
 
 class LinuxRuntime final : public RuntimeService, public ImageService {
@@ -58,7 +62,8 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
 
  private:
   LinuxRuntime(std::string state_root, std::unique_ptr<ImageStore> images,
-               std::unique_ptr<CgroupManager> cgroups);
+               std::unique_ptr<CgroupManager> cgroups,
+               std::shared_ptr<const registry::Puller> puller);
   std::string sandbox_dir(const std::string& id) const;
   std::string container_dir(const std::string& id) const;
   Status remove_container_locked(const std::string& id);
@@ -66,6 +71,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   const std::string state_root_;
   std::unique_ptr<ImageStore> images_;
   std::unique_ptr<CgroupManager> cgroups_;
+  const std::shared_ptr<const registry::Puller> puller_;
   std::mutex mu_;
 };
 

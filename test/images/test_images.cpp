@@ -229,6 +229,20 @@ ArchiveFiles oci_layout_files(const TestImage& image) {
   return files;
 }
 
+RegistryImage registry_image(const TestImage& image) {
+  RegistryImage out;
+  for (auto& [path, bytes] : oci_layout_files(image)) {
+    if (path == "index.json") {
+      out.manifest_digest = json::parse(bytes)["manifests"][0]["digest"].get<std::string>();
+    } else if (path.starts_with("blobs/sha256/")) {
+      out.blobs["sha256:" + path.substr(13)] = bytes;
+    }
+  }
+  out.manifest = out.blobs.at(out.manifest_digest);
+  out.blobs.erase(out.manifest_digest);
+  return out;
+}
+
 bool replace_file(ArchiveFiles& files, const std::string& path, std::string bytes) {
   for (auto& [name, content] : files) {
     if (name == path) {

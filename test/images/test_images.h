@@ -59,6 +59,15 @@ ArchiveFiles docker_archive_files(const TestImage& image);
 // OCI layout: oci-layout, index.json (annotated with the name), blobs/sha256/<hex>.
 ArchiveFiles oci_layout_files(const TestImage& image);
 
+// An image as a registry holds it: the manifest (served by tag or digest) and the blobs
+// (config and layers) by digest ("sha256:<hex>").
+struct RegistryImage {
+  std::string manifest;
+  std::string manifest_digest;
+  std::map<std::string, std::string> blobs;
+};
+RegistryImage registry_image(const TestImage& image);
+
 std::string sha256_hex(const std::string& bytes);
 
 // Where Debian's busybox-static installs its binary; tests that run containers skip (with a

@@ -175,12 +175,5 @@ TEST_CASE("A layer that escapes is refused at unpack and leaves no snapshot") {
             .out.empty());
 }
 
-TEST_CASE("k3c images pull answers not implemented yet") {
-  ImagesBox b;
-  Finished pull = b.images({"pull", "busybox"});
-  CHECK(pull.exit_code == 1);
-  CHECK_THAT(pull.err, Catch::Contains("not implemented yet"));
-}
-
 }  // namespace
 }  // namespace k3c

@@ -118,24 +118,13 @@ Result<std::string> read_staged(StagedArchive& staged, const std::string& path, 
   return read_file(file->writer->temp_path(), limit);
 }
 
-Result<std::vector<ImageRecord>> import_tarball(const std::string& path, const BlobStore& blobs) {
-  if (access(path.c_str(), R_OK) != 0) return errno_status(path, errno);
-  ASSIGN_OR_RETURN(StagedArchive staged, stage_archive(path, blobs));
-  Result<std::vector<PlannedImage>> plans = error(Code::kInvalid, "");
-  if (staged.small_file("oci-layout") != nullptr && staged.small_file("index.json") != nullptr) {
-    plans = plan_oci_layout(staged, host_platform());
-  } else if (staged.small_file("manifest.json") != nullptr) {
-    plans = plan_docker_archive(staged);
-  } else {
-    return error(Code::kInvalid, path +
-                                     ": not an image archive: it has neither manifest.json "
-                                     "(docker-archive) nor oci-layout and index.json (OCI layout)");
-  }
-  if (!plans.is_ok()) return error(plans.status().code(), path + ": " + plans.status().message());
+Result<std::vector<ImageRecord>> commit_images(StagedArchive& staged,
+                                               const std::vector<PlannedImage>& plans,
+                                               const BlobStore& blobs, const std::string& what) {
   std::vector<Verified> images;
-  for (const PlannedImage& plan : *plans) {
+  for (const PlannedImage& plan : plans) {
     Result<Verified> v = verify(staged, plan);
-    if (!v.is_ok()) return error(v.status().code(), path + ": " + v.status().message());
+    if (!v.is_ok()) return error(v.status().code(), what + ": " + v.status().message());
     images.push_back(std::move(v).value());
   }
   // Everything checked: commit. Each blob was hashed on the way in, so commit only renames.
@@ -150,6 +139,23 @@ Result<std::vector<ImageRecord>> import_tarball(const std::string& path, const B
     records.push_back(std::move(v.record));
   }
   return records;
+}
+
+Result<std::vector<ImageRecord>> import_tarball(const std::string& path, const BlobStore& blobs) {
+  if (access(path.c_str(), R_OK) != 0) return errno_status(path, errno);
+  ASSIGN_OR_RETURN(StagedArchive staged, stage_archive(path, blobs));
+  Result<std::vector<PlannedImage>> plans = error(Code::kInvalid, "");
+  if (staged.small_file("oci-layout") != nullptr && staged.small_file("index.json") != nullptr) {
+    plans = plan_oci_layout(staged, host_platform());
+  } else if (staged.small_file("manifest.json") != nullptr) {
+    plans = plan_docker_archive(staged);
+  } else {
+    return error(Code::kInvalid, path +
+                                     ": not an image archive: it has neither manifest.json "
+                                     "(docker-archive) nor oci-layout and index.json (OCI layout)");
+  }
+  if (!plans.is_ok()) return error(plans.status().code(), path + ": " + plans.status().message());
+  return commit_images(staged, *plans, blobs, path);
 }
 
 }  // namespace k3c::runtime::internal

@@ -7,6 +7,7 @@
 
 #include "runtime/digest.h"
 #include "runtime/internal/import_plan.h"
+#include "runtime/internal/json_fields.h"
 #include "runtime/reference.h"
 
 namespace k3c::runtime::internal {
@@ -25,9 +26,9 @@ bool is_index_type(std::string_view type) {
 Result<PlannedBlob> descriptor(const json& d, const std::string& what) {
   if (!d.is_object()) return error(Code::kInvalid, what + " is not a descriptor");
   PlannedBlob blob;
-  blob.digest = d.value("digest", "");
+  blob.digest = string_field(d, "digest");
   RETURN_IF_ERROR(check_digest(blob.digest, what));
-  blob.media_type = d.value("mediaType", "");
+  blob.media_type = string_field(d, "mediaType");
   auto size = d.find("size");
   if (size == d.end() || !size->is_number_integer() || size->get<int64_t>() < 0) {
     return error(Code::kInvalid, what + " has no valid size");
@@ -44,9 +45,9 @@ Result<std::vector<std::string>> names_of(const json& d) {
   std::vector<std::string> names;
   auto annotations = d.find("annotations");
   if (annotations == d.end() || !annotations->is_object()) return names;
-  std::string name = annotations->value("io.containerd.image.name", "");
+  std::string name = string_field(*annotations, "io.containerd.image.name");
   if (name.empty()) {
-    name = annotations->value("org.opencontainers.image.ref.name", "");
+    name = string_field(*annotations, "org.opencontainers.image.ref.name");
     if (name.find_first_of("/:") == std::string::npos) name.clear();
   }
   if (name.empty()) return names;
@@ -58,10 +59,10 @@ Result<std::vector<std::string>> names_of(const json& d) {
 bool platform_matches(const json& d, const Platform& host) {
   auto p = d.find("platform");
   if (p == d.end() || !p->is_object()) return false;
-  if (p->value("os", "") != host.os || p->value("architecture", "") != host.architecture) {
+  if (string_field(*p, "os") != host.os || string_field(*p, "architecture") != host.architecture) {
     return false;
   }
-  const std::string variant = p->value("variant", "");
+  const std::string variant = string_field(*p, "variant");
   return variant.empty() || host.variant.empty() || variant == host.variant;
 }
 
@@ -72,7 +73,8 @@ Result<PlannedBlob> resolve_manifest(StagedArchive& staged, const json& d, const
   ASSIGN_OR_RETURN(std::string bytes, read_staged(staged, blob.archive_path, kManifestLimit));
   const json doc = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return error(Code::kInvalid, what + " " + blob.digest + " is not JSON");
-  const std::string type = blob.media_type.empty() ? doc.value("mediaType", "") : blob.media_type;
+  const std::string type =
+      blob.media_type.empty() ? string_field(doc, "mediaType") : blob.media_type;
   if (!is_index_type(type) && !doc.contains("manifests")) return blob;
   if (depth >= kMaxIndexDepth) return error(Code::kInvalid, what + ": indexes nested too deep");
   auto manifests = doc.find("manifests");

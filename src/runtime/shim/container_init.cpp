@@ -60,9 +60,32 @@ Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
 void report_child_error(int fd, const Status& status) {
   const std::string text =
       std::to_string(static_cast<int>(status.code())) + "\n" + status.message();
-  // Best effort: the parent treats a silent exit as a failure too.
+  // Best effort: the shim sees a silent exit before exec too (exited_before_exec).
   [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
   _exit(127);
+}
+
+bool exited_before_exec(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const std::string init_comm = std::string("(") + kInitComm + ") ";
+  // The error pipe closes early in execve, before the kernel renames the process, and early
+  // in exit, before it becomes a zombie: wait (briefly) for one of the two.
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;  // reaped, and not by us: something is wrong
+    char buf[256];
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return true;
+    buf[n] = '\0';
+    // "<pid> (<comm>) <state> ...": a zombie keeps the comm it died with.
+    const char* comm = strstr(buf, init_comm.c_str());
+    if (comm == nullptr) return false;               // renamed: it exec'd
+    if (comm[init_comm.size()] == 'Z') return true;  // died as k3c-init
+    usleep(1000);
+  }
+  return false;  // still between the two after a second: let the exit record tell
 }
 
 Status parse_child_error(const std::string& bytes) {
@@ -111,6 +134,7 @@ Result<std::string> find_executable(const std::string& name, const std::vector<s
 
 Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_kill) {
   umask(022);
+  RETURN_IF_ERROR(apply_seccomp(process, last_cap));
   RETURN_IF_ERROR(apply_identity(process, last_cap));
   const std::string cwd = process.cwd.empty() ? "/" : process.cwd;
   if (chdir(cwd.c_str()) != 0) {
@@ -122,7 +146,6 @@ Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_
   if (prctl(PR_SET_PDEATHSIG, parent_death_kill ? SIGKILL : 0, 0, 0, 0) != 0) {
     return fail("prctl(PR_SET_PDEATHSIG)", errno);
   }
-  RETURN_IF_ERROR(apply_seccomp(process));
   std::vector<char*> argv;
   for (const std::string& a : process.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -134,6 +157,7 @@ Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_
 }
 
 void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_cap) {
+  prctl(PR_SET_NAME, kInitComm, 0, 0, 0);  // until the exec renames it: see exited_before_exec
   // Until the exec, the process must not outlive the shim that set it up.
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   // Signals the shim blocked for its signalfd stay blocked across exec; unblock them.

@@ -4,6 +4,8 @@
 // pipe, so a successful exec is seen as end-of-file on that pipe.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -24,8 +26,8 @@ struct ChildFds {
 // The container's process: never returns (execs or _exits after reporting on error_fd).
 [[noreturn]] void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_cap);
 
-// The last steps, shared with exec_in_container's process: identity, chdir, PATH lookup,
-// seccomp, execve. Returns only on failure. `parent_death_kill`: keep PR_SET_PDEATHSIG so the
+// The last steps, shared with exec_in_container's process: seccomp, identity, chdir, PATH
+// lookup, execve. Returns only on failure. `parent_death_kill`: keep PR_SET_PDEATHSIG so the
 // process dies with its parent (exec probes), else clear it (a container outlives its shim).
 Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_kill);
 
@@ -35,6 +37,13 @@ Result<std::string> find_executable(const std::string& name, const std::vector<s
 
 // Writes `status` to `fd` as "<code>\n<message>" and exits with 127.
 [[noreturn]] void report_child_error(int fd, const Status& status);
+
+// The name (comm) the process carries until its exec replaces it.
+inline constexpr char kInitComm[] = "k3c-init";
+
+// After end-of-file on the error pipe with nothing written: whether the process died before
+// its exec (killed, crashed) rather than exec'd. Its comm tells, even as a zombie.
+bool exited_before_exec(pid_t pid);
 
 // Parses what report_child_error wrote.
 Status parse_child_error(const std::string& bytes);

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,9 @@ struct LaunchSpec {
   // The shim writes the container's pid into each of these (cgroup.procs / tasks files)
   // before the container's process execs.
   std::vector<std::string> cgroup_procs_files;
+  // Written to /proc/<pid>/oom_score_adj before the exec (the kubelet's per-QoS value:
+  // -997 Guaranteed, 1000 BestEffort, ...); unset: inherited from k3c.
+  std::optional<int> oom_score_adj;
   std::string log_path;  // the CRI log file (appended to; its directory must exist)
   // The executable run as the shim; the running k3c binary by default.
   std::string shim_binary = "/proc/self/exe";
@@ -76,7 +80,10 @@ struct ProcessState {
   int exit_code = 0;  // as the kubelet reports it: 128+signal when killed by a signal
   int signal = 0;     // the signal that killed it, 0 when it exited
   WallTime finished_at{};
-  std::string error;  // why the state is unknown (the shim died without recording an exit)
+  // Set when the shim is gone (killed): either the container still runs, unsupervised (no
+  // logs, no exit record; signal_container still reaches it), or it has gone too and its
+  // exit is unknown (exited, exit_code 255).
+  std::string error;
 };
 
 // Starts the container. Returns once its process has exec'd, or an error (kInvalid with a

@@ -3,6 +3,7 @@
 
 #include <grp.h>
 #include <linux/capability.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,6 +11,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+
+#include "runtime/shim/seccomp_profile.h"
 
 namespace k3c::runtime::shim {
 namespace {
@@ -94,8 +97,32 @@ Result<uint64_t> capability_mask(const std::vector<std::string>& names, int last
   return mask;
 }
 
-Status apply_identity(const ProcessSpec& process, int last_cap) {
+namespace {
+
+// The permitted set of the calling process.
+Result<uint64_t> permitted_now() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return fail("capget", errno);
+  return uint64_t{data[0].permitted} | (uint64_t{data[1].permitted} << 32);
+}
+
+// The set to keep. "ALL" means every capability this process has (as containerd resolves
+// it), not more: a k3c confined to fewer cannot hand out the rest.
+Result<uint64_t> capabilities_to_keep(const ProcessSpec& process, int last_cap) {
   ASSIGN_OR_RETURN(uint64_t keep, capability_mask(process.capabilities, last_cap));
+  for (const std::string& name : process.capabilities) {
+    if (strcasecmp(name.c_str(), "ALL") != 0) continue;
+    ASSIGN_OR_RETURN(uint64_t have, permitted_now());
+    keep &= have;
+  }
+  return keep;
+}
+
+}  // namespace
+
+Status apply_identity(const ProcessSpec& process, int last_cap) {
+  ASSIGN_OR_RETURN(uint64_t keep, capabilities_to_keep(process, last_cap));
   // The bounding set first: dropping needs CAP_SETPCAP, which we still hold.
   for (int cap = 0; cap <= last_cap; ++cap) {
     if (keep & (uint64_t{1} << cap)) continue;
@@ -135,9 +162,11 @@ Status apply_identity(const ProcessSpec& process, int last_cap) {
   return Status::ok();
 }
 
-Status apply_seccomp(const ProcessSpec& process) {
+Status apply_seccomp(const ProcessSpec& process, int last_cap) {
   if (process.seccomp == SeccompProfile::kUnconfined) return Status::ok();
-  return error(Code::kNotImplemented, "seccomp profile RuntimeDefault is not implemented yet");
+  ASSIGN_OR_RETURN(uint64_t keep, capabilities_to_keep(process, last_cap));
+  ASSIGN_OR_RETURN(auto filter, runtime_default_filter(keep));
+  return install_seccomp_filter(filter);
 }
 
 }  // namespace k3c::runtime::shim

@@ -21,10 +21,13 @@ int last_capability();
 Result<uint64_t> capability_mask(const std::vector<std::string>& names, int last_cap);
 
 // Switches the calling (single-threaded) process to `process`'s identity; `last_cap` is read
-// before pivot_root. kNotImplemented for seccomp RuntimeDefault (not built yet).
+// before pivot_root.
 Status apply_identity(const ProcessSpec& process, int last_cap);
 
-// The seccomp part, last thing before exec (after no_new_privs).
-Status apply_seccomp(const ProcessSpec& process);
+// Installs the process's seccomp profile (none for Unconfined). Called before
+// apply_identity, while CAP_SYS_ADMIN is still held (a filter needs it or no_new_privs), as
+// runc does; the profile allows every call apply_identity and the exec make.
+// kNotImplemented where no profile is built (architectures other than x86_64 and arm64).
+Status apply_seccomp(const ProcessSpec& process, int last_cap);
 
 }  // namespace k3c::runtime::shim

@@ -15,6 +15,7 @@
 #include "runtime/shim/container_process.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/rootfs_mounts.h"
+#include "runtime/shim/seccomp_profile.h"
 #include "runtime/shim/spawn_shim.h"
 #include "runtime/shim/state_files.h"
 
@@ -31,10 +32,10 @@ Status validate(const LaunchSpec& spec) {
     return error(Code::kInvalid, "the state dir must be an absolute path");
   }
   if (spec.process.args.empty()) return error(Code::kInvalid, "no command to run");
+  ASSIGN_OR_RETURN(uint64_t caps, capability_mask(spec.process.capabilities, last_capability()));
   if (spec.process.seccomp == SeccompProfile::kRuntimeDefault) {
-    RETURN_IF_ERROR(apply_seccomp(spec.process));  // kNotImplemented until it is built
+    RETURN_IF_ERROR(runtime_default_filter(caps).status());  // kNotImplemented on some arches
   }
-  RETURN_IF_ERROR(capability_mask(spec.process.capabilities, last_capability()).status());
   RETURN_IF_ERROR(overlay_options(spec).status());
   for (const Mount& m : spec.mounts) {
     if (m.container_path.empty() || m.container_path.front() != '/') {
@@ -63,7 +64,7 @@ Status make_state_dir(const LaunchSpec& spec) {
   for (const char* sub : {"/upper", "/work", "/rootfs"}) {
     RETURN_IF_ERROR(make_dirs(spec.state_dir + sub, 0755));
   }
-  return write_file_atomic(spec.state_dir + "/" + kSpecFile, encode_launch_spec(spec));
+  return write_spec_file(spec.state_dir, spec);
 }
 
 // Reads the shim's report ("ok\n" or "<code>\n<message>") until it closes the pipe.
@@ -143,10 +144,15 @@ Result<ProcessState> read_process_state(const std::string& state_dir) {
   if (!exited.is_ok() && !shim_alive(state.shim_pid, state_dir)) {
     exited = read_exit_record(state_dir);  // it may have written the record and left since
     if (!exited.is_ok()) {
+      const std::string gone = "the shim (pid " + std::to_string(state.shim_pid) + ") is gone";
+      if (start->start_ticks != 0 && process_start_ticks(state.pid) == start->start_ticks) {
+        // Still running, unsupervised: its output is lost and its exit will not be recorded.
+        state.error = gone + "; the container runs on without log collection";
+        return state;
+      }
       state.exited = true;
       state.exit_code = 255;
-      state.error = "the shim (pid " + std::to_string(state.shim_pid) +
-                    ") is gone and recorded no exit status";
+      state.error = gone + " and recorded no exit status";
       return state;
     }
   }
@@ -160,15 +166,19 @@ Result<ProcessState> read_process_state(const std::string& state_dir) {
 }
 
 Status signal_container(const std::string& state_dir, int sig) {
-  ASSIGN_OR_RETURN(ProcessState state, read_process_state(state_dir));
-  if (state.exited) return Status::ok();
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, state.pid, 0));
-  if (pidfd < 0) return Status::ok();  // already reaped: it exited
-  // The shim records the exit before it reaps the process: with no record now, the pid
-  // held by pidfd is still the container's.
+  ASSIGN_OR_RETURN(StartRecord start, read_start_record(state_dir));
+  if (read_exit_record(state_dir).is_ok()) return Status::ok();  // exited: nothing to do
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, start.pid, 0));
+  if (pidfd < 0) return Status::ok();  // no such process: it exited
+  // With the shim alive, the exit is recorded before the pid is reaped: no record now means
+  // the pid held by pidfd is the container's. Without the shim (killed), the start time
+  // recorded for the pid says whether it is still the same process.
+  const bool ours =
+      !read_exit_record(state_dir).is_ok() &&
+      (shim_alive(start.shim_pid, state_dir) ||
+       (start.start_ticks != 0 && process_start_ticks(start.pid) == start.start_ticks));
   Status status;
-  if (!read_exit_record(state_dir).is_ok() &&
-      syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) != 0 && errno != ESRCH) {
+  if (ours && syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) != 0 && errno != ESRCH) {
     status = errno_status("signal the container", errno);
   }
   close(pidfd);

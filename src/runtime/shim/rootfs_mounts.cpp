@@ -48,22 +48,31 @@ int resolve_in_root(int root, const std::string& rel) {
 }
 
 // `path` inside the root `root`, created when missing (intermediate directories, then a
-// directory or an empty file), as an O_PATH fd.
-Result<Fd> open_in_root(int root, std::string path, bool dir) {
+// directory or an empty file), as an O_PATH fd. A dangling symlink on the way (an image's
+// `/etc/resolv.conf -> ../run/resolv.conf`) is followed: its target is created, inside the
+// root, as runc does.
+Result<Fd> open_in_root(int root, std::string path, bool dir, int depth = 0) {
   while (!path.empty() && path.front() == '/') path.erase(0, 1);
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (path.empty()) return Fd(resolve_in_root(root, "."));
   int fd = resolve_in_root(root, path);
   if (fd >= 0) return Fd(fd);
   if (errno != ENOENT) return fail("resolve /" + path, errno);
+  if (depth > 40) return fail("resolve /" + path, ELOOP);
   const size_t slash = path.rfind('/');
   const std::string parent = slash == std::string::npos ? "" : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  ASSIGN_OR_RETURN(Fd parent_fd, open_in_root(root, parent, true));
+  ASSIGN_OR_RETURN(Fd parent_fd, open_in_root(root, parent, true, depth + 1));
   // The parent is an O_PATH fd: create through its /proc path, which the kernel resolves to
   // the directory itself (the parent may be anywhere, but it was resolved inside the root).
   const std::string target = parent_fd.proc_path() + "/" + base;
-  if (dir) {
+  char link[4096];
+  const ssize_t link_len = readlink(target.c_str(), link, sizeof link - 1);
+  if (link_len > 0) {
+    const std::string to(link, static_cast<size_t>(link_len));
+    const std::string next = to.front() == '/' ? to : parent + "/" + to;
+    ASSIGN_OR_RETURN(Fd created, open_in_root(root, next, dir, depth + 1));
+  } else if (dir) {
     if (mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) return fail("mkdir /" + path, errno);
   } else {
     const int created = open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);

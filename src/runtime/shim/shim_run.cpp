@@ -18,7 +18,6 @@
 #include <cstring>
 #include <string>
 
-#include "runtime/files.h"
 #include "runtime/shim/container_init.h"
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
@@ -64,15 +63,24 @@ Result<int> open_namespace(const NamespaceSetting& ns, const char* what) {
   return fd;
 }
 
-Status write_cgroups(const LaunchSpec& spec, pid_t pid) {
-  const std::string text = std::to_string(pid);
+Status write_to(const std::string& file, const std::string& text) {
+  const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fail("open " + file, errno);
+  const ssize_t n = write(fd, text.data(), text.size());
+  const int err = errno;
+  close(fd);
+  if (n != static_cast<ssize_t>(text.size())) return fail("write " + text + " to " + file, err);
+  return Status::ok();
+}
+
+// What the shim does to the process before releasing it: its cgroups, its OOM score.
+Status place_process(const LaunchSpec& spec, pid_t pid) {
   for (const std::string& file : spec.cgroup_procs_files) {
-    const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return fail("open " + file, errno);
-    const ssize_t n = write(fd, text.data(), text.size());
-    const int err = errno;
-    close(fd);
-    if (n != static_cast<ssize_t>(text.size())) return fail("write the pid to " + file, err);
+    RETURN_IF_ERROR(write_to(file, std::to_string(pid)));
+  }
+  if (spec.oom_score_adj) {
+    RETURN_IF_ERROR(write_to("/proc/" + std::to_string(pid) + "/oom_score_adj",
+                             std::to_string(*spec.oom_score_adj)));
   }
   return Status::ok();
 }
@@ -148,7 +156,7 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
   for (int fd : child_ends) {
     if (fd >= 0) close(fd);
   }
-  Status placed = write_cgroups(spec, held.pid);
+  Status placed = place_process(spec, held.pid);
   if (placed.is_ok()) {
     const char go = 1;
     if (write(go_pipe[1], &go, 1) != 1) placed = fail("release the container process", errno);
@@ -163,6 +171,10 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
     failure.append(buf, static_cast<size_t>(n));
   }
   close(error_pipe[0]);
+  if (placed.is_ok() && failure.empty() && exited_before_exec(held.pid)) {
+    failure = std::to_string(static_cast<int>(Code::kInternal)) +
+              "\nthe container process died before its exec";
+  }
   if (!placed.is_ok() || !failure.empty()) {
     kill(held.pid, SIGKILL);
     waitpid(held.pid, nullptr, 0);
@@ -261,8 +273,7 @@ int shim_run(const std::string& state_dir) {
   if (detached > 0) _exit(0);
   [[maybe_unused]] int rc = chdir("/");  // hold no directory of k3c's busy
   // For a launcher that gives up waiting: it kills this pid (its child dies with it).
-  [[maybe_unused]] Status noted =
-      write_file_atomic(state_dir + "/" + kShimPidFile, std::to_string(getpid()) + "\n");
+  [[maybe_unused]] Status noted = write_shim_pid_file(state_dir, getpid());
   auto spec = read_launch_spec(state_dir);
   if (!spec.is_ok()) {
     report(report_fd, spec.status());
@@ -283,7 +294,8 @@ int shim_run(const std::string& state_dir) {
     report(report_fd, held.status());
     return 1;
   }
-  const Status recorded = write_start_record(state_dir, {getpid(), held->pid, unix_nanos_now()});
+  const Status recorded = write_start_record(
+      state_dir, {getpid(), held->pid, unix_nanos_now(), process_start_ticks(held->pid)});
   if (!recorded.is_ok()) {
     kill(held->pid, SIGKILL);
     waitpid(held->pid, nullptr, 0);

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "images/test_images.h"
+#include "runtime/image_store.h"
 #include "runtime/shim/container_process.h"
 #include "temp_dir.h"
 
@@ -63,6 +65,8 @@ const std::string& busybox_rootfs() {
       fs::create_symlink("busybox", r + "/bin/" + applet);
     }
     std::ofstream(r + "/etc/image-file") << "from the image\n";
+    // As in images that point resolv.conf at a runtime directory: dangling here.
+    fs::create_symlink("../run/resolv/resolv.conf", r + "/etc/resolv.conf");
     return r;
   }();
   return root;
@@ -121,11 +125,20 @@ class TestContainer {
   // Runs to completion; the exit state.
   ProcessState run_to_exit(std::vector<std::string> args) {
     auto started = run(std::move(args));
+    INFO(started.status().to_string());
     REQUIRE(started.is_ok());
     auto done = wait_exit(spec_.state_dir, 10s);
     REQUIRE(done.is_ok());
     REQUIRE(done->exited);
     return *done;
+  }
+  // Waits until the log holds `text` (a container writes it some time after its exec).
+  bool wait_for_log(const std::string& text) const {
+    for (int i = 0; i < 500; ++i) {
+      if (log().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return false;
   }
   // The log's content lines of one stream, without timestamps.
   std::vector<std::string> lines(const std::string& stream) const {
@@ -190,6 +203,29 @@ TEST_CASE("a container's stdout and stderr become CRI log lines; exit codes are 
 
   TestContainer three;
   CHECK(three.run_to_exit({"sh", "-c", "exit 3"}).exit_code == 3);
+}
+
+TEST_CASE("an image imported into the image store runs from its unpacked snapshot") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  using namespace k3c::testing;
+  TempDir data;
+  auto store = ImageStore::open(data.path());
+  REQUIRE(store.is_ok());
+  TestImage image;
+  image.repo_tag = "busybox:shim";
+  image.layers = {{dir("bin"), file("bin/busybox", slurp(kBusybox), 0755),
+                   symlink("bin/sh", "busybox"), symlink("bin/cat", "busybox")},
+                  {dir("etc"), file("etc/motd", "second layer\n")}};
+  const std::string tarball = data.path() + "/busybox.tar";
+  std::ofstream(tarball) << tar_of(docker_archive_files(image), Compression::kNone);
+  REQUIRE((*store)->import_file(tarball).is_ok());
+  auto root = (*store)->unpack("busybox:shim");
+  REQUIRE(root.is_ok());
+  TestContainer c;
+  c.spec().lower_dirs = {*root};
+  c.run_to_exit({"sh", "-c", "cat /etc/motd; echo changed > /etc/motd"});
+  CHECK(c.lines("stdout") == std::vector<std::string>{"second layer"});
+  CHECK(slurp(*root + "/etc/motd") == "second layer\n");  // the snapshot stays untouched
 }
 
 TEST_CASE("a missing executable fails the launch with runc's message and leaves nothing") {
@@ -276,6 +312,48 @@ TEST_CASE("hostnames: a joined uts namespace's, or the one set in a new namespac
   CHECK(fresh.lines("stdout") == std::vector<std::string>{"fresh-name"});
 }
 
+TEST_CASE("joined pid, net and ipc namespaces are the first container's") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer first;
+  const auto launch_start = std::chrono::steady_clock::now();
+  auto started = first.run({"sleep", "1000"});
+  const auto launch_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - launch_start)
+                             .count();
+  WARN("launch_container to exec: " << launch_ms << " ms");
+  REQUIRE(started.is_ok());
+  const std::string ns = "/proc/" + std::to_string(started->pid) + "/ns/";
+  TestContainer second;
+  second.spec().pid = {NamespaceMode::kJoin, ns + "pid"};
+  second.spec().net = {NamespaceMode::kJoin, ns + "net"};
+  second.spec().ipc = {NamespaceMode::kJoin, ns + "ipc"};
+  second.run_to_exit({"sh", "-c",
+                      "cat /proc/1/cmdline | tr '\\0' ' '; echo; readlink /proc/self/ns/net; "
+                      "readlink /proc/self/ns/ipc; echo pid=$$"});
+  const auto out = second.lines("stdout");
+  REQUIRE(out.size() == 4);
+  CHECK(out[0] == "sleep 1000 ");
+  CHECK(out[1] == fs::read_symlink(ns + "net").string());
+  CHECK(out[2] == fs::read_symlink(ns + "ipc").string());
+  CHECK(out[3] != "pid=1");
+  CHECK(fs::read_symlink(ns + "net") != fs::read_symlink("/proc/self/ns/net"));
+}
+
+TEST_CASE("stdin: held open when asked, /dev/null otherwise") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer closed;
+  closed.run_to_exit({"sh", "-c", "cat; echo eof"});
+  CHECK(closed.lines("stdout") == std::vector<std::string>{"eof"});
+
+  TestContainer open;
+  open.spec().process.stdin = true;
+  REQUIRE(open.run({"sh", "-c", "cat; echo eof"}).is_ok());
+  std::this_thread::sleep_for(300ms);
+  auto state = read_process_state(open.state_dir());
+  REQUIRE(state.is_ok());
+  CHECK_FALSE(state->exited);  // still reading its stdin
+}
+
 TEST_CASE("bind mounts: read-only refuses writes, read-write writes through") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
@@ -284,16 +362,19 @@ TEST_CASE("bind mounts: read-only refuses writes, read-write writes through") {
   fs::create_directories(rw);
   std::ofstream(ro + "/f") << "host data\n";
   std::ofstream(c.dir() + "/hosts") << "127.0.0.1 localhost\n";
+  std::ofstream(c.dir() + "/resolv.conf") << "nameserver 10.43.0.10\n";
   c.spec().mounts = {{ro, "/data/ro", true, true},
                      {rw, "/data/rw", false, true},
-                     {c.dir() + "/hosts", "/etc/hosts", true, false}};
+                     {c.dir() + "/hosts", "/etc/hosts", true, false},
+                     {c.dir() + "/resolv.conf", "/etc/resolv.conf", true, false}};
   const ProcessState state = c.run_to_exit(
       {"sh", "-c",
        "cat /data/ro/f; touch /data/ro/new || echo ro-refused; echo hi > /data/rw/out; "
-       "cat /etc/hosts; echo x >> /etc/hosts || echo hosts-ro"});
+       "cat /etc/hosts; echo x >> /etc/hosts || echo hosts-ro; cat /etc/resolv.conf"});
   CHECK(state.exit_code == 0);
-  CHECK(c.lines("stdout") ==
-        std::vector<std::string>{"host data", "ro-refused", "127.0.0.1 localhost", "hosts-ro"});
+  CHECK(c.lines("stdout") == std::vector<std::string>{"host data", "ro-refused",
+                                                      "127.0.0.1 localhost", "hosts-ro",
+                                                      "nameserver 10.43.0.10"});
   CHECK(slurp(rw + "/out") == "hi\n");
   CHECK_FALSE(fs::exists(ro + "/new"));
   const auto err = c.lines("stderr");
@@ -343,16 +424,18 @@ TEST_CASE("uid, gid, supplementary groups and capabilities are applied") {
   CHECK(refused.status().message() == "unknown capability \"CAP_FLY\"");
 }
 
-TEST_CASE("the container's pid is written into the cgroup files before it runs") {
+TEST_CASE("the container's pid goes into the cgroup files, its OOM score is set, before it runs") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
   // Plain files stand in for cgroup.procs: what matters is the pid written before exec.
   const std::string procs = c.dir() + "/cgroup.procs";
   std::ofstream(procs) << "";
   c.spec().cgroup_procs_files = {procs};
+  c.spec().oom_score_adj = 1000;
   auto started = c.run({"sleep", "1000"});
   REQUIRE(started.is_ok());
   CHECK(slurp(procs) == std::to_string(started->pid));
+  CHECK(slurp("/proc/" + std::to_string(started->pid) + "/oom_score_adj") == "1000\n");
 
   TestContainer missing;
   missing.spec().cgroup_procs_files = {c.dir() + "/no/such/cgroup.procs"};
@@ -361,6 +444,44 @@ TEST_CASE("the container's pid is written into the cgroup files before it runs")
   INFO(refused.status().to_string());
   CHECK(refused.status().message().find("no/such/cgroup.procs") != std::string::npos);
   CHECK_FALSE(fs::exists(missing.state_dir()));
+}
+
+TEST_CASE("a real cgroup (v1 pids or v2): the container and its exec'd processes join it") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  // A cgroup of this test's own, removed at the end, under whichever hierarchy is here.
+  std::string procs_dir;
+  for (const char* base : {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
+    if (access((std::string(base) + "/cgroup.procs").c_str(), W_OK) == 0) {
+      procs_dir = std::string(base) + "/k3c-shim-test-" + std::to_string(getpid());
+      break;
+    }
+  }
+  if (procs_dir.empty() || mkdir(procs_dir.c_str(), 0755) != 0) {
+    WARN("skipped: no writable cgroup hierarchy");
+    return;
+  }
+  struct RemoveCgroup {
+    std::string dir;
+    ~RemoveCgroup() {
+      for (int i = 0; i < 100 && rmdir(dir.c_str()) != 0 && errno == EBUSY; ++i) {
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+  } remove_cgroup{procs_dir};
+  {
+    TestContainer c;
+    c.spec().cgroup_procs_files = {procs_dir + "/cgroup.procs"};
+    auto started = c.run({"sleep", "1000"});
+    REQUIRE(started.is_ok());
+    CHECK(slurp(procs_dir + "/cgroup.procs") == std::to_string(started->pid) + "\n");
+    ProcessSpec probe;
+    probe.args = {"sh", "-c", "sleep 0.3 & cat /proc/self/cgroup"};
+    auto result = exec_in_container(c.state_dir(), probe, 5s);
+    REQUIRE(result.is_ok());
+    const std::string name = procs_dir.substr(procs_dir.rfind('/'));
+    CHECK(result->stdout_bytes.find(name) != std::string::npos);
+  }                                    // the container is killed and removed here
+  std::this_thread::sleep_for(400ms);  // the exec's background sleep ends
 }
 
 TEST_CASE("the shim survives the process that launched it and is re-adopted") {
@@ -384,6 +505,7 @@ TEST_CASE("the shim survives the process that launched it and is re-adopted") {
   REQUIRE(std::regex_search(status_file, rss, std::regex(R"(VmRSS:\s+(\d+) kB)")));
   WARN("shim VmRSS: " << rss[1] << " kB");
   CHECK(std::stoi(rss[1]) < 16 * 1024);
+  REQUIRE(c.wait_for_log("started"));
   REQUIRE(signal_container(c.state_dir(), SIGKILL).is_ok());
   state = wait_exit(c.state_dir(), 5s);
   REQUIRE(state.is_ok());
@@ -392,11 +514,41 @@ TEST_CASE("the shim survives the process that launched it and is re-adopted") {
   CHECK(c.lines("stdout") == std::vector<std::string>{"started"});
 }
 
+TEST_CASE("a container whose shim was killed still reads as running and can be killed") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer c;
+  c.spec().pid.mode = NamespaceMode::kHost;  // the orphan is then reaped by this process
+  auto started = c.run({"sleep", "1000"});
+  REQUIRE(started.is_ok());
+  REQUIRE(kill(started->shim_pid, SIGKILL) == 0);
+  for (int i = 0; i < 500 && kill(started->shim_pid, 0) == 0; ++i) {
+    reap_orphans();
+    std::this_thread::sleep_for(10ms);
+  }
+  auto state = read_process_state(c.state_dir());
+  REQUIRE(state.is_ok());
+  CHECK_FALSE(state->exited);
+  CHECK(state->error.find("is gone; the container runs on") != std::string::npos);
+  REQUIRE(signal_container(c.state_dir(), SIGKILL).is_ok());
+  state = wait_exit(c.state_dir(), 5s);
+  REQUIRE(state.is_ok());
+  CHECK(state->exited);
+  CHECK(state->exit_code == 255);
+  CHECK(state->error.find("recorded no exit status") != std::string::npos);
+  CHECK(kill(started->pid, 0) != 0);
+}
+
 TEST_CASE("the real k3c binary is the shim: `k3c shim run` and `k3c shim exec`") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
   c.spec().shim_binary = K3C_BINARY;
+  const auto launch_start = std::chrono::steady_clock::now();
   auto started = c.run({"sh", "-c", "echo via-k3c; exec sleep 1000"});
+  WARN("launch_container with k3c as shim: "
+       << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                launch_start)
+              .count()
+       << " ms");
   REQUIRE(started.is_ok());
   CHECK(slurp("/proc/" + std::to_string(started->shim_pid) + "/cmdline").rfind("k3c", 0) == 0);
   // Its memory, for doc/runtime.md: most of VmRSS is file pages shared with k3c itself;
@@ -412,6 +564,7 @@ TEST_CASE("the real k3c binary is the shim: `k3c shim run` and `k3c shim exec`")
   auto result = exec_in_container(c.state_dir(), probe, 5s);
   REQUIRE(result.is_ok());
   CHECK(result->stdout_bytes == "from the image\n");
+  REQUIRE(c.wait_for_log("via-k3c"));
   REQUIRE(signal_container(c.state_dir(), SIGKILL).is_ok());
   REQUIRE(wait_exit(c.state_dir(), 5s).is_ok());
   CHECK(c.lines("stdout") == std::vector<std::string>{"via-k3c"});
@@ -469,6 +622,21 @@ TEST_CASE("a terminal: the container's stdio is a tty, its output logged as stdo
   CHECK(out[0].rfind("on-a-tty", 0) == 0);  // a terminal turns \n into \r\n
 }
 
+TEST_CASE("after a log rotation, reopen_container_log makes the shim write the new file") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer c;
+  REQUIRE(
+      c.run({"sh", "-c", "i=0; while true; do echo line$i; i=$((i+1)); sleep 0.02; done"}).is_ok());
+  REQUIRE(c.wait_for_log("line1\n"));
+  const std::string log_path = c.spec().log_path;
+  fs::rename(log_path, log_path + ".1");
+  REQUIRE(reopen_container_log(c.state_dir()).is_ok());
+  REQUIRE(c.wait_for_log(" stdout F line"));  // the new file, created by the shim
+  const std::string rotated = slurp(log_path + ".1");
+  CHECK(rotated.find("line1\n") != std::string::npos);
+  CHECK(rotated.back() == '\n');  // whole records only
+}
+
 TEST_CASE("remove_container_files refuses a running container and removes an exited one") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
@@ -482,14 +650,41 @@ TEST_CASE("remove_container_files refuses a running container and removes an exi
   CHECK(remove_container_files(c.state_dir()).is_ok());
 }
 
-TEST_CASE("seccomp RuntimeDefault answers not implemented, before anything starts") {
+TEST_CASE("seccomp RuntimeDefault: a filter in place, ordinary work allowed, the rest EPERM") {
   REQUIRE_ROOT_AND_BUSYBOX();
-  TestContainer c;
-  c.spec().process.seccomp = SeccompProfile::kRuntimeDefault;
-  auto refused = c.run({"true"});
-  REQUIRE_FALSE(refused.is_ok());
-  CHECK(refused.status().code() == Code::kNotImplemented);
-  CHECK_FALSE(fs::exists(c.state_dir()));
+  // All capabilities, so that what fails below fails because of the filter.
+  const std::string script =
+      "grep Seccomp: /proc/self/status; ls / > /dev/null && echo ls-ok; "
+      "swapon /etc/image-file 2>&1; unshare -n true && echo unshare-ok";
+  TestContainer confined;
+  confined.spec().process.capabilities = {"ALL"};
+  confined.spec().process.seccomp = SeccompProfile::kRuntimeDefault;
+  confined.run_to_exit({"sh", "-c", script});
+  const auto out = confined.lines("stdout");
+  REQUIRE(out.size() == 4);
+  CHECK(std::regex_match(out[0], std::regex(R"(Seccomp:\s+2)")));
+  CHECK(out[1] == "ls-ok");
+  INFO(out[2]);
+  CHECK(out[2].find("Operation not permitted") != std::string::npos);  // swapon: not allowed
+  CHECK(out[3] == "unshare-ok");  // allowed with CAP_SYS_ADMIN, as upstream
+
+  TestContainer unconfined;
+  unconfined.spec().process.capabilities = {"ALL"};
+  unconfined.run_to_exit({"sh", "-c", script});
+  const auto free_out = unconfined.lines("stdout");
+  REQUIRE(free_out.size() == 4);
+  CHECK(std::regex_match(free_out[0], std::regex(R"(Seccomp:\s+0)")));
+  INFO(free_out[2]);
+  CHECK(free_out[2].find("Operation not permitted") == std::string::npos);  // the kernel's answer
+
+  // Without CAP_SYS_ADMIN: forks still work (clone without namespace flags), unshare does
+  // not; with no_new_privs the filter is installed all the same.
+  TestContainer plain;
+  plain.spec().process.capabilities = {"CAP_KILL"};
+  plain.spec().process.seccomp = SeccompProfile::kRuntimeDefault;
+  plain.spec().process.no_new_privs = true;
+  plain.run_to_exit({"sh", "-c", "echo child-ok | cat; unshare -n true || echo unshare-refused"});
+  CHECK(plain.lines("stdout") == std::vector<std::string>{"child-ok", "unshare-refused"});
 }
 
 }  // namespace k3c::runtime

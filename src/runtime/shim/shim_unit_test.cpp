@@ -1,7 +1,9 @@
 // Pure pieces of the shim: the CRI log format, capability names, the PATH lookup and the
 // state files. The processes themselves are tested in shim_test.cpp (integration.shim).
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -98,6 +100,27 @@ TEST_CASE("find_executable searches $PATH and words errors as runc") {
   CHECK(absent.status().message() == "exec: \"/nope/x\": stat /nope/x: No such file or directory");
 }
 
+TEST_CASE("exited_before_exec tells a process that died during setup from one that exec'd") {
+  const auto child = [](bool exec) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      prctl(PR_SET_NAME, shim::kInitComm, 0, 0, 0);
+      if (exec) execl("/bin/true", "true", nullptr);
+      _exit(127);
+    }
+    return pid;
+  };
+  siginfo_t info{};
+  const pid_t died = child(false);
+  REQUIRE(waitid(P_PID, died, &info, WEXITED | WNOWAIT) == 0);  // a zombie named k3c-init
+  CHECK(shim::exited_before_exec(died));
+  waitpid(died, nullptr, 0);
+  const pid_t execd = child(true);
+  REQUIRE(waitid(P_PID, execd, &info, WEXITED | WNOWAIT) == 0);  // a zombie named "true"
+  CHECK_FALSE(shim::exited_before_exec(execd));
+  waitpid(execd, nullptr, 0);
+}
+
 TEST_CASE("launch spec and state records survive a round trip through their files") {
   LaunchSpec spec;
   spec.id = "c1";
@@ -112,15 +135,27 @@ TEST_CASE("launch spec and state records survive a round trip through their file
   spec.process.capabilities = {"CAP_CHOWN"};
   spec.process.seccomp = SeccompProfile::kRuntimeDefault;
   spec.cgroup_procs_files = {"/sys/fs/cgroup/x/cgroup.procs"};
+  spec.oom_score_adj = -997;
   auto back = shim::decode_launch_spec(shim::encode_launch_spec(spec));
   REQUIRE(back.is_ok());
   CHECK(shim::encode_launch_spec(*back) == shim::encode_launch_spec(spec));
   CHECK(back->net.mode == NamespaceMode::kJoin);
   CHECK(back->mounts[0].read_only);
   CHECK(back->process.groups == std::vector<uint32_t>{1, 2});
+  CHECK(back->oom_score_adj == -997);
   CHECK(shim::decode_launch_spec("{\"id\": 1}").status().code() == Code::kCorrupt);
 
   TempDir dir;
+  REQUIRE(shim::write_start_record(dir.path(), {10, 11, 12, 13}).is_ok());
+  auto start = shim::read_start_record(dir.path());
+  REQUIRE(start.is_ok());
+  CHECK(start->shim_pid == 10);
+  CHECK(start->pid == 11);
+  CHECK(start->started_at_ns == 12);
+  CHECK(start->start_ticks == 13);
+  CHECK(shim::process_start_ticks(getpid()) > 0);
+  CHECK(shim::process_start_ticks(getpid()) == shim::process_start_ticks(getpid()));
+  CHECK(shim::process_start_ticks(1 << 30) == 0);  // no such pid
   CHECK(shim::read_exit_record(dir.path()).status().code() == Code::kNotFound);
   REQUIRE(shim::write_exit_record(dir.path(), {137, 9, 42}).is_ok());
   auto exit = shim::read_exit_record(dir.path());

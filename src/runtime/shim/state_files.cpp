@@ -1,8 +1,12 @@
 // The state directory's files (see state_files.h).
 #include "runtime/shim/state_files.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "runtime/files.h"
@@ -13,6 +17,34 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxFile = 1 << 20;
+
+// Temp file + rename, without fsync: these files describe processes, which do not survive a
+// power loss either; a crash of k3c or of the shim leaves the old or the new file, which is
+// what matters. (An fsync here cost tens of milliseconds per container start.)
+Status replace_file(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_status("create " + tmp, errno);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const Status status = errno_status("write " + tmp, errno);
+      close(fd);
+      unlink(tmp.c_str());
+      return status;
+    }
+    done += static_cast<size_t>(n);
+  }
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    const Status status = errno_status("rename " + tmp, errno);
+    unlink(tmp.c_str());
+    return status;
+  }
+  return Status::ok();
+}
 
 json ns_to_json(const NamespaceSetting& ns) {
   const char* mode = ns.mode == NamespaceMode::kNew    ? "new"
@@ -76,6 +108,14 @@ Result<T> parse(const std::string& text, const char* what, F&& from) {
 
 }  // namespace
 
+Status write_spec_file(const std::string& dir, const LaunchSpec& spec) {
+  return replace_file(dir + "/" + kSpecFile, encode_launch_spec(spec));
+}
+
+Status write_shim_pid_file(const std::string& dir, int pid) {
+  return replace_file(dir + "/" + kShimPidFile, std::to_string(pid) + "\n");
+}
+
 std::string encode_process_spec(const ProcessSpec& process) {
   return process_to_json(process).dump();
 }
@@ -106,7 +146,8 @@ std::string encode_launch_spec(const LaunchSpec& s) {
               {"process", process_to_json(s.process)},
               {"cgroup_procs_files", s.cgroup_procs_files},
               {"log_path", s.log_path},
-              {"shim_binary", s.shim_binary}}
+              {"shim_binary", s.shim_binary},
+              {"oom_score_adj", s.oom_score_adj ? json(*s.oom_score_adj) : json(nullptr)}}
       .dump();
 }
 
@@ -132,27 +173,31 @@ Result<LaunchSpec> decode_launch_spec(const std::string& text) {
     s.cgroup_procs_files = j.at("cgroup_procs_files").get<std::vector<std::string>>();
     s.log_path = j.at("log_path").get<std::string>();
     s.shim_binary = j.at("shim_binary").get<std::string>();
+    if (!j.at("oom_score_adj").is_null()) s.oom_score_adj = j.at("oom_score_adj").get<int>();
     return s;
   });
 }
 
 Status write_start_record(const std::string& dir, const StartRecord& r) {
-  const json j{{"shim_pid", r.shim_pid}, {"pid", r.pid}, {"started_at_ns", r.started_at_ns}};
-  return write_file_atomic(dir + "/" + kStateFile, j.dump() + "\n");
+  const json j{{"shim_pid", r.shim_pid},
+               {"pid", r.pid},
+               {"started_at_ns", r.started_at_ns},
+               {"start_ticks", r.start_ticks}};
+  return replace_file(dir + "/" + kStateFile, j.dump() + "\n");
 }
 
 Result<StartRecord> read_start_record(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string text, read_file(dir + "/" + kStateFile, kMaxFile));
   return parse<StartRecord>(text, kStateFile, [](const json& j) {
     return StartRecord{j.at("shim_pid").get<int>(), j.at("pid").get<int>(),
-                       j.at("started_at_ns").get<int64_t>()};
+                       j.at("started_at_ns").get<int64_t>(), j.at("start_ticks").get<uint64_t>()};
   });
 }
 
 Status write_exit_record(const std::string& dir, const ExitRecord& r) {
   const json j{
       {"exit_code", r.exit_code}, {"signal", r.signal}, {"finished_at_ns", r.finished_at_ns}};
-  return write_file_atomic(dir + "/" + kExitFile, j.dump() + "\n");
+  return replace_file(dir + "/" + kExitFile, j.dump() + "\n");
 }
 
 Result<ExitRecord> read_exit_record(const std::string& dir) {
@@ -166,6 +211,25 @@ Result<ExitRecord> read_exit_record(const std::string& dir) {
 Result<LaunchSpec> read_launch_spec(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string text, read_file(dir + "/" + kSpecFile, kMaxFile));
   return decode_launch_spec(text);
+}
+
+uint64_t process_start_ticks(int pid) {
+  auto stat = read_file("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!stat.is_ok()) return 0;
+  // "<pid> (<comm>) <state> <ppid> ...": fields after the comm (which may hold spaces and
+  // parentheses) start at field 3; the start time is field 22.
+  const size_t close = stat->rfind(')');
+  if (close == std::string::npos) return 0;
+  size_t pos = close + 1;
+  for (int field = 3; field <= 22; ++field) {
+    pos = stat->find_first_not_of(' ', pos);
+    if (pos == std::string::npos) return 0;
+    if (field == 3 && ((*stat)[pos] == 'Z' || (*stat)[pos] == 'X')) return 0;  // dead
+    if (field == 22) return std::strtoull(stat->c_str() + pos, nullptr, 10);
+    pos = stat->find(' ', pos);
+    if (pos == std::string::npos) return 0;
+  }
+  return 0;
 }
 
 int64_t unix_nanos_now() {
