@@ -45,7 +45,8 @@ size_t EventRecorder::dropped() const {
 }
 
 void EventRecorder::record(const json& object, const std::string& type, const std::string& reason,
-                           const std::string& message, const std::string& source) {
+                           const std::string& message, const std::string& source,
+                           const std::string& field_path) {
   json involved = {{"apiVersion", object.value("apiVersion", "")},
                    {"kind", object.value("kind", "")},
                    {"name", meta_str(object, "name")},
@@ -53,6 +54,7 @@ void EventRecorder::record(const json& object, const std::string& type, const st
                    {"resourceVersion", meta_str(object, "resourceVersion")}};
   std::string ns = meta_str(object, "namespace");
   if (!ns.empty()) involved["namespace"] = ns;
+  if (!field_path.empty()) involved["fieldPath"] = field_path;
   std::lock_guard lock(mu_);
   if (stopping_) return;
   if (queue_.size() >= kQueueLimit) {
@@ -84,7 +86,8 @@ void EventRecorder::run() {
 
 void EventRecorder::write(const Pending& e) {
   std::string now = rfc3339(clock_.wall_now());
-  std::string id = e.involved.value("uid", "") + "\n" + e.reason + "\n" + e.message;
+  std::string id = e.involved.value("uid", "") + "\n" + e.involved.value("fieldPath", "") + "\n" +
+                   e.reason + "\n" + e.message;
   auto& seen = seen_[id];
   if (seen.count > 0 && clock_.now() - seen.at < kAggregateWindow) {
     json patch = {{"count", seen.count + 1}, {"lastTimestamp", now}};

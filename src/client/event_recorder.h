@@ -27,9 +27,11 @@ class EventRecorder {
   ~EventRecorder();
   // `object` is the involved object (apiVersion, kind and metadata are read).
   // `source`: the reporting component shown in `kubectl describe` (FROM); "" = the
-  // recorder's own.
+  // recorder's own. `field_path`: the part of the object the event is about
+  // (involvedObject.fieldPath, e.g. "spec.containers{web}" for the kubelet's container events).
   void record(const nlohmann::json& object, const std::string& type, const std::string& reason,
-              const std::string& message, const std::string& source = "");
+              const std::string& message, const std::string& source = "",
+              const std::string& field_path = "");
   void stop();
   size_t dropped() const;
 

@@ -496,7 +496,16 @@ Result<ContainerStats> LinuxRuntime::container_stats(const std::string& containe
 
 namespace {
 ImageSummary summary_of(const ImageRecord& record) {
-  return {record.id, record.references, record.size, record.config.user};
+  ImageSummary summary;
+  summary.id = record.id;
+  summary.references = record.references;
+  summary.size = record.size;
+  summary.user = record.config.user;
+  summary.entrypoint = record.config.entrypoint;
+  summary.cmd = record.config.cmd;
+  summary.env = record.config.env;
+  summary.working_dir = record.config.working_dir;
+  return summary;
 }
 }  // namespace
 

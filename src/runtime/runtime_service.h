@@ -182,6 +182,13 @@ struct ImageSummary {
   std::vector<std::string> references;
   uint64_t size = 0;
   std::string user;  // the image's USER, for runAsNonRoot checks
+  // The image config's process defaults: the kubelet resolves a container's argv from
+  // entrypoint/cmd and merges env under the container's own (ContainerConfig::args, env).
+  // (Default member initializers: aggregate initializations that stop at `user` stay valid.)
+  std::vector<std::string> entrypoint{};
+  std::vector<std::string> cmd{};
+  std::vector<std::string> env{};  // "NAME=value"
+  std::string working_dir{};
 };
 
 struct RegistryAuth {

@@ -1,0 +1,29 @@
+// The runtime's ContainerConfig for one container of a pod: argv and env already resolved
+// (command.h, container_env.h), resources as cgroup values (api/pod_qos.h and
+// runtime/cgroups/resource_math.h: cpu request -> shares, cpu limit -> CFS quota, memory
+// limit), the security context (container over pod), labels that tie
+// the container to its pod, and a hash of its spec (a change restarts it).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_service.h"
+
+namespace k3c::kubelet {
+
+struct ResolvedProcess {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=value"
+};
+
+runtime::ContainerConfig container_config(const nlohmann::json& pod,
+                                          const nlohmann::json& container, uint32_t attempt,
+                                          ResolvedProcess process);
+
+// A stable hash (FNV-1a, hex) of the container's spec, kept in the container's labels.
+std::string container_spec_hash(const nlohmann::json& container);
+
+}  // namespace k3c::kubelet

@@ -1,0 +1,122 @@
+// API container statuses (see container_statuses.h).
+#include "roles/kubelet/pods/container_statuses.h"
+
+#include <algorithm>
+
+#include "core/ids.h"
+#include "roles/kubelet/pods/restart_rules.h"
+
+namespace k3c::kubelet {
+
+using nlohmann::json;
+using runtime::ContainerState;
+
+namespace {
+
+void set_time(json& into, const char* field, runtime::WallTime t) {
+  if (t.time_since_epoch().count() != 0) into[field] = rfc3339(t);
+}
+
+const json* find_status(const json& statuses, const std::string& name) {
+  if (!statuses.is_array()) return nullptr;
+  for (const auto& s : statuses) {
+    if (s.value("name", "") == name) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+json api_container_state(const runtime::ContainerStatus& c) {
+  switch (c.state) {
+    case ContainerState::kRunning: {
+      json running = json::object();
+      set_time(running, "startedAt", c.started_at);
+      return {{"running", running}};
+    }
+    case ContainerState::kExited: {
+      json t = {{"exitCode", c.exit_code}};
+      if (!c.reason.empty()) t["reason"] = c.reason;
+      if (!c.message.empty()) t["message"] = c.message;
+      set_time(t, "startedAt", c.started_at);
+      set_time(t, "finishedAt", c.finished_at);
+      t["containerID"] = kContainerIdPrefix + c.id;
+      return {{"terminated", t}};
+    }
+    default:
+      // Created but not started, or unknown: waiting, without a reason (as upstream).
+      return {{"waiting", json::object()}};
+  }
+}
+
+json api_container_statuses(const json& pod, bool init, const PodRuntimeState& state,
+                            const WaitingReasons& reasons, const HealthByName& health) {
+  const json spec = pod.value("spec", json::object());
+  const json containers = spec.value(init ? "initContainers" : "containers", json::array());
+  const bool has_init = !spec.value("initContainers", json::array()).empty();
+  const json old = pod.value("status", json::object())
+                       .value(init ? "initContainerStatuses" : "containerStatuses", json::array());
+  json out = json::array();
+  for (const auto& container : containers) {
+    const std::string name = container.value("name", "");
+    const auto instances = state.instances(name);
+    json status = {
+        {"name", name},
+        {"image", container.value("image", "")},
+        {"imageID", ""},
+        {"state", {{"waiting", {{"reason", has_init ? "PodInitializing" : "ContainerCreating"}}}}},
+        {"lastState", json::object()},
+        {"ready", false},
+        {"restartCount", 0},
+        {"started", false}};
+    if (const json* previous = find_status(old, name); previous && instances.empty()) {
+      // Nothing in the runtime (yet, or any more): keep what was reported.
+      if (previous->contains("state") && (*previous)["state"].contains("terminated")) {
+        status = *previous;
+      } else {
+        status["restartCount"] = previous->value("restartCount", 0);
+        status["lastState"] = previous->value("lastState", json::object());
+      }
+    }
+    if (!instances.empty()) {
+      const auto& c = *instances[0];
+      status["containerID"] = kContainerIdPrefix + c.id;
+      if (!c.image.empty()) status["image"] = c.image;
+      status["imageID"] = c.image_ref;
+      status["restartCount"] = c.attempt;
+      status["state"] = api_container_state(c);
+      if (instances.size() > 1 && instances[1]->state == ContainerState::kExited) {
+        status["lastState"] = api_container_state(*instances[1]);
+      }
+      const bool running = c.state == ContainerState::kRunning;
+      auto h = health.find(name);
+      const ContainerHealth probes = h == health.end() ? ContainerHealth{} : h->second;
+      status["started"] = running && probes.started;
+      if (init && !is_restartable_init_container(container)) {
+        status["ready"] = c.state == ContainerState::kExited && c.exit_code == 0;
+      } else {
+        status["ready"] = running && probes.started && probes.ready;
+      }
+    }
+    // The reason the last sync could not (re)start it.
+    auto reason = reasons.find(name);
+    const auto* latest = instances.empty() ? nullptr : instances[0];
+    if (reason != reasons.end() && should_restart_container(pod, container, latest)) {
+      if (status["state"].contains("terminated")) status["lastState"] = status["state"];
+      json waiting = {{"reason", reason->second.reason}};
+      if (!reason->second.message.empty()) waiting["message"] = reason->second.message;
+      status["state"] = {{"waiting", waiting}};
+      status["ready"] = false;
+      status["started"] = false;
+    }
+    out.push_back(std::move(status));
+  }
+  if (!init) {
+    std::sort(out.begin(), out.end(), [](const json& a, const json& b) {
+      return a.value("name", "") < b.value("name", "");
+    });
+  }
+  return out;
+}
+
+}  // namespace k3c::kubelet

@@ -1,0 +1,103 @@
+// The kubelet's pod side: keeps every pod bound to this node in sync with the runtime.
+//
+//   - An informer lists and watches the pods with spec.nodeName=<node>; its handlers only
+//     queue the pod's key ("namespace/name") on a work queue (a key is never synced by two
+//     workers at once).
+//   - N workers run sync_pod() (pod_sync.h) for a key, write the status through
+//     pods/<name>/status (a merge patch carrying the uid as precondition) only when it
+//     changed, and requeue the key when a backoff ends. A deleted pod whose containers are
+//     gone is removed from the API with gracePeriodSeconds 0 and a uid precondition, as
+//     upstream's status manager does.
+//   - A relist loop (upstream's PLEG) lists the runtime every `relist_period`, queues the
+//     pods whose containers changed (a process exiting), and removes sandboxes that no pod
+//     owns any more (by the pod uid label): left over from force-deleted pods or an earlier
+//     run.
+//   Events go through the shared event recorder with upstream's reasons.
+//
+// Threads: start() starts the informer, the workers and the relist loop; stop() ends them.
+// sync() and relist_once() may be called directly by tests.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/event_recorder.h"
+#include "client/informer.h"
+#include "client/work_queue.h"
+#include "roles/kubelet/pods/pod_sync.h"
+
+namespace k3c::kubelet {
+
+struct PodManagerConfig {
+  std::string node_name;
+  NodeFacts node;  // node.name is the node_name
+  DnsSettings dns;
+  std::string log_root = "/var/log/pods";
+  int workers = 4;  // a worker is busy for the grace period of a pod it stops
+  std::chrono::milliseconds relist_period{1000};
+};
+
+class PodManager {
+ public:
+  PodManager(client::Client& client, runtime::RuntimeService& runtime,
+             runtime::ImageService& images, client::EventRecorder& events, const Clock& clock,
+             PodManagerConfig config);
+  ~PodManager();
+  PodManager(const PodManager&) = delete;
+  PodManager& operator=(const PodManager&) = delete;
+
+  // Before start(): how containers get their volume mounts (none when unset).
+  void set_mount_resolver(MountResolver mounts) { mounts_ = std::move(mounts); }
+
+  void start();
+  void stop();
+  bool wait_synced(std::chrono::nanoseconds timeout) const {
+    return informer_.wait_synced(timeout) && services_.wait_synced(timeout);
+  }
+
+  // One sync of the pod under `key`; what a worker does.
+  Status sync(const std::string& key);
+  // One relist: queue changed pods, remove sandboxes no pod owns.
+  void relist_once();
+
+ private:
+  class Objects;
+  class Events;
+  void work();
+  void relist_loop();
+  Result<std::vector<nlohmann::json>> list_services() const;
+  Status write_status(const nlohmann::json& pod, const nlohmann::json& status);
+  Status delete_pod(const nlohmann::json& pod);
+
+  client::Client& client_;
+  runtime::RuntimeService& runtime_;
+  runtime::ImageService& images_;
+  const Clock& clock_;
+  const PodManagerConfig config_;
+  std::unique_ptr<Objects> objects_;
+  std::unique_ptr<Events> events_;
+  std::unique_ptr<ProbeNetwork> network_;
+  Backoff crash_backoff_, pull_backoff_;
+  ProbeTracker probes_;
+  MountResolver mounts_;
+  client::Informer informer_;
+  client::Informer services_;  // every Service, for the Service environment variables
+  client::WorkQueue queue_;
+
+  std::mutex mu_;
+  std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written
+  std::map<std::string, std::string> fingerprints_;  // pod uid -> runtime state seen
+
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;  // guarded by stop_mu_
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace k3c::kubelet

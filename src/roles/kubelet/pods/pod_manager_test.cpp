@@ -1,0 +1,117 @@
+// The pod manager against the fake API and the fake runtime: pods of this node are run and
+// their status written (only on change), pods of other nodes are left alone, a deleted pod
+// is stopped and removed from the API, sandboxes nobody owns are cleaned up, events reach the
+// API with upstream's reasons.
+#include "roles/kubelet/pods/pod_manager.h"
+
+#include <catch2/catch.hpp>
+
+#include "client/in_process_client.h"
+#include "roles/controllers/testing/fake_api.h"
+#include "roles/kubelet/pods/testing/fake_runtime.h"
+
+namespace k3c::kubelet {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+const char* kPods = "/api/v1/namespaces/ns/pods";
+
+json pod(const std::string& name, const std::string& node) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "ns"}}},
+          {"spec",
+           {{"nodeName", node},
+            {"restartPolicy", "Always"},
+            {"containers", {{{"name", "app"}, {"image", "img:1"}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+struct Harness {
+  controllers::testing::FakeApi api;
+  client::InProcessClient client{[this](http::Request& r) { return api.handle(r); }, {}};
+  client::EventRecorder recorder{client, "kubelet"};
+  testing::FakeRuntime runtime{SystemClock::instance()};
+  std::unique_ptr<PodManager> manager;
+
+  Harness() { runtime.add_image("img:1"); }
+  ~Harness() {
+    if (manager) manager->stop();
+    recorder.stop();
+  }
+  void start() {
+    PodManagerConfig config;
+    config.node_name = "n1";
+    config.node = {"n1", {"192.168.0.2"}, {}};
+    config.workers = 2;
+    config.relist_period = 20ms;
+    manager = std::make_unique<PodManager>(client, runtime, runtime, recorder,
+                                           SystemClock::instance(), config);
+    manager->start();
+    REQUIRE(manager->wait_synced(5s));
+  }
+  json object(const std::string& name) { return api.object(std::string(kPods) + "/" + name); }
+  template <typename F>
+  static bool eventually(F done) {
+    for (int i = 0; i < 500; ++i) {
+      if (done()) return true;
+      std::this_thread::sleep_for(10ms);
+    }
+    return done();
+  }
+  int status_writes(const std::string& name) {
+    int n = 0;
+    for (const auto& a : api.actions()) {
+      n += a.path == std::string(kPods) + "/" + name + "/status";
+    }
+    return n;
+  }
+};
+
+TEST_CASE("pods of this node run and report status; other nodes' pods are left alone") {
+  Harness h;
+  json kubernetes = {{"metadata", {{"name", "kubernetes"}, {"namespace", "default"}}},
+                     {"spec", {{"clusterIP", "10.43.0.1"}, {"ports", {{{"port", 443}}}}}}};
+  h.api.seed("/api/v1/namespaces/default/services", kubernetes);
+  h.api.seed(kPods, pod("web", "n1"));
+  h.start();
+  REQUIRE(h.eventually([&] { return h.object("web")["status"].value("phase", "") == "Running"; }));
+  const std::string app = h.runtime.container("app")->id;
+  // What the API server does on a graceful delete: set the deletion timestamp and grace.
+  json mark = {
+      {"metadata",
+       {{"deletionTimestamp", "2026-01-01T00:00:00Z"}, {"deletionGracePeriodSeconds", 3}}}};
+  http::Request patch;
+  patch.method = "PATCH";
+  patch.path = std::string(kPods) + "/web";
+  patch.body = mark.dump();
+  h.api.handle(patch);
+  REQUIRE(h.eventually([&] { return h.object("web").is_null(); }));
+  bool deleted = false;
+  for (const auto& a : h.api.actions()) {
+    if (a.verb != "DELETE") continue;
+    deleted = true;
+    CHECK(a.body["gracePeriodSeconds"] == 0);
+    CHECK(a.body["preconditions"]["uid"] == "uid-web");
+  }
+  CHECK(deleted);
+  auto calls = h.runtime.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 3s") != calls.end());
+  // Once the pod is gone, its sandbox is removed too.
+  REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
+}
+
+TEST_CASE("sandboxes no pod owns are stopped and removed") {
+  Harness h;
+  const std::string stray = h.runtime.add_stray_sandbox("no-such-pod");
+  h.start();
+  REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
+  auto calls = h.runtime.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "stop_pod_sandbox " + stray) != calls.end());
+  CHECK(std::find(calls.begin(), calls.end(), "remove_pod_sandbox " + stray) != calls.end());
+}
+
+}  // namespace
+}  // namespace k3c::kubelet

@@ -1,0 +1,47 @@
+// Probe targets for kubelet unit tests: "host:port" answers as the test sets it (tcp: open
+// or refused; http: a status code). Unknown targets refuse.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "roles/kubelet/pods/probes.h"
+
+namespace k3c::kubelet::testing {
+
+class FakeProbeNetwork final : public ProbeNetwork {
+ public:
+  // 0 = connection refused; else the HTTP status (any non-zero means tcp connects).
+  void set(const std::string& host, int port, int status) {
+    std::lock_guard lock(mu_);
+    targets_[host + ":" + std::to_string(port)] = status;
+  }
+  ProbeOutcome tcp(const std::string& host, int port, std::chrono::milliseconds) override {
+    if (status(host, port) != 0) return {true, ""};
+    return {false,
+            "dial tcp " + host + ":" + std::to_string(port) + ": connect: connection refused"};
+  }
+  ProbeOutcome http_get(const std::string&, const std::string& host, int port,
+                        const std::string& path, const nlohmann::json&,
+                        std::chrono::milliseconds) override {
+    const int code = status(host, port);
+    if (code == 0) {
+      return {false, "Get \"http://" + host + ":" + std::to_string(port) + path +
+                         "\": dial tcp: connect: connection refused"};
+    }
+    if (code >= 200 && code < 400) return {true, ""};
+    return {false, "HTTP probe failed with statuscode: " + std::to_string(code)};
+  }
+
+ private:
+  int status(const std::string& host, int port) {
+    std::lock_guard lock(mu_);
+    auto it = targets_.find(host + ":" + std::to_string(port));
+    return it == targets_.end() ? 0 : it->second;
+  }
+  std::mutex mu_;
+  std::map<std::string, int> targets_;
+};
+
+}  // namespace k3c::kubelet::testing
