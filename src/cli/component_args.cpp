@@ -15,8 +15,8 @@ using std::chrono::milliseconds;
 
 // Where a key's value goes: a function from the settings to the field, one per field type.
 template <typename S>
-using Field =
-    std::variant<int* (*)(S&), milliseconds* (*)(S&), std::chrono::seconds* (*)(S&), bool* (*)(S&)>;
+using Field = std::variant<int* (*)(S&), milliseconds* (*)(S&), std::chrono::seconds* (*)(S&),
+                           bool* (*)(S&), std::string* (*)(S&)>;
 
 template <typename S>
 struct ArgKey {
@@ -98,6 +98,12 @@ Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::s
       return Status::ok();
     }
     if (!has_value) return bad(error(Code::kInvalid, "needs a value (KEY=VALUE)"));
+    if (auto* field = std::get_if<std::string* (*)(S&)>(&spec.field)) {
+      // Paths: absolute, as the kubelet requires for its directories and cgroup root.
+      if (!value.starts_with('/')) return bad(error(Code::kInvalid, "must be an absolute path"));
+      *(*field)(settings) = std::string(value);
+      return Status::ok();
+    }
     if (auto* field = std::get_if<int* (*)(S&)>(&spec.field)) {
       auto parsed = parse_count(value, spec.min);
       if (!parsed.is_ok()) return bad(parsed.status());
@@ -200,7 +206,9 @@ constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
 constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
 
 using Kubelet = kubelet::KubeletSettings;
-constexpr std::array<ArgKey<Kubelet>, 3> kKubeletKeys = {{
+constexpr std::array<ArgKey<Kubelet>, 5> kKubeletKeys = {{
+    {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
+    {"pod-logs-dir", +[](Kubelet& s) { return &s.pod_logs_dir; }},
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},
     {"node-status-report-frequency", +[](Kubelet& s) { return &s.node_status_report_frequency; }},
     {"max-pods", +[](Kubelet& s) { return &s.max_pods; }, 1},

@@ -91,8 +91,12 @@ kubelet::KubeletConfig kubelet_config(const ServerConfig& config) {
 std::vector<std::shared_ptr<Role>> server_roles(
     const ServerConfig& config, std::shared_ptr<const runtime::registry::Puller> puller) {
   auto store = std::make_shared<StoreRole>(store_options(config));
-  auto apiserver = std::make_shared<apiserver::ApiServerRole>(apiserver_config(config),
-                                                              [store] { return store->store(); });
+  // The kubelet of this node, reached by the API server in-process.
+  auto kubelets = std::make_shared<http::LocalEndpoints>();
+  apiserver::ApiServerConfig a = apiserver_config(config);
+  a.kubelets = kubelets;
+  auto apiserver =
+      std::make_shared<apiserver::ApiServerRole>(std::move(a), [store] { return store->store(); });
   std::vector<std::shared_ptr<Role>> roles = {store, apiserver};
   if (!config.disable_controller_manager) {
     controllers::ControllerManagerConfig cm;
@@ -122,6 +126,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     k.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
     k.runtime = [runtime]() -> runtime::RuntimeService* { return runtime->runtime(); };
     k.images = [runtime]() -> runtime::ImageService* { return runtime->runtime(); };
+    k.endpoints = kubelets;
     roles.push_back(std::make_shared<kubelet::KubeletRole>(std::move(k)));
   }
   return roles;

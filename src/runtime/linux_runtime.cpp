@@ -404,13 +404,18 @@ Status LinuxRuntime::stop_container(const std::string& container_id, std::chrono
   if (auto image = images_->find(record->image_ref); image.is_ok())
     stop_signal = signal_number(image->config.stop_signal).value_or(SIGTERM);
   const auto wait_until = [&](std::chrono::steady_clock::time_point deadline) {
-    while (!exited() && std::chrono::steady_clock::now() < deadline)
+    while (!exited() && !cancelled_ && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(kPollInterval);
     return exited();
   };
+  const Status shutting_down =
+      error(Code::kServiceUnavailable,
+            "the runtime is shutting down; container " + container_id + " was left running");
   if (timeout.count() > 0) {
-    if (Status s = signal_container(process_dir(dir), stop_signal); !s.is_ok() && !exited()) return s;
+    if (Status s = signal_container(process_dir(dir), stop_signal); !s.is_ok() && !exited())
+      return s;
     if (wait_until(std::chrono::steady_clock::now() + timeout)) return Status::ok();
+    if (cancelled_) return shutting_down;
   }
   (void)signal_container(process_dir(dir), SIGKILL);
   (void)cgroups_->kill_all(record->cgroup);

@@ -9,6 +9,7 @@
 // serialised by a per-runtime mutex (calls are short: starting a process takes milliseconds).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -51,6 +52,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   Result<ExecResult> exec_sync(const std::string& container_id, const std::vector<std::string>& cmd,
                                std::chrono::milliseconds timeout) override;
   Result<ContainerStats> container_stats(const std::string& container_id) override;
+  void cancel_waits() override { cancelled_ = true; }
 
   Result<ImageSummary> image_status(const std::string& ref) override;
   Result<std::string> pull_image(const std::string& ref,
@@ -73,6 +75,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   std::unique_ptr<CgroupManager> cgroups_;
   const std::shared_ptr<const registry::Puller> puller_;
   std::mutex mu_;
+  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace k3c::runtime

@@ -174,6 +174,11 @@ class RuntimeService {
                                        const std::vector<std::string>& cmd,
                                        std::chrono::milliseconds timeout) = 0;
   virtual Result<ContainerStats> container_stats(const std::string& container_id) = 0;
+
+  // The process is shutting down: calls that wait (a stop's grace period) return at once
+  // with kServiceUnavailable and later ones do not wait. Containers are left as they are:
+  // they outlive k3c and are re-adopted when it starts again.
+  virtual void cancel_waits() {}
 };
 
 // The image side the kubelet needs (CRI's ImageService).

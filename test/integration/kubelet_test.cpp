@@ -1,9 +1,9 @@
 // The kubelet role of `k3c server` (no --disable-agent) driven by the real kubectl 1.27 and
 // 1.33: the node registers Ready with its roles, version, labels, taints, capacity and system
 // info; its Lease renews; its status is rewritten when due, not on every check; the scheduler
-// binds a pod to it (which stays Pending: the pod workers are not built, and nothing here
-// pretends otherwise); a restart reconciles labels on the existing node; a deleted node comes
-// back.
+// binds a pod to it (which stays Pending: its image is not there and no registry can be
+// reached from the test's network namespace); a restart reconciles labels on the existing node; a
+// deleted node comes back.
 //
 // Each server runs in mount, network and PID namespaces of its own (server_sandbox.h:
 // Launch::kInNamespaces), so these tests need root; kubectl runs in the server's network
@@ -209,7 +209,7 @@ TEST_CASE("--kubelet-arg node-status-report-frequency makes the status heartbeat
   CHECK(ready_field("lastTransitionTime") == transition);
 }
 
-TEST_CASE("the scheduler binds a pod to the node; it stays Pending without pod workers") {
+TEST_CASE("the scheduler binds a pod to the node; without its image it stays Pending") {
   if (!skip_reason().empty()) return;
   Sandbox box;
   NodeSession s(box, {"--node-name", "worker-1"});
@@ -218,10 +218,13 @@ TEST_CASE("the scheduler binds a pod to the node; it stays Pending without pod w
   REQUIRE(eventually([&] { return s.jsonpath("pod/web", "{.spec.nodeName}") == "worker-1"; }));
   CHECK(s.jsonpath("pod/web", "{.status.conditions[?(@.type==\"PodScheduled\")].status}") ==
         "True");
-  // No pod worker runs it yet: no container status, no Running.
-  std::this_thread::sleep_for(2s);
+  // The pull cannot succeed: nothing outside the test's network namespace is reachable.
+  const std::string reason = "{.status.containerStatuses[0].state.waiting.reason}";
+  REQUIRE(eventually([&] {
+    std::string why = s.jsonpath("pod/web", reason);
+    return why == "ErrImagePull" || why == "ImagePullBackOff";
+  }));
   CHECK(s.jsonpath("pod/web", "{.status.phase}") == "Pending");
-  CHECK(s.jsonpath("pod/web", "{.status.containerStatuses}").empty());
 }
 
 TEST_CASE("a restarted server keeps its node and reconciles its labels; a deleted node returns") {

@@ -13,11 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "child_process.h"
@@ -125,13 +128,46 @@ inline std::vector<std::string> in_namespaces(const std::vector<std::string>& ar
 
 enum class Launch { kDirect, kInNamespaces };
 
+// The cgroup a namespaced server's pods go under (--kubelet-arg=cgroup-root): cgroups are not
+// namespaced, so each server gets a name of its own, and the whole tree is removed when the
+// server is gone (in every v1 hierarchy and in v2), also when the test failed.
+class TestCgroupRoot {
+ public:
+  TestCgroupRoot() {
+    static std::atomic<int> next{0};
+    name_ = "k3c-test-" + std::to_string(getpid()) + "-" + std::to_string(next++);
+  }
+  ~TestCgroupRoot() {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> roots = {"/sys/fs/cgroup"};
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/sys/fs/cgroup", ec))
+      if (entry.is_directory(ec)) roots.push_back(entry.path());
+    for (const fs::path& root : roots) remove_tree(root / name_);
+  }
+  const std::string& name() const { return name_; }
+
+ private:
+  // Leaf first; a cgroup whose last processes are still exiting is busy for a moment.
+  static void remove_tree(const std::filesystem::path& dir) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) return;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+      if (entry.is_directory(ec)) remove_tree(entry.path());
+    for (int attempt = 0; attempt < 50 && rmdir(dir.c_str()) != 0 && errno == EBUSY; ++attempt)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::string name_;
+};
+
 // Starts the server with $NOTIFY_SOCKET and waits for READY=1.
 struct RunningServer {
   explicit RunningServer(const Sandbox& box, std::vector<std::string> extra = {},
                          Launch launch = Launch::kDirect)
       : listener(box.path("notify.sock")),
-        process(launch == Launch::kInNamespaces ? in_namespaces(box.server_args(std::move(extra)))
-                                                : box.server_args(std::move(extra)),
+        process(launch == Launch::kInNamespaces
+                    ? in_namespaces(box.server_args(with_worker_paths(box, std::move(extra))))
+                    : box.server_args(std::move(extra)),
                 env_with_notify(box), box.path("server")),
         launch(launch) {
     ready = listener.receive(20s);
@@ -171,12 +207,20 @@ struct RunningServer {
                 << err << std::endl;
     }
   }
+  // A namespaced server runs pods: their cgroups go under this server's own cgroup root and
+  // their logs into the sandbox (nothing under the host's /var/log/pods).
+  std::vector<std::string> with_worker_paths(const Sandbox& box, std::vector<std::string> extra) {
+    extra.push_back("--kubelet-arg=cgroup-root=/" + cgroups.name());
+    extra.push_back("--kubelet-arg=pod-logs-dir=" + box.path("pod-logs"));
+    return extra;
+  }
   static std::map<std::string, std::string> env_with_notify(const Sandbox& box) {
     auto env = box.env();
     env["NOTIFY_SOCKET"] = box.path("notify.sock");
     return env;
   }
   NotifyListener listener;
+  TestCgroupRoot cgroups;  // before `process`: removed after the server is gone
   ChildProcess process;
   Launch launch;
   std::string ready;

@@ -2,6 +2,8 @@
 #include "roles/kubelet/kubelet_role.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "client/event_recorder.h"
 #include "client/in_process_client.h"
@@ -9,6 +11,8 @@
 #include "core/names.h"
 #include "core/version.h"
 #include "roles/kubelet/node_reporter.h"
+#include "roles/kubelet/pods/pod_manager.h"
+#include "roles/kubelet/server/kubelet_api.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -23,6 +27,25 @@ std::string runtime_version() {
   std::string v = version::kVersion;
   if (v.starts_with('v')) v.erase(0, 1);
   return "k3c://" + v;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// What the pod side needs to know about this node, from the status the node would report.
+NodeFacts node_facts(const NodeIdentity& id, const MachineInfo& machine) {
+  NodeFacts facts;
+  facts.name = id.name;
+  nlohmann::json status = node_status(id, machine, {}, nlohmann::json::object(), "");
+  for (const auto& address : status["addresses"])
+    if (address.value("type", "") == "InternalIP") facts.host_ips.push_back(address["address"]);
+  for (const auto& [resource, quantity] : status["allocatable"].items())
+    if (quantity.is_string()) facts.allocatable[resource] = quantity.get<std::string>();
+  return facts;
 }
 
 }  // namespace
@@ -61,6 +84,20 @@ Status KubeletRole::start() {
   events_ = std::make_unique<client::EventRecorder>(*client_, "kubelet", clock_);
   runtime_ = config_.runtime ? config_.runtime() : nullptr;
   images_ = config_.images ? config_.images() : nullptr;
+  node_name_ = id.name;
+  if (runtime_ != nullptr && images_ != nullptr) {
+    PodManagerConfig pods;
+    pods.node_name = id.name;
+    pods.node = node_facts(id, probe_->probe());
+    pods.dns.cluster = {{config_.cluster_dns}, config_.cluster_domain};
+    if (config_.cluster_dns.empty()) pods.dns.cluster.servers.clear();
+    pods.dns.host_resolv = parse_resolv_conf(read_text(config_.host_resolv_conf));
+    pods.dns.host_hosts = read_text(config_.host_hosts);
+    pods.log_root = config_.settings.pod_logs_dir;
+    pods.cgroup_root = config_.settings.cgroup_root;
+    pods_ = std::make_unique<PodManager>(*client_, *runtime_, *images_, *events_, clock_,
+                                         std::move(pods));
+  }
   reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, images_,
                                              events_.get(), config_.settings, clock_);
   {
@@ -68,6 +105,34 @@ Status KubeletRole::start() {
     stopping_ = false;
   }
   node_thread_ = std::thread([this] { run_node_loop(); });
+  if (pods_) pods_->start();
+  if (config_.endpoints) {
+    KubeletApiSources sources;
+    sources.runtime = runtime_;
+    PodManager* pods = pods_.get();
+    sources.find_pod = [pods](const std::string& ns,
+                              const std::string& name) -> std::optional<nlohmann::json> {
+      if (pods == nullptr) return std::nullopt;
+      client::ObjectPtr pod = pods->pod(ns, name);
+      if (!pod) return std::nullopt;
+      return *pod;
+    };
+    sources.pods = [pods] {
+      std::vector<nlohmann::json> all;
+      if (pods != nullptr)
+        for (const client::ObjectPtr& pod : pods->pods()) all.push_back(*pod);
+      return all;
+    };
+    api_ = std::make_shared<KubeletApi>(std::move(sources));
+    std::weak_ptr<KubeletApi> api = api_;
+    config_.endpoints->add(node_name_, [api](http::Request& request) {
+      if (auto live = api.lock()) return live->handle(request);
+      http::Response gone;
+      gone.status = 503;
+      gone.body = "the kubelet is stopping\n";
+      return gone;
+    });
+  }
   ready_ = true;
   return Status::ok();
 }
@@ -124,6 +189,12 @@ void KubeletRole::stop() {
   }
   cv_.notify_all();
   if (node_thread_.joinable()) node_thread_.join();
+  if (config_.endpoints && !node_name_.empty()) config_.endpoints->remove(node_name_);
+  api_.reset();
+  // Containers outlive k3c: a worker waiting out a grace period must not hold up the stop.
+  if (runtime_) runtime_->cancel_waits();
+  if (pods_) pods_->stop();
+  pods_.reset();
   if (events_) events_->stop();
   reporter_.reset();
   events_.reset();

@@ -1,6 +1,8 @@
 // The kubelet role: the node agent of `k3c server` (and later `k3c agent`). So far it
 // registers this machine as a Node, keeps the node's status current and renews its Lease
-// (node_reporter.h); the pod workers, the kubelet API on `port` and the rest arrive later
+// (node_reporter.h); with a runtime it runs the pods bound to the node (pods/pod_manager.h)
+// and serves the kubelet API in-process to the API server (server/kubelet_api.h); the API on
+// `port` over HTTPS arrives later
 // (doc/kubelet.md). It talks to the apiserver through the in-process client as
 // system:node:<name>.
 //
@@ -21,6 +23,7 @@
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
+#include "http/local_endpoints.h"
 #include "roles/kubelet/kubelet_settings.h"
 #include "roles/kubelet/machine_probe.h"
 #include "roles/kubelet/node_status.h"
@@ -34,6 +37,8 @@ class EventRecorder;
 namespace k3c::kubelet {
 
 class NodeReporter;
+class PodManager;
+class KubeletApi;
 
 struct KubeletConfig {
   // The apiserver's handler chain, available once the apiserver role is up.
@@ -46,7 +51,12 @@ struct KubeletConfig {
   std::string cluster_dns;     // the DNS Service's IP, for the pods' resolv.conf
   std::string cluster_domain;  // "cluster.local"
   bool control_plane = false;  // a server's node: the role labels
-  uint16_t port = 10250;       // the kubelet API (not served yet), in daemonEndpoints
+  uint16_t port = 10250;       // the kubelet API (not served over HTTPS yet), in daemonEndpoints
+  // Where the kubelet API is registered under the node name for the API server of this
+  // process (pods/log and friends); may be null.
+  std::shared_ptr<http::LocalEndpoints> endpoints;
+  std::string host_resolv_conf = "/etc/resolv.conf";
+  std::string host_hosts = "/etc/hosts";
   // The runtime, asked for at start (the runtime role starts first, as the apiserver's store
   // is handed over). Unset or returning null: no runtime (the node reports no images).
   std::function<runtime::RuntimeService*()> runtime;
@@ -79,6 +89,9 @@ class KubeletRole final : public Role {
   std::unique_ptr<client::Client> client_;
   std::unique_ptr<client::EventRecorder> events_;
   std::unique_ptr<NodeReporter> reporter_;
+  std::unique_ptr<PodManager> pods_;  // null without a runtime
+  std::shared_ptr<KubeletApi> api_;   // registered in config_.endpoints while running
+  std::string node_name_;
   std::mutex mu_;  // guards stopping_ for the node thread's waits
   std::condition_variable cv_;
   bool stopping_ = false;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <string>
 
 namespace k3c::kubelet {
 
@@ -19,6 +20,10 @@ struct KubeletSettings {
   int node_lease_duration_seconds = 40;
   // max-pods: the node's pods capacity.
   int max_pods = 110;
+  // cgroup-root: the cgroup the pods' hierarchy (kubepods/...) goes under; "/" = the top.
+  std::string cgroup_root = "/";
+  // podLogsDir: where container logs go (<dir>/<ns>_<pod>_<uid>/<container>/<n>.log).
+  std::string pod_logs_dir = "/var/log/pods";
 };
 
 }  // namespace k3c::kubelet

@@ -1,6 +1,8 @@
 // The pod manager (see pod_manager.h).
 #include "roles/kubelet/pods/pod_manager.h"
 
+#include <filesystem>
+
 #include "core/log.h"
 #include "roles/kubelet/pods/labels.h"
 
@@ -195,6 +197,15 @@ void PodManager::relist_once() {
     if (Status r = runtime_.remove_pod_sandbox(s.id); !r.is_ok()) {
       log::for_role("kubelet")->warn("removing sandbox {} of a deleted pod: {}", s.id,
                                      r.to_string());
+      continue;
+    }
+    // The deleted pod's logs go with it, as upstream's kubelet removes them; only a directory
+    // below the log root is ever removed.
+    const std::string& logs = s.config.log_directory;
+    if (!logs.empty() && logs.rfind(config_.log_root + "/", 0) == 0 &&
+        logs.find("/../") == std::string::npos) {
+      std::error_code ignored;
+      std::filesystem::remove_all(logs, ignored);
     }
   }
 }
@@ -221,7 +232,8 @@ Status PodManager::sync(const std::string& key) {
                   config_.log_root,
                   mounts_,
                   &probes_,
-                  [this] { return list_services(); }};
+                  [this] { return list_services(); },
+                  config_.cgroup_root};
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {

@@ -39,7 +39,8 @@ struct PodManagerConfig {
   NodeFacts node;  // node.name is the node_name
   DnsSettings dns;
   std::string log_root = "/var/log/pods";
-  int workers = 4;  // a worker is busy for the grace period of a pod it stops
+  std::string cgroup_root = "/";  // pods go under <cgroup_root>/kubepods/...
+  int workers = 4;                // a worker is busy for the grace period of a pod it stops
   std::chrono::milliseconds relist_period{1000};
 };
 
@@ -60,6 +61,13 @@ class PodManager {
   bool wait_synced(std::chrono::nanoseconds timeout) const {
     return informer_.wait_synced(timeout) && services_.wait_synced(timeout);
   }
+
+  // The pod as this kubelet's informer has it (null when it does not run it), and all of
+  // them: what the kubelet API answers from.
+  client::ObjectPtr pod(const std::string& ns, const std::string& name) const {
+    return informer_.get(ns + "/" + name);
+  }
+  std::vector<client::ObjectPtr> pods() const { return informer_.list(); }
 
   // One sync of the pod under `key`; what a worker does.
   Status sync(const std::string& key);

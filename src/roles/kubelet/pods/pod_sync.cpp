@@ -180,7 +180,7 @@ Status Syncer::ensure_sandbox() {
                        "Pod sandbox changed, it will be killed and re-created.");
     (void)kill_pod(grace_seconds());  // leftovers of the old sandbox; re-observed inside
   }
-  auto id = ctx_.runtime.run_pod_sandbox(sandbox_config(pod_, attempt, ctx_.dns, ctx_.log_root));
+  auto id = ctx_.runtime.run_pod_sandbox(sandbox_config(pod_, attempt, ctx_.dns, ctx_.log_root, ctx_.cgroup_root));
   if (!id.is_ok()) {
     ctx_.events.record(pod_, "", "Warning", "FailedCreatePodSandBox",
                        "Failed to create pod sandbox: " + id.status().message());

@@ -10,7 +10,7 @@ namespace k3c::kubelet {
 using nlohmann::json;
 
 runtime::SandboxConfig sandbox_config(const json& pod, uint32_t attempt, const DnsSettings& dns,
-                                      const std::string& log_root) {
+                                      const std::string& log_root, const std::string& cgroup_root) {
   const json meta = pod.value("metadata", json::object());
   const json spec = pod.value("spec", json::object());
   runtime::SandboxConfig c;
@@ -28,7 +28,10 @@ runtime::SandboxConfig sandbox_config(const json& pod, uint32_t attempt, const D
   c.hosts = c.host_network ? host_network_hosts_file(pod, dns.host_hosts)
                            : pod_hosts_file(pod, {}, dns.cluster.domain);
   const api::PodCgroup cgroup = api::pod_cgroup(pod);
-  c.cgroup_parent = cgroup.path();
+  std::string root = cgroup_root;
+  while (!root.empty() && root.front() == '/') root.erase(0, 1);
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  c.cgroup_parent = root.empty() ? cgroup.path() : root + "/" + cgroup.path();
   c.pod_resources = runtime::pod_linux_resources(cgroup.cpu_request_milli, cgroup.cpu_limit_milli,
                                                  cgroup.memory_limit_bytes);
   c.log_directory = log_root + "/" + c.pod_namespace + "_" + c.pod_name + "_" + c.pod_uid;

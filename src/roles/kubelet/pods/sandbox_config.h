@@ -21,6 +21,7 @@ struct DnsSettings {
 };
 
 runtime::SandboxConfig sandbox_config(const nlohmann::json& pod, uint32_t attempt,
-                                      const DnsSettings& dns, const std::string& log_root);
+                                      const DnsSettings& dns, const std::string& log_root,
+                                      const std::string& cgroup_root = "/");
 
 }  // namespace k3c::kubelet

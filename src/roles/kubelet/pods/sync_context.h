@@ -49,6 +49,8 @@ struct SyncContext {
   ProbeTracker* probes = nullptr;  // null: no probes run (running = started and ready)
   // Every Service of the cluster, for the Service environment variables; unset = none.
   std::function<Result<std::vector<nlohmann::json>>()> services;
+  // The cgroup the pods' hierarchy goes under (--kubelet-arg=cgroup-root); "/" = the top.
+  std::string cgroup_root = "/";
 };
 
 }  // namespace k3c::kubelet
