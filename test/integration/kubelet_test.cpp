@@ -16,48 +16,13 @@
 #include <sstream>
 #include <thread>
 
-#include "kubectl_runner.h"
+#include "node_session.h"
 
 namespace k3c {
 namespace {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-
-// A server with its kubelet, in namespaces of its own, and kubectl `version` pointed at it.
-struct NodeSession {
-  explicit NodeSession(const Sandbox& box, std::vector<std::string> server_args,
-                       const std::string& version = "1.33")
-      : server(box, std::move(server_args), Launch::kInNamespaces),
-        kubectl{box, kubectl_dir() + "/kubectl." + version, {}, server.enter_prefix()} {
-    REQUIRE_FALSE(kubectl_dir().empty());
-    INFO(server.process.err());
-    REQUIRE(server.ready == "READY=1");
-  }
-  RunningServer server;
-  KubectlRunner kubectl;
-
-  std::string ok(std::vector<std::string> args) const {
-    auto r = kubectl(args);
-    INFO("kubectl " << args.at(0) << ": " << r.err);
-    CHECK(r.exit_code == 0);
-    return r.out;
-  }
-  std::string jsonpath(const std::string& what, const std::string& path) const {
-    return kubectl({"get", what, "-o", "jsonpath=" + path}).out;
-  }
-  json object(const std::vector<std::string>& what) const {
-    std::vector<std::string> args = {"get"};
-    args.insert(args.end(), what.begin(), what.end());
-    args.insert(args.end(), {"-o", "json"});
-    auto r = kubectl(args);
-    if (r.exit_code != 0) return json();
-    return json::parse(r.out, nullptr, false);
-  }
-  bool node_ready(const std::string& node) const {
-    return jsonpath("node/" + node, "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";
-  }
-};
 
 std::vector<std::string> words(const std::string& text) {
   std::vector<std::string> out;

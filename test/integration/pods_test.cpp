@@ -1,0 +1,214 @@
+// Real pods through the real kubectl (1.27 and 1.33): `k3c server` with its kubelet and
+// runtime, in mount, network and PID namespaces of its own (node_session.h; root only), runs
+// containers from a busybox-static image it imported from its airgap directory. Covered: run
+// to completion and `kubectl logs`; a Deployment's pods Running and `logs -f`; a crash loop
+// with restarts, CrashLoopBackOff and `logs --previous`; init containers in order; a missing
+// ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
+// the describe events; bad log requests.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "images/test_images.h"
+#include "node_session.h"
+
+namespace k3c {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string skip_reason() {
+  std::string why = namespaces_unavailable();
+  if (why.empty() && access(testing::kBusyboxPath, X_OK) != 0)
+    why = "Debian's busybox-static (/bin/busybox) is not installed";
+  if (!why.empty()) WARN("integration.pods skipped: " << why);
+  return why;
+}
+
+// A server whose airgap directory holds the busybox image as docker.io/library/busybox:1.
+struct PodSession {
+  explicit PodSession(const Sandbox& box, const std::string& version = "1.33")
+      : airgap(stage_image(box)), s(box, {"--node-name", "node-1"}, version) {
+    REQUIRE(eventually([&] { return s.node_ready("node-1"); }));
+  }
+  static bool stage_image(const Sandbox& box) {
+    const std::string dir = box.data_dir() + "/agent/images";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/busybox.tar", std::ios::binary) << testing::tar_of(
+        testing::docker_archive_files(testing::busybox_image("docker.io/library/busybox:1")),
+        testing::Compression::kNone);
+    return true;
+  }
+  std::string phase(const std::string& pod) const {
+    return s.jsonpath("pod/" + pod, "{.status.phase}");
+  }
+  std::string waiting_reason(const std::string& pod) const {
+    return s.jsonpath("pod/" + pod, "{.status.containerStatuses[0].state.waiting.reason}");
+  }
+  bool airgap;
+  NodeSession s;
+};
+
+}  // namespace
+
+TEST_CASE("a pod runs to completion; kubectl logs and describe show it") {
+  if (!skip_reason().empty()) return;
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    Sandbox box;
+    PodSession p(box, version);
+    p.s.ok({"run", "hello", "--image=busybox:1", "--restart=Never", "--", "sh", "-c",
+            "echo hello from k3c; echo to stderr >&2; hostname; id -u"});
+    REQUIRE(eventually([&] { return p.phase("hello") == "Succeeded"; }));
+    // stdout and stderr are separate pipes: each keeps its order, not their interleaving.
+    const std::string all = p.s.ok({"logs", "hello"});
+    std::string logs = all;
+    CHECK(logs.find("to stderr\n") != std::string::npos);
+    logs.erase(logs.find("to stderr\n"), 10);
+    CHECK(logs == "hello from k3c\nhello\n0\n");
+    CHECK(p.s.ok({"logs", "hello", "--tail=4"}) == all);
+    const std::string last_two = p.s.ok({"logs", "hello", "--tail=2"});
+    CHECK(all.size() > last_two.size());
+    CHECK(all.compare(all.size() - last_two.size(), last_two.size(), last_two) == 0);
+    const std::string stamped = p.s.ok({"logs", "hello", "--timestamps", "--limit-bytes=40"});
+    CHECK(stamped.size() == 40);
+    CHECK(stamped.find("Z hello fro") != std::string::npos);
+    CHECK(p.s.jsonpath("pod/hello", "{.status.containerStatuses[0].state.terminated.reason}") ==
+          "Completed");
+    CHECK(p.s.jsonpath("pod/hello", "{.status.containerStatuses[0].containerID}")
+              .rfind("k3c://", 0) == 0);
+    CHECK(p.s.jsonpath("pod/hello", "{.status.qosClass}") == "BestEffort");
+    const std::string described = p.s.ok({"describe", "pod", "hello"});
+    for (const char* event : {"Successfully assigned default/hello to node-1",
+                              "Container image \"busybox:1\" already present on machine",
+                              "Created container", "Started container"}) {
+      CHECK(described.find(event) != std::string::npos);
+    }
+    auto previous = p.s.kubectl({"logs", "hello", "--previous"});
+    CHECK(previous.exit_code != 0);
+    CHECK(previous.err.find("previous terminated container \"hello\" in pod \"hello\" not found") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("a Deployment's pods run; logs -f follows; deletion is graceful") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  p.s.ok({"create", "deployment", "ticker", "--image=busybox:1", "--replicas=2", "--", "sh", "-c",
+          "trap 'echo bye; exit 0' TERM; i=0; while true; do echo tick $i; i=$((i+1)); "
+          "sleep 0.2; done"});
+  REQUIRE(eventually(
+      [&] { return p.s.jsonpath("deployment/ticker", "{.status.readyReplicas}") == "2"; }));
+  const std::string pod = p.s.jsonpath("pods", "{.items[0].metadata.name}");
+  // `logs -f` streams until the client stops reading: take the first lines.
+  auto followed = p.s.kubectl({"logs", "-f", pod, "--request-timeout=3s"});
+  CHECK(followed.out.rfind("tick 0\ntick 1\n", 0) == 0);
+  // The container exits on SIGTERM well within the grace period; the pod goes away.
+  const auto before = std::chrono::steady_clock::now();
+  p.s.ok({"delete", "pod", pod});
+  CHECK(std::chrono::steady_clock::now() - before < 20s);
+  auto gone = p.s.kubectl({"get", "pod", pod});
+  CHECK(gone.exit_code != 0);
+  // The ReplicaSet replaces it.
+  REQUIRE(eventually(
+      [&] { return p.s.jsonpath("deployment/ticker", "{.status.readyReplicas}") == "2"; }));
+}
+
+TEST_CASE("a crashing container restarts with back-off; logs --previous shows the last run") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  p.s.ok({"run", "crash", "--image=busybox:1", "--", "sh", "-c", "echo run; exit 2"});
+  REQUIRE(eventually([&] { return p.waiting_reason("crash") == "CrashLoopBackOff"; }, 40s));
+  CHECK(std::stoi(p.s.jsonpath("pod/crash", "{.status.containerStatuses[0].restartCount}")) >= 1);
+  CHECK(p.s.jsonpath("pod/crash", "{.status.containerStatuses[0].lastState.terminated.exitCode}") ==
+        "2");
+  CHECK(p.s.ok({"logs", "crash", "--previous"}) == "run\n");
+  CHECK(p.s.ok({"get", "pod", "crash"}).find("CrashLoopBackOff") != std::string::npos);
+  CHECK(p.s.ok({"describe", "pod", "crash"}).find("Back-off restarting failed container crash") !=
+        std::string::npos);
+}
+
+TEST_CASE("init containers run in order before the app container") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  const std::string manifest = box.path("init.yaml");
+  std::ofstream(manifest) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: ordered}
+spec:
+  restartPolicy: Never
+  initContainers:
+  - {name: first, image: "busybox:1", command: [sh, -c, "echo first"]}
+  - {name: second, image: "busybox:1", command: [sh, -c, "echo second"]}
+  containers:
+  - {name: app, image: "busybox:1", command: [sh, -c, "echo app"]}
+)";
+  p.s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return p.phase("ordered") == "Succeeded"; }));
+  const std::string first =
+      p.s.jsonpath("pod/ordered", "{.status.initContainerStatuses[0].state.terminated.finishedAt}");
+  const std::string second =
+      p.s.jsonpath("pod/ordered", "{.status.initContainerStatuses[1].state.terminated.startedAt}");
+  CHECK_FALSE(first.empty());
+  CHECK(first <= second);
+  CHECK(p.s.ok({"logs", "ordered", "-c", "second"}) == "second\n");
+  CHECK(p.s.ok({"logs", "ordered"}) == "app\n");
+  CHECK(p.s.jsonpath("pod/ordered", "{.status.conditions[?(@.type==\"Initialized\")].status}") ==
+        "True");
+}
+
+TEST_CASE("a missing ConfigMap key and a memory limit give upstream's reasons") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  const std::string manifest = box.path("bad.yaml");
+  std::ofstream(manifest) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: config}
+spec:
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sleep, "100"]
+    env:
+    - name: X
+      valueFrom: {configMapKeyRef: {name: settings, key: mode}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hog}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: hog
+    image: "busybox:1"
+    command: [sh, -c, "dd if=/dev/zero of=/dev/null bs=64M count=1"]
+    resources: {limits: {memory: 16Mi}}
+)";
+  p.s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return p.waiting_reason("config") == "CreateContainerConfigError"; }));
+  CHECK(p.s.jsonpath("pod/config", "{.status.containerStatuses[0].state.waiting.message}") ==
+        "configmap \"settings\" not found");
+  REQUIRE(eventually([&] { return p.phase("hog") == "Failed"; }));
+  CHECK(p.s.jsonpath("pod/hog", "{.status.containerStatuses[0].state.terminated.reason}") ==
+        "OOMKilled");
+  CHECK(p.s.jsonpath("pod/hog", "{.status.containerStatuses[0].state.terminated.exitCode}") ==
+        "137");
+  CHECK(p.s.jsonpath("pod/hog", "{.status.qosClass}") == "Burstable");
+  auto waiting = p.s.kubectl({"logs", "config"});
+  CHECK(waiting.exit_code != 0);
+  CHECK(waiting.err.find("container \"app\" in pod \"config\" is waiting to start: "
+                         "CreateContainerConfigError") != std::string::npos);
+  // With the ConfigMap in place the container starts.
+  p.s.ok({"create", "configmap", "settings", "--from-literal=mode=fast"});
+  REQUIRE(eventually([&] { return p.phase("config") == "Running"; }, 30s));
+}
+
+}  // namespace k3c
