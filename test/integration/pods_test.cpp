@@ -5,6 +5,7 @@
 // with restarts, CrashLoopBackOff and `logs --previous`; init containers in order; a missing
 // ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
 // the describe events; bad log requests.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,7 +54,97 @@ struct PodSession {
   NodeSession s;
 };
 
+// Namespaces whose PID 1 is a shell that only reaps, so that `k3c server` can stop and start
+// again inside them while its shims and containers live on (with k3c as PID 1, as
+// NodeSession runs it, its exit would end the PID namespace and every container in it).
+struct SharedNamespaces {
+  explicit SharedNamespaces(const Sandbox& box)
+      : box(box),
+        holder({"/usr/bin/unshare", "--mount", "--net", "--pid", "--fork", "--kill-child",
+                "--propagation", "private", "--mount-proc", "/bin/sh", "-c",
+                "ip link set lo up; while true; do wait; sleep 1; done"},
+               box.env(), box.path("holder")) {}
+  // PID 1 of the namespaces (unshare's child), 0 until it runs.
+  pid_t init_pid() const {
+    const std::string pid = std::to_string(holder.pid());
+    std::ifstream children("/proc/" + pid + "/task/" + pid + "/children");
+    pid_t child = 0;
+    children >> child;
+    return child;
+  }
+  // `k3c server` inside the namespaces; waits for READY=1.
+  std::unique_ptr<testing::ChildProcess> start_server(const std::string& name) {
+    REQUIRE(eventually([&] { return init_pid() > 0; }, 5s));
+    NotifyListener listener(box.path(name + ".sock"));
+    std::vector<std::string> argv = {
+        "/usr/bin/nsenter", "-t", std::to_string(init_pid()), "-m", "-n", "-p", "--"};
+    for (std::string& arg :
+         box.server_args({"--node-name", "node-1", "--kubelet-arg=cgroup-root=/" + cgroups.name(),
+                          "--kubelet-arg=pod-logs-dir=" + box.path("pod-logs")}))
+      argv.push_back(std::move(arg));
+    auto env = box.env();
+    env["NOTIFY_SOCKET"] = box.path(name + ".sock");
+    auto server = std::make_unique<testing::ChildProcess>(argv, env, box.path(name));
+    REQUIRE(listener.receive(20s) == "READY=1");
+    return server;
+  }
+  // SIGTERM to k3c (nsenter's child), then waits for it to stop.
+  void stop_server(testing::ChildProcess& server) {
+    const std::string pid = std::to_string(server.pid());
+    std::ifstream children("/proc/" + pid + "/task/" + pid + "/children");
+    pid_t k3c = 0;
+    children >> k3c;
+    REQUIRE(k3c > 0);
+    kill(k3c, SIGTERM);
+    CHECK(server.wait(20s).has_value());
+  }
+  std::vector<std::string> enter_prefix() const {
+    return {"/usr/bin/nsenter", "--net=/proc/" + std::to_string(holder.pid()) + "/ns/net"};
+  }
+
+  const Sandbox& box;
+  TestCgroupRoot cgroups;  // removed after the holder (and with it every process) is gone
+  testing::ChildProcess holder;
+};
+
 }  // namespace
+
+TEST_CASE("containers outlive a restart of k3c and are adopted again") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession::stage_image(box);
+  SharedNamespaces ns(box);
+  KubectlRunner kubectl{box, kubectl_dir() + "/kubectl.1.33", {}, ns.enter_prefix()};
+  auto jsonpath = [&](const std::string& path) {
+    return kubectl({"get", "pod/keep", "-o", "jsonpath=" + path}).out;
+  };
+  const std::string started = "{.status.containerStatuses[0].state.running.startedAt}";
+  const std::string id = "{.status.containerStatuses[0].containerID}";
+  std::string first_start, first_id;
+  {
+    auto server = ns.start_server("first");
+    REQUIRE(kubectl({"run", "keep", "--image=busybox:1", "--", "sh", "-c",
+                     "i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done"})
+                .exit_code == 0);
+    REQUIRE(eventually([&] { return !jsonpath(started).empty(); }));
+    first_start = jsonpath(started);
+    first_id = jsonpath(id);
+    ns.stop_server(*server);
+  }
+  // k3c is gone; the container is not.
+  std::this_thread::sleep_for(1s);
+  auto server = ns.start_server("second");
+  REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }));
+  std::this_thread::sleep_for(2s);  // a few syncs of the new kubelet
+  CHECK(jsonpath(started) == first_start);
+  CHECK(jsonpath(id) == first_id);
+  CHECK(jsonpath("{.status.containerStatuses[0].restartCount}") == "0");
+  // The log kept growing while no k3c ran, and still does.
+  const std::string logs = kubectl({"logs", "keep", "--tail=1"}).out;
+  REQUIRE(logs.rfind("tick ", 0) == 0);
+  CHECK(std::stoi(logs.substr(5)) >= 10);
+  ns.stop_server(*server);
+}
 
 TEST_CASE("a pod runs to completion; kubectl logs and describe show it") {
   if (!skip_reason().empty()) return;
