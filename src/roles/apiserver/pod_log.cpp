@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "api/json_fields.h"
+#include "core/go_format.h"
 #include "core/ids.h"
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/content.h"
@@ -28,13 +29,6 @@ std::vector<std::string> container_names(const json& spec) {
       if (c.is_object()) names.push_back(c.value("name", ""));
   }
   return names;
-}
-
-// Go's fmt %v of a []string: "[a b]".
-std::string go_list(const std::vector<std::string>& names) {
-  std::string text = "[";
-  for (size_t i = 0; i < names.size(); ++i) text += (i ? " " : "") + names[i];
-  return text + "]";
 }
 
 // The container the request names, or the only one (upstream validateContainer).

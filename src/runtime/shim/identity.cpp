@@ -12,54 +12,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/linux/capabilities.h"
 #include "runtime/shim/seccomp_profile.h"
 
 namespace k3c::runtime::shim {
 namespace {
-
-// Index = capability number (linux/capability.h).
-constexpr const char* kCapabilityNames[] = {"CHOWN",
-                                            "DAC_OVERRIDE",
-                                            "DAC_READ_SEARCH",
-                                            "FOWNER",
-                                            "FSETID",
-                                            "KILL",
-                                            "SETGID",
-                                            "SETUID",
-                                            "SETPCAP",
-                                            "LINUX_IMMUTABLE",
-                                            "NET_BIND_SERVICE",
-                                            "NET_BROADCAST",
-                                            "NET_ADMIN",
-                                            "NET_RAW",
-                                            "IPC_LOCK",
-                                            "IPC_OWNER",
-                                            "SYS_MODULE",
-                                            "SYS_RAWIO",
-                                            "SYS_CHROOT",
-                                            "SYS_PTRACE",
-                                            "SYS_PACCT",
-                                            "SYS_ADMIN",
-                                            "SYS_BOOT",
-                                            "SYS_NICE",
-                                            "SYS_RESOURCE",
-                                            "SYS_TIME",
-                                            "SYS_TTY_CONFIG",
-                                            "MKNOD",
-                                            "LEASE",
-                                            "AUDIT_WRITE",
-                                            "AUDIT_CONTROL",
-                                            "SETFCAP",
-                                            "MAC_OVERRIDE",
-                                            "MAC_ADMIN",
-                                            "SYSLOG",
-                                            "WAKE_ALARM",
-                                            "BLOCK_SUSPEND",
-                                            "AUDIT_READ",
-                                            "PERFMON",
-                                            "BPF",
-                                            "CHECKPOINT_RESTORE"};
-constexpr int kKnownCapabilities = sizeof kCapabilityNames / sizeof kCapabilityNames[0];
 
 Status fail(const std::string& what, int err) {
   return error(Code::kInvalid, what + ": " + std::strerror(err));
@@ -68,7 +25,7 @@ Status fail(const std::string& what, int err) {
 }  // namespace
 
 int last_capability() {
-  int last = kKnownCapabilities - 1;
+  int last = static_cast<int>(all_capabilities().size()) - 1;
   if (FILE* f = fopen("/proc/sys/kernel/cap_last_cap", "re")) {
     int value = 0;
     if (fscanf(f, "%d", &value) == 1 && value > 0 && value < 64) last = value;
@@ -86,13 +43,10 @@ Result<uint64_t> capability_mask(const std::vector<std::string>& names, int last
       mask |= last_cap >= 63 ? ~uint64_t{0} : (uint64_t{1} << (last_cap + 1)) - 1;
       continue;
     }
-    if (name.rfind("CAP_", 0) == 0) name.erase(0, 4);
-    int found = -1;
-    for (int i = 0; i < kKnownCapabilities && i <= last_cap; ++i) {
-      if (name == kCapabilityNames[i]) found = i;
-    }
-    if (found < 0) return error(Code::kInvalid, "unknown capability \"" + raw + "\"");
-    mask |= uint64_t{1} << found;
+    auto found = capability_number(name);
+    if (!found || *found > last_cap)
+      return error(Code::kInvalid, "unknown capability \"" + raw + "\"");
+    mask |= uint64_t{1} << *found;
   }
   return mask;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "api/quantity.h"
+#include "core/go_format.h"
 
 namespace k3c::kubelet {
 
@@ -21,39 +22,6 @@ std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
   return out;
-}
-
-// A Go %q of a string, as upstream's FormatMap prints each value.
-std::string go_quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
 }
 
 // metadata.labels / metadata.annotations as a whole: sorted `k="v"` lines.

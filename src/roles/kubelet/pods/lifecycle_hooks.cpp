@@ -4,35 +4,14 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/go_format.h"
 #include "roles/kubelet/pods/pod_sync.h"
 
 namespace k3c::kubelet {
 
 using nlohmann::json;
 
-namespace {
-
-// Go's %q for the hook's output.
-std::string go_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 HookOutcome run_lifecycle_hook(runtime::RuntimeService& runtime, const std::string& container_id,
                                const json& pod, const json& container, const json& handler,
@@ -70,7 +49,7 @@ HookOutcome run_lifecycle_hook(runtime::RuntimeService& runtime, const std::stri
     return {};
   }
   return {false, "Exec lifecycle hook ([" + list + "])" + where + " failed - error: " + err +
-                     ", message: " + go_quoted(output)};
+                     ", message: " + go_quote(output)};
 }
 
 }  // namespace k3c::kubelet

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "core/go_format.h"
 #include "roles/kubelet/pods/pod_phase.h"
 #include "roles/kubelet/pods/restart_rules.h"
 
@@ -11,21 +12,6 @@ namespace k3c::kubelet {
 using nlohmann::json;
 
 namespace {
-
-const json* find_status(const json& statuses, const std::string& name) {
-  if (!statuses.is_array()) return nullptr;
-  for (const auto& s : statuses) {
-    if (s.value("name", "") == name) return &s;
-  }
-  return nullptr;
-}
-
-// Go's %s of a []string: "[a b]".
-std::string go_list(const std::vector<std::string>& names) {
-  std::string out = "[";
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? " " : "") + names[i];
-  return out + "]";
-}
 
 std::string join_messages(const std::vector<std::string>& unknown, const char* what,
                           const std::vector<std::string>& bad) {

@@ -9,14 +9,6 @@ using nlohmann::json;
 
 namespace {
 
-const json* find_status(const json& statuses, const std::string& name) {
-  if (!statuses.is_array()) return nullptr;
-  for (const auto& s : statuses) {
-    if (s.value("name", "") == name) return &s;
-  }
-  return nullptr;
-}
-
 bool has(const json& status, const char* field, const char* state) {
   auto it = status.find(field);
   return it != status.end() && it->is_object() && it->contains(state);
@@ -107,6 +99,14 @@ std::string pod_phase(const json& pod, const json& init_statuses, const json& st
     return "Running";
   }
   return "Pending";
+}
+
+const json* find_status(const json& statuses, const std::string& name) {
+  if (!statuses.is_array()) return nullptr;
+  for (const auto& s : statuses) {
+    if (s.value("name", "") == name) return &s;
+  }
+  return nullptr;
 }
 
 }  // namespace k3c::kubelet

@@ -17,6 +17,9 @@ namespace k3c::kubelet {
 std::string pod_phase(const nlohmann::json& pod, const nlohmann::json& init_statuses,
                       const nlohmann::json& statuses, bool pod_is_terminal);
 
+// The entry of a containerStatuses-like array with that name; null when none.
+const nlohmann::json* find_status(const nlohmann::json& statuses, const std::string& name);
+
 // Some app container ran at some point (running, terminated, or waiting after a run).
 bool any_app_container_started(const nlohmann::json& pod, const nlohmann::json& statuses);
 
