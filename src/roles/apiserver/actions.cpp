@@ -65,14 +65,11 @@ const char* kubelet_action(const Call& c) {
   return nullptr;
 }
 
-// 503 until the kubelet exists: an honest "not here yet" that clients may retry later.
+// exec, attach, port-forward and the proxies are not built yet: a clear 501.
 http::Response kubelet_unavailable(const Call& c, const char* what) {
   std::string target = c.resource.plural + "/" + c.info.name + "/" + c.info.subresource;
-  return error_response(api_error(
-      Code::kServiceUnavailable,
-      std::string(what) + " (" + target +
-          ") needs the kubelet, and the kubelet role is not running: it is not implemented "
-          "in k3c yet"));
+  return error_response(api_error(Code::kNotImplemented, std::string(what) + " (" + target +
+                                                             ") is not implemented yet in k3c"));
 }
 
 }  // namespace

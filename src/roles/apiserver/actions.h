@@ -1,8 +1,8 @@
 // The API calls that are not plain CRUD on a stored object: the create-only review kinds
 // (TokenReview, SelfSubjectReview, the access reviews) and the subresources that act on
 // their parent (scale, pods/binding and /bindings, pods/eviction, serviceaccounts/token),
-// plus a clear 503 for those the kubelet serves (log, exec, attach, portforward, proxy)
-// while no kubelet role runs. Each lives in its own file; this class dispatches.
+// plus pods/log (passed on to the kubelet of the pod's node) and a clear 501 for the other
+// kubelet subresources (exec, attach, portforward, proxy) until they are built. Each lives in its own file; this class dispatches.
 //
 // Writes go through Rest (a synthetic update or delete on the parent), so metadata rules,
 // strategies and optimistic concurrency stay in one place. Binding writes the pod directly,
