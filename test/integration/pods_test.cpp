@@ -196,6 +196,7 @@ TEST_CASE("a Deployment's pods run; logs -f follows; deletion is graceful") {
   REQUIRE(eventually(
       [&] { return p.s.jsonpath("deployment/ticker", "{.status.readyReplicas}") == "2"; }));
   const std::string pod = p.s.jsonpath("pods", "{.items[0].metadata.name}");
+  const std::string other = p.s.jsonpath("pods", "{.items[1].metadata.name}");
   // `logs -f` streams until the client stops reading: take the first lines.
   auto followed = p.s.kubectl({"logs", "-f", pod, "--request-timeout=3s"});
   CHECK(followed.out.rfind("tick 0\ntick 1\n", 0) == 0);
@@ -205,6 +206,9 @@ TEST_CASE("a Deployment's pods run; logs -f follows; deletion is graceful") {
   CHECK(std::chrono::steady_clock::now() - before < 20s);
   auto gone = p.s.kubectl({"get", "pod", pod});
   CHECK(gone.exit_code != 0);
+  // DeleteOptions from the query when there is no body: grace 0 removes it at once.
+  p.s.ok({"delete", "--raw", "/api/v1/namespaces/default/pods/" + other + "?gracePeriodSeconds=0"});
+  CHECK(p.s.kubectl({"get", "pod", other}).exit_code != 0);
   // The ReplicaSet replaces it.
   REQUIRE(eventually(
       [&] { return p.s.jsonpath("deployment/ticker", "{.status.readyReplicas}") == "2"; }));
