@@ -332,6 +332,27 @@ def k3c_processes(kind):
     return out
 
 
+def cpu_seconds(server_pid):
+    """CPU (user+system) of the server, and of every other process in the namespace alive now
+    (shims, containers) plus what the server's reaped children used."""
+    tick = os.sysconf("SC_CLK_TCK")
+    server = others = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used = int(fields[11]) + int(fields[12])  # utime, stime
+        if int(pid) == server_pid:
+            server += used
+            others += int(fields[13]) + int(fields[14])  # cutime, cstime
+        else:
+            others += used
+    return server / tick, others / tick
+
+
 def memory(server_pid):
     shims = k3c_processes("shim")
     return {"rss": proc_kb(server_pid, "VmRSS"),
@@ -441,6 +462,7 @@ def measure(args, server, kubeconfig):
 
     many = [f"many-{i}" for i in range(args.many)]
     t_created = {}
+    cpu_before = cpu_seconds(server.pid)
     with concurrent.futures.ThreadPoolExecutor(10) as pool:
         t_first = time.monotonic()
         for name, t0 in zip(many, pool.map(lambda n: create(api, n), many)):
@@ -451,6 +473,9 @@ def measure(args, server, kubeconfig):
     to_bound = [watch.scheduled[n] - t_created[n] for n in many if n in watch.scheduled]
     bound_to_running = [seen[n] - watch.scheduled[n] for n in many if n in watch.scheduled]
     all_running = max(seen.values()) - t_first
+    cpu_after = cpu_seconds(server.pid)
+    cpu_server = cpu_after[0] - cpu_before[0]
+    cpu_others = cpu_after[1] - cpu_before[1]
     delete_all(api, many, timeout=60)
 
     podman, podman_why = (None, args.podman_skip) if args.podman_skip else \
@@ -471,6 +496,10 @@ def measure(args, server, kubeconfig):
     print(f"  of which create -> bound (nodeName seen): p50 {ms(pct(to_bound, 50)):.0f} ms  "
           f"p99 {ms(pct(to_bound, 99)):.0f} ms; bound -> Running: p50 "
           f"{ms(pct(bound_to_running, 50)):.0f} ms  p99 {ms(pct(bound_to_running, 99)):.0f} ms")
+    print(f"  CPU used meanwhile: k3c server {cpu_server:.2f} s "
+          f"({ms(cpu_server) / args.many:.0f} ms per pod), shims/containers/reaped children "
+          f"{cpu_others:.2f} s ({ms(cpu_others) / args.many:.0f} ms per pod); the machine has "
+          f"{os.cpu_count()} cores")
     if podman:
         pm = statistics.median(podman)
         print(f"podman run -d --runtime runc, {len(podman)} times (after one warm-up):")
