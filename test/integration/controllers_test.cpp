@@ -524,5 +524,25 @@ spec:
              Catch::Contains("no volume plugin matched"));
 }
 
+TEST_CASE("DELETE without a body takes gracePeriodSeconds from the query") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  // Bound to a node (none runs here): deleting it is graceful unless the grace is 0.
+  for (const char* name : {"quick", "graceful"}) {
+    REQUIRE(kubectl({"run", name, "--image=busybox", "--restart=Never",
+                     R"(--overrides={"spec":{"nodeName":"node-x"}})"})
+                .exit_code == 0);
+  }
+  const std::string pods = "/api/v1/namespaces/default/pods/";
+  REQUIRE(kubectl({"delete", "--raw", pods + "quick?gracePeriodSeconds=0"}).exit_code == 0);
+  CHECK(kubectl({"get", "pod", "quick"}).exit_code == 1);
+  REQUIRE(kubectl({"delete", "--raw", pods + "graceful"}).exit_code == 0);
+  CHECK(kubectl({"get", "pod", "graceful", "-o", "jsonpath={.metadata.deletionGracePeriodSeconds}"})
+            .out == "30");
+  auto bad = kubectl({"delete", "--raw", pods + "graceful?gracePeriodSeconds=soon"});
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("invalid gracePeriodSeconds") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace k3c

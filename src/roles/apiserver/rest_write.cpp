@@ -1,4 +1,6 @@
 // CREATE, UPDATE, PATCH and DELETE through the store (see rest.h).
+#include <charconv>
+
 #include "api/patch.h"
 #include "api/strategic_merge.h"
 #include "core/ids.h"
@@ -312,6 +314,15 @@ http::Response Rest::remove(const Call& c) {
     if (!body.value().is_object())
       return error_response(bad_request("DeleteOptions must be an object"));
     options = std::move(body.value());
+  } else if (auto g = c.request.param("gracePeriodSeconds"); g && !g->empty()) {
+    // Without a body the options come from the query, as upstream decodes them.
+    int64_t grace = 0;
+    auto [end, ec] = std::from_chars(g->data(), g->data() + g->size(), grace);
+    if (ec != std::errc() || end != g->data() + g->size()) {
+      return error_response(
+          bad_request("invalid gracePeriodSeconds: \"" + std::string(*g) + "\""));
+    }
+    options["gracePeriodSeconds"] = grace;
   }
   std::string policy = options.value("propagationPolicy", "");
   if (auto p = c.request.param("propagationPolicy")) policy = std::string(*p);
