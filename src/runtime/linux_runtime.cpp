@@ -103,7 +103,7 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
   if (config.share_process_namespace)
     return error(Code::kNotImplemented,
                  "shareProcessNamespace is not implemented yet by the k3c runtime");
-  std::lock_guard lock(mu_);
+  // A new id: no other call can address this sandbox before it is returned.
   SandboxRecord record{new_runtime_id(), config, std::chrono::system_clock::now(), false};
   const std::string dir = sandbox_dir(record.id);
   auto fail = [&](Status status) {
@@ -134,8 +134,21 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
   return record.id;
 }
 
+std::shared_ptr<std::mutex> LinuxRuntime::sandbox_lock(const std::string& sandbox_id) {
+  std::lock_guard lock(locks_mu_);
+  auto& slot = sandbox_locks_[sandbox_id];
+  if (!slot) slot = std::make_shared<std::mutex>();
+  return slot;
+}
+
+void LinuxRuntime::forget_sandbox_lock(const std::string& sandbox_id) {
+  std::lock_guard lock(locks_mu_);
+  sandbox_locks_.erase(sandbox_id);
+}
+
 Status LinuxRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
-  std::lock_guard lock(mu_);
+  auto held = sandbox_lock(sandbox_id);
+  std::lock_guard lock(*held);
   const std::string dir = sandbox_dir(sandbox_id);
   auto record = load_sandbox_record(dir + "/sandbox.json");
   if (!record.is_ok()) return record.status();
@@ -153,7 +166,8 @@ Status LinuxRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
 }
 
 Status LinuxRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
-  std::lock_guard lock(mu_);
+  auto held = sandbox_lock(sandbox_id);
+  std::lock_guard lock(*held);
   const std::string dir = sandbox_dir(sandbox_id);
   auto record = load_sandbox_record(dir + "/sandbox.json");
   if (!record.is_ok() && record.status().code() != Code::kNotFound) return record.status();
@@ -169,7 +183,9 @@ Status LinuxRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
   if (record.is_ok() && !record->config.cgroup_parent.empty()) {
     if (Status s = cgroups_->remove(record->config.cgroup_parent); !s.is_ok()) return s;
   }
-  return remove_tree(dir);
+  if (Status s = remove_tree(dir); !s.is_ok()) return s;
+  forget_sandbox_lock(sandbox_id);
+  return Status::ok();
 }
 
 Result<SandboxStatus> LinuxRuntime::pod_sandbox_status(const std::string& sandbox_id) {
@@ -206,6 +222,9 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
                                                    const ContainerConfig& config) {
   if (config.args.empty())
     return error(Code::kInvalid, "no command specified for container " + config.name);
+  std::shared_lock images_lock(images_mu_);
+  auto held = sandbox_lock(sandbox_id);
+  std::lock_guard lock(*held);
   auto sandbox = load_sandbox_record(sandbox_dir(sandbox_id) + "/sandbox.json");
   if (!sandbox.is_ok()) return sandbox.status();
   if (sandbox->stopped) return error(Code::kInvalid, "sandbox " + sandbox_id + " is stopped");
@@ -214,9 +233,6 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
   auto snapshot = images_->unpack(image->id);
   if (!snapshot.is_ok()) return snapshot.status();
 
-  std::lock_guard lock(mu_);
-  // remove_image (under the same lock) may have run since the lookup.
-  if (auto still = images_->find(image->id); !still.is_ok()) return still.status();
   ContainerRecord record;
   record.id = new_runtime_id();
   record.sandbox_id = sandbox_id;
@@ -246,10 +262,11 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
 }
 
 Status LinuxRuntime::start_container(const std::string& container_id) {
-  std::lock_guard lock(mu_);
   const std::string dir = container_dir(container_id);
   auto record = load_container_record(dir + "/container.json");
   if (!record.is_ok()) return record.status();
+  auto held = sandbox_lock(record->sandbox_id);
+  std::lock_guard lock(*held);
   if (process_started(read_process_state(process_dir(dir))) || !record->start_error.empty())
     return error(Code::kInvalid, "container " + container_id + " was already started");
   auto sandbox = load_sandbox_record(sandbox_dir(record->sandbox_id) + "/sandbox.json");
@@ -424,7 +441,11 @@ Status LinuxRuntime::stop_container(const std::string& container_id, std::chrono
 }
 
 Status LinuxRuntime::remove_container(const std::string& container_id) {
-  std::lock_guard lock(mu_);
+  auto record = load_container_record(container_dir(container_id) + "/container.json");
+  if (!record.is_ok() && record.status().code() != Code::kNotFound) return record.status();
+  if (!record.is_ok()) return remove_container_locked(container_id);
+  auto held = sandbox_lock(record->sandbox_id);
+  std::lock_guard lock(*held);
   return remove_container_locked(container_id);
 }
 
@@ -528,7 +549,7 @@ Result<std::string> LinuxRuntime::pull_image(const std::string& ref,
                      " from a registry is not configured in this runtime: import the image with "
                      "`k3c images import` or put its tarball in <data-dir>/agent/images");
   }
-  // Not under mu_: a pull takes long and the image store locks itself.
+  // Under no runtime lock: a pull takes long and the image store locks itself.
   auto record = puller_->pull(*images_, ref, auth);
   if (!record.is_ok()) return record.status();
   return record->id;
@@ -543,7 +564,7 @@ Result<std::vector<ImageSummary>> LinuxRuntime::list_images() {
 }
 
 Status LinuxRuntime::remove_image(const std::string& ref) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(images_mu_);
   auto image = images_->find(ref);
   if (!image.is_ok()) return image.status();
   auto containers = list_dir(state_root_ + "/containers");

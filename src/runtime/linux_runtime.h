@@ -5,13 +5,16 @@
 //   sandboxes/<id>/sandbox.json   the record; net, ipc, uts (pinned namespaces);
 //                                 hosts, resolv.conf, hostname (bind-mounted into containers)
 //   containers/<id>/container.json the record; the shim's state files and the overlay dirs
-// Every call is thread-safe: records are rewritten atomically and a container's changes are
-// serialised by a per-runtime mutex (calls are short: starting a process takes milliseconds).
+// Every call is thread-safe: records are rewritten atomically; changes to one sandbox and its
+// containers are serialised by that sandbox's lock, so pods start in parallel; removing an
+// image excludes creating containers (a shared/exclusive lock).
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 
 #include "runtime/image_store.h"
@@ -74,7 +77,13 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   std::unique_ptr<ImageStore> images_;
   std::unique_ptr<CgroupManager> cgroups_;
   const std::shared_ptr<const registry::Puller> puller_;
-  std::mutex mu_;
+  // The lock of one sandbox (created on first use, dropped when the sandbox is removed).
+  std::shared_ptr<std::mutex> sandbox_lock(const std::string& sandbox_id);
+  void forget_sandbox_lock(const std::string& sandbox_id);
+
+  std::mutex locks_mu_;  // guards sandbox_locks_
+  std::map<std::string, std::shared_ptr<std::mutex>> sandbox_locks_;
+  std::shared_mutex images_mu_;  // shared: creating a container; exclusive: removing an image
   std::atomic<bool> cancelled_{false};
 };
 
