@@ -207,8 +207,11 @@ void PodManager::relist_once() {
       std::error_code ignored;
       std::filesystem::remove_all(logs, ignored);
     }
+    if (cleanup_) cleanup_(s.config.pod_uid);
   }
 }
+
+ConfigSource& PodManager::objects() { return *objects_; }
 
 Status PodManager::sync(const std::string& key) {
   client::ObjectPtr cached = informer_.get(key);
