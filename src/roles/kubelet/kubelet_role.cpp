@@ -104,6 +104,7 @@ Status KubeletRole::start() {
     pods_->set_mount_resolver(volumes_->resolver());
     volumes::VolumeManager* volumes = volumes_.get();
     pods_->set_pod_cleanup([volumes](const std::string& uid) { volumes->remove_pod(uid); });
+    pods_->set_pod_refresh([volumes](const nlohmann::json& pod) { volumes->refresh(pod); });
   }
   reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, images_,
                                              events_.get(), config_.settings, clock_);

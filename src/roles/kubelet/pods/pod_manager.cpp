@@ -237,6 +237,7 @@ Status PodManager::sync(const std::string& key) {
                   &probes_,
                   [this] { return list_services(); },
                   config_.cgroup_root};
+  if (refresh_) refresh_(pod);
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {

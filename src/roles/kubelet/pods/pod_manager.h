@@ -60,6 +60,11 @@ class PodManager {
   void set_pod_cleanup(std::function<void(const std::string& uid)> cleanup) {
     cleanup_ = std::move(cleanup);
   }
+  // Before start(): called with the pod at the start of each of its syncs (the volume
+  // manager's refresh of configMap and secret files).
+  void set_pod_refresh(std::function<void(const nlohmann::json& pod)> refresh) {
+    refresh_ = std::move(refresh);
+  }
   // The ConfigMaps and Secrets as the pod sync reads them (from the API).
   ConfigSource& objects();
 
@@ -102,6 +107,7 @@ class PodManager {
   ProbeTracker probes_;
   MountResolver mounts_;
   std::function<void(const std::string& uid)> cleanup_;
+  std::function<void(const nlohmann::json& pod)> refresh_;
   client::Informer informer_;
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;

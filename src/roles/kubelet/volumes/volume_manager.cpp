@@ -87,8 +87,8 @@ VolumeManager::VolumeManager(std::string root, client::Client& client, ConfigSou
       events_(events),
       node_(std::move(node)) {}
 
-Result<std::string> VolumeManager::token(const std::string& uid, const std::string& ns,
-                                         const std::string& service_account,
+Result<std::string> VolumeManager::token(const std::string& uid, const std::string& pod,
+                                         const std::string& ns, const std::string& service_account,
                                          const std::string& audience, int64_t seconds) {
   const std::string key =
       uid + "/" + service_account + "/" + audience + "/" + std::to_string(seconds);
@@ -99,8 +99,9 @@ Result<std::string> VolumeManager::token(const std::string& uid, const std::stri
       return it->second.token;
     }
   }
-  json spec = {{"expirationSeconds", seconds},
-               {"boundObjectRef", {{"apiVersion", "v1"}, {"kind", "Pod"}, {"uid", uid}}}};
+  json spec = {
+      {"expirationSeconds", seconds},
+      {"boundObjectRef", {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", pod}, {"uid", uid}}}};
   if (!audience.empty()) spec["audiences"] = json::array({audience});
   const json request = {
       {"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenRequest"}, {"spec", spec}};
@@ -173,8 +174,9 @@ Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
   // to a plain directory).
   if (kind == "secret" && geteuid() == 0) RETURN_IF_ERROR(ensure_tmpfs(dir, ""));
   PayloadInputs in{pod, objects_, node_,
-                   [this, uid](const std::string& n, const std::string& sa, const std::string& aud,
-                               int64_t seconds) { return token(uid, n, sa, aud, seconds); }};
+                   [this, uid, pod_name = meta(pod, "name")](
+                       const std::string& n, const std::string& sa, const std::string& aud,
+                       int64_t seconds) { return token(uid, pod_name, n, sa, aud, seconds); }};
   Result<Payload> payload = error(Code::kInternal, "unreachable");
   if (kind == "configMap") {
     payload = config_map_payload(source, 0644, in);
@@ -253,6 +255,27 @@ Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const
     }
   }
   return out;
+}
+
+void VolumeManager::refresh(const json& pod) {
+  const json metadata = pod.value("metadata", json::object());
+  if (metadata.contains("deletionTimestamp")) return;
+  std::error_code ec;
+  if (!fs::is_directory(pod_dir(root_, meta(pod, "uid")) + "/volumes", ec)) return;
+  const json pod_volumes = pod.value("spec", json::object()).value("volumes", json::array());
+  for (const auto& volume : pod_volumes) {
+    const std::string kind = kind_of(volume);
+    if (kind != "configMap" && kind != "secret" && kind != "downwardAPI" && kind != "projected") {
+      continue;
+    }
+    // A failure keeps the files as they were, as upstream's kubelet does; the next sync
+    // tries again.
+    if (auto done = set_up(pod, volume); !done.is_ok()) {
+      log::for_role("kubelet")->debug("refreshing volume {} of pod {}: {}",
+                                      volume.value("name", ""), meta(pod, "name"),
+                                      done.status().to_string());
+    }
+  }
 }
 
 void VolumeManager::remove_pod(const std::string& uid) {

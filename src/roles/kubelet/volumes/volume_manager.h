@@ -39,6 +39,9 @@ class VolumeManager {
   Result<std::vector<runtime::Mount>> mounts(const nlohmann::json& pod,
                                              const nlohmann::json& container);
   void remove_pod(const std::string& uid);
+  // Every sync of a pod whose volumes are set up: rewrites its configMap, secret,
+  // downwardAPI and projected files (an edited object shows up in the running container).
+  void refresh(const nlohmann::json& pod);
 
   MountResolver resolver() {
     return [this](const nlohmann::json& pod, const nlohmann::json& container) {
@@ -50,7 +53,7 @@ class VolumeManager {
   // The host path of one volume, set up (or refreshed).
   Result<std::string> set_up(const nlohmann::json& pod, const nlohmann::json& volume);
   Result<std::string> claim_path(const std::string& ns, const std::string& claim);
-  Result<std::string> token(const std::string& uid, const std::string& ns,
+  Result<std::string> token(const std::string& uid, const std::string& pod, const std::string& ns,
                             const std::string& service_account, const std::string& audience,
                             int64_t expiration_seconds);
 
