@@ -303,7 +303,12 @@ spec:
                    "found") != std::string::npos;
   }));
   CHECK(p.phase("waiting") == "Pending");
+  // Deleted, the pod's volume directory goes with its sandbox.
+  const std::string dir =
+      box.data_dir() + "/agent/pods/" + p.s.jsonpath("pod/vols", "{.metadata.uid}");
+  CHECK(std::filesystem::is_directory(dir + "/volumes/kubernetes.io~configmap/cfg"));
   p.s.ok({"delete", "pod", "vols", "--grace-period=1"});
+  CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
 }  // namespace k3c
