@@ -303,6 +303,7 @@ spec:
                    "found") != std::string::npos;
   }));
   CHECK(p.phase("waiting") == "Pending");
+  CHECK(p.waiting_reason("waiting") == "ContainerCreating");
   // Deleted, the pod's volume directory goes with its sandbox.
   const std::string dir =
       box.data_dir() + "/agent/pods/" + p.s.jsonpath("pod/vols", "{.metadata.uid}");
