@@ -4,7 +4,8 @@
 // to completion and `kubectl logs`; a Deployment's pods Running and `logs -f`; a crash loop
 // with restarts, CrashLoopBackOff and `logs --previous`; init containers in order; a missing
 // ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
-// the describe events; bad log requests.
+// the describe events; bad log requests; volumes (emptyDir shared by two containers, a
+// configMap that updates in place, a secret, a downwardAPI file, the service account token).
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -304,6 +305,106 @@ spec:
   // With the ConfigMap in place the container starts.
   p.s.ok({"create", "configmap", "settings", "--from-literal=mode=fast"});
   REQUIRE(eventually([&] { return p.phase("config") == "Running"; }, 30s));
+}
+
+TEST_CASE("volumes: emptyDir, configMap updated in place, secret, downwardAPI, token") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  const std::string config = box.path("config.yaml");
+  auto write_config = [&](const std::string& mode) {
+    std::ofstream(config) << "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+                             "data: {mode: "
+                          << mode << "}\n";
+  };
+  write_config("slow");
+  p.s.ok({"apply", "-f", config});
+  p.s.ok({"create", "secret", "generic", "creds", "--from-literal=password=hunter2"});
+  const std::string manifest = box.path("volumes.yaml");
+  std::ofstream(manifest) << R"Y(apiVersion: v1
+kind: Pod
+metadata:
+  name: vols
+  labels: {app: vols, tier: test}
+spec:
+  volumes:
+  - {name: shared, emptyDir: {}}
+  - {name: cfg, configMap: {name: settings}}
+  - {name: sec, secret: {secretName: creds}}
+  - name: info
+    downwardAPI: {items: [{path: labels, fieldRef: {fieldPath: metadata.labels}}]}
+  containers:
+  - name: writer
+    image: "busybox:1"
+    command: [sh, -c, "echo hello > /shared/greeting; sleep 1000"]
+    volumeMounts: [{name: shared, mountPath: /shared}]
+  - name: reader
+    image: "busybox:1"
+    command:
+    - sh
+    - -c
+    - >-
+      while true;
+      do t=/var/run/secrets/kubernetes.io/serviceaccount;
+      echo "shared=$(cat /shared/greeting) cfg=$(cat /cfg/mode) sec=$(cat /sec/password)
+      token=$(test -s $t/token && echo yes) ns=$(cat $t/namespace)
+      labels=$(cat /info/labels | tr '\n' ,)";
+      sleep 1; done
+    volumeMounts:
+    - {name: shared, mountPath: /shared, readOnly: true}
+    - {name: cfg, mountPath: /cfg}
+    - {name: sec, mountPath: /sec}
+    - {name: info, mountPath: /info}
+)Y";
+  p.s.ok({"apply", "-f", manifest});
+  if (!eventually([&] { return p.phase("vols") == "Running"; }, 40s)) {
+    FAIL(p.s.kubectl({"describe", "pod", "vols"}).out);
+  }
+  auto last_line = [&] {
+    std::string out = p.s.kubectl({"logs", "vols", "-c", "reader", "--tail=1"}).out;
+    return out;
+  };
+  std::string line;
+  REQUIRE(eventually(
+      [&] {
+        line = last_line();
+        return line.find("shared=hello") != std::string::npos;
+      },
+      20s));
+  INFO(line);
+  CHECK(line.find("cfg=slow") != std::string::npos);
+  CHECK(line.find("sec=hunter2") != std::string::npos);
+  CHECK(line.find("token=yes") != std::string::npos);
+  CHECK(line.find("ns=default") != std::string::npos);
+  CHECK(line.find("labels=app=\"vols\",tier=\"test\"") != std::string::npos);
+  // The ConfigMap changes; the file follows in place (the kubelet's periodic resync: a minute).
+  write_config("fast");
+  p.s.ok({"apply", "-f", config});
+  CHECK(eventually([&] { return last_line().find("cfg=fast") != std::string::npos; }, 100s));
+  // A missing ConfigMap holds the container back with upstream's FailedMount event.
+  std::ofstream(box.path("missing.yaml")) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: waiting}
+spec:
+  volumes: [{name: cfg, configMap: {name: absent}}]
+  containers:
+  - {name: app, image: "busybox:1", command: [sleep, "100"], volumeMounts: [{name: cfg, mountPath: /cfg}]}
+)";
+  p.s.ok({"apply", "-f", box.path("missing.yaml")});
+  CHECK(eventually([&] {
+    return p.s.ok({"describe", "pod", "waiting"})
+               .find(
+                   "MountVolume.SetUp failed for volume \"cfg\" : configmap \"absent\" not "
+                   "found") != std::string::npos;
+  }));
+  CHECK(p.phase("waiting") == "Pending");
+  CHECK(p.waiting_reason("waiting") == "ContainerCreating");
+  // Deleted, the pod's volume directory goes with its sandbox.
+  const std::string dir =
+      box.data_dir() + "/agent/pods/" + p.s.jsonpath("pod/vols", "{.metadata.uid}");
+  CHECK(std::filesystem::is_directory(dir + "/volumes/kubernetes.io~configmap/cfg"));
+  p.s.ok({"delete", "pod", "vols", "--grace-period=1"});
+  CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
 }  // namespace k3c

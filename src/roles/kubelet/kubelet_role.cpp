@@ -13,6 +13,7 @@
 #include "roles/kubelet/node_reporter.h"
 #include "roles/kubelet/pods/pod_manager.h"
 #include "roles/kubelet/server/kubelet_api.h"
+#include "roles/kubelet/volumes/volume_manager.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -97,6 +98,13 @@ Status KubeletRole::start() {
     pods.cgroup_root = config_.settings.cgroup_root;
     pods_ = std::make_unique<PodManager>(*client_, *runtime_, *images_, *events_, clock_,
                                          std::move(pods));
+    volumes_ = std::make_unique<volumes::VolumeManager>(config_.data_dir + "/agent", *client_,
+                                                        pods_->objects(), *events_,
+                                                        node_facts(id, probe_->probe()));
+    pods_->set_mount_resolver(volumes_->resolver());
+    volumes::VolumeManager* volumes = volumes_.get();
+    pods_->set_pod_cleanup([volumes](const std::string& uid) { volumes->remove_pod(uid); });
+    pods_->set_pod_refresh([volumes](const nlohmann::json& pod) { volumes->refresh(pod); });
   }
   reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, images_,
                                              events_.get(), config_.settings, clock_);
@@ -195,6 +203,7 @@ void KubeletRole::stop() {
   if (runtime_) runtime_->cancel_waits();
   if (pods_) pods_->stop();
   pods_.reset();
+  volumes_.reset();
   if (events_) events_->stop();
   reporter_.reset();
   events_.reset();

@@ -38,6 +38,9 @@ namespace k3c::kubelet {
 
 class NodeReporter;
 class PodManager;
+namespace volumes {
+class VolumeManager;
+}
 class KubeletApi;
 
 struct KubeletConfig {
@@ -89,8 +92,9 @@ class KubeletRole final : public Role {
   std::unique_ptr<client::Client> client_;
   std::unique_ptr<client::EventRecorder> events_;
   std::unique_ptr<NodeReporter> reporter_;
-  std::unique_ptr<PodManager> pods_;  // null without a runtime
-  std::shared_ptr<KubeletApi> api_;   // registered in config_.endpoints while running
+  std::unique_ptr<PodManager> pods_;                 // null without a runtime
+  std::unique_ptr<volumes::VolumeManager> volumes_;  // with pods_
+  std::shared_ptr<KubeletApi> api_;  // registered in config_.endpoints while running
   std::string node_name_;
   std::mutex mu_;  // guards stopping_ for the node thread's waits
   std::condition_variable cv_;

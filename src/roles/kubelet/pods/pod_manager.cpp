@@ -207,8 +207,11 @@ void PodManager::relist_once() {
       std::error_code ignored;
       std::filesystem::remove_all(logs, ignored);
     }
+    if (cleanup_) cleanup_(s.config.pod_uid);
   }
 }
+
+ConfigSource& PodManager::objects() { return *objects_; }
 
 Status PodManager::sync(const std::string& key) {
   client::ObjectPtr cached = informer_.get(key);
@@ -234,6 +237,7 @@ Status PodManager::sync(const std::string& key) {
                   &probes_,
                   [this] { return list_services(); },
                   config_.cgroup_root};
+  if (refresh_) refresh_(pod);
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {

@@ -55,6 +55,18 @@ class PodManager {
 
   // Before start(): how containers get their volume mounts (none when unset).
   void set_mount_resolver(MountResolver mounts) { mounts_ = std::move(mounts); }
+  // Before start(): called with a pod's uid once its sandbox is removed for a pod that is
+  // gone (the volume manager's teardown).
+  void set_pod_cleanup(std::function<void(const std::string& uid)> cleanup) {
+    cleanup_ = std::move(cleanup);
+  }
+  // Before start(): called with the pod at the start of each of its syncs (the volume
+  // manager's refresh of configMap and secret files).
+  void set_pod_refresh(std::function<void(const nlohmann::json& pod)> refresh) {
+    refresh_ = std::move(refresh);
+  }
+  // The ConfigMaps and Secrets as the pod sync reads them (from the API).
+  ConfigSource& objects();
 
   void start();
   void stop();
@@ -94,6 +106,8 @@ class PodManager {
   Backoff crash_backoff_, pull_backoff_;
   ProbeTracker probes_;
   MountResolver mounts_;
+  std::function<void(const std::string& uid)> cleanup_;
+  std::function<void(const nlohmann::json& pod)> refresh_;
   client::Informer informer_;
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;

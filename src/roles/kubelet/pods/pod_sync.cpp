@@ -25,6 +25,8 @@ namespace {
 constexpr int64_t kMinimumGraceSeconds = 2;
 constexpr Clock::Duration kRetry = std::chrono::seconds(10);
 constexpr Clock::Duration kResync = std::chrono::minutes(1);
+// How soon a pod whose volumes could not be set up is synced again.
+constexpr Clock::Duration kMountRetry = std::chrono::seconds(5);
 // Upstream waits for a postStart hook without a limit; a bound keeps a worker from hanging.
 constexpr std::chrono::seconds kPostStartTimeout{120};
 
@@ -252,7 +254,9 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
   if (ctx_.mounts) {
     auto mounts = ctx_.mounts(pod_, container);
     if (!mounts.is_ok()) {
-      fail(container, init, "CreateContainerConfigError", mounts.status().message());
+      // As upstream: the volume manager has recorded FailedMount; the container waits as
+      // ContainerCreating (no reason of its own) and the mount is tried again soon.
+      earliest(result_.requeue_after, kMountRetry);
       return std::nullopt;
     }
     config.mounts = std::move(*mounts);

@@ -29,8 +29,9 @@ class PodEvents {
                       const std::string& message) = 0;
 };
 
-// The mounts of a container's volumeMounts; the volume manager's seam (not built yet: when
-// unset, containers get no volume mounts).
+// The mounts of a container's volumeMounts; the volume manager's seam (volumes/; when unset,
+// containers get no volume mounts). An error leaves the container waiting as
+// ContainerCreating (the resolver records its own FailedMount event) and retries soon.
 using MountResolver = std::function<Result<std::vector<runtime::Mount>>(
     const nlohmann::json& pod, const nlohmann::json& container)>;
 
