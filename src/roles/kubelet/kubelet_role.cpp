@@ -96,7 +96,7 @@ Status KubeletRole::start() {
     pods.dns.host_hosts = read_text(config_.host_hosts);
     pods.log_root = config_.settings.pod_logs_dir;
     pods.cgroup_root = config_.settings.cgroup_root;
-    pods_ = std::make_unique<PodManager>(*client_, *runtime_, *images_, *events_, clock_,
+    pods_ = std::make_shared<PodManager>(*client_, *runtime_, *images_, *events_, clock_,
                                          std::move(pods));
     volumes_ = std::make_unique<volumes::VolumeManager>(config_.data_dir + "/agent", *client_,
                                                         pods_->objects(), *events_,
@@ -117,7 +117,7 @@ Status KubeletRole::start() {
   if (config_.endpoints) {
     KubeletApiSources sources;
     sources.runtime = runtime_;
-    PodManager* pods = pods_.get();
+    std::shared_ptr<PodManager> pods = pods_;
     sources.find_pod = [pods](const std::string& ns,
                               const std::string& name) -> std::optional<nlohmann::json> {
       if (pods == nullptr) return std::nullopt;

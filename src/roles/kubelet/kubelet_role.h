@@ -92,7 +92,9 @@ class KubeletRole final : public Role {
   std::unique_ptr<client::Client> client_;
   std::unique_ptr<client::EventRecorder> events_;
   std::unique_ptr<NodeReporter> reporter_;
-  std::unique_ptr<PodManager> pods_;                 // null without a runtime
+  // Null without a runtime; shared with the kubelet API lookups (a request in flight may
+  // outlive stop()).
+  std::shared_ptr<PodManager> pods_;
   std::unique_ptr<volumes::VolumeManager> volumes_;  // with pods_
   std::shared_ptr<KubeletApi> api_;  // registered in config_.endpoints while running
   std::string node_name_;
