@@ -261,6 +261,33 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
   return record.id;
 }
 
+// The container's process as the record says (args, env, cwd) with its identity resolved
+// against the image's own passwd/group files and its capability set; the container's start
+// and every exec share it.
+Result<ProcessSpec> LinuxRuntime::process_spec(const ContainerRecord& record) const {
+  auto image = images_->find(record.image_ref);
+  if (!image.is_ok()) return image.status();
+  const SecurityConfig& security = record.config.security;
+  UserRequest user{image->config.user, security.run_as_user, security.run_as_group,
+                   security.supplemental_groups};
+  auto identity = resolve_user(user, read_in_root(record.snapshot, "etc/passwd"),
+                               read_in_root(record.snapshot, "etc/group"));
+  if (!identity.is_ok()) return identity.status();
+  auto capabilities = container_capabilities(security);
+  if (!capabilities.is_ok()) return capabilities.status();
+  ProcessSpec process;
+  process.args = record.config.args;
+  process.env = record.config.env;
+  process.cwd = record.config.working_dir;
+  process.uid = identity->uid;
+  process.gid = identity->gid;
+  process.groups = identity->additional_gids;
+  process.capabilities = std::move(*capabilities);
+  process.no_new_privs = security.no_new_privs;
+  process.seccomp = security.seccomp;
+  return process;
+}
+
 Status LinuxRuntime::start_container(const std::string& container_id) {
   const std::string dir = container_dir(container_id);
   auto record = load_container_record(dir + "/container.json");
@@ -306,28 +333,11 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   spec.pid = pod.host_pid ? NamespaceSetting{NamespaceMode::kHost, ""}
                           : NamespaceSetting{NamespaceMode::kNew, ""};
 
-  auto image = images_->find(record->image_ref);
-  if (!image.is_ok()) return fail(image.status());
-  UserRequest user{image->config.user, config.security.run_as_user, config.security.run_as_group,
-                   config.security.supplemental_groups};
-  auto identity = resolve_user(user, read_in_root(record->snapshot, "etc/passwd"),
-                               read_in_root(record->snapshot, "etc/group"));
-  if (!identity.is_ok()) return fail(identity.status());
-  auto capabilities = container_capabilities(config.security);
-  if (!capabilities.is_ok()) return fail(capabilities.status());
-
-  ProcessSpec& process = spec.process;
-  process.args = config.args;
-  process.env = config.env;
-  process.cwd = config.working_dir;
-  process.uid = identity->uid;
-  process.gid = identity->gid;
-  process.groups = identity->additional_gids;
-  process.capabilities = std::move(*capabilities);
-  process.no_new_privs = config.security.no_new_privs;
-  process.seccomp = config.security.seccomp;
-  process.tty = config.tty;
-  process.stdin = config.stdin;
+  auto process = process_spec(*record);
+  if (!process.is_ok()) return fail(process.status());
+  spec.process = std::move(*process);
+  spec.process.tty = config.tty;
+  spec.process.stdin = config.stdin;
 
   if (Status s = cgroups_->create(record->cgroup, config.resources); !s.is_ok()) return fail(s);
   spec.cgroup_procs_files = cgroups_->procs_files(record->cgroup);
@@ -482,27 +492,10 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
   auto state = read_process_state(process_dir(dir));
   if (!process_started(state) || state->exited)
     return error(Code::kInvalid, "container " + container_id + " is not running");
-  auto image = images_->find(record->image_ref);
-  if (!image.is_ok()) return image.status();
-  const SecurityConfig& security = record->config.security;
-  UserRequest user{image->config.user, security.run_as_user, security.run_as_group,
-                   security.supplemental_groups};
-  auto identity = resolve_user(user, read_in_root(record->snapshot, "etc/passwd"),
-                               read_in_root(record->snapshot, "etc/group"));
-  if (!identity.is_ok()) return identity.status();
-  auto capabilities = container_capabilities(security);
-  if (!capabilities.is_ok()) return capabilities.status();
-  ProcessSpec process;
-  process.args = cmd;
-  process.env = record->config.env;
-  process.cwd = record->config.working_dir;
-  process.uid = identity->uid;
-  process.gid = identity->gid;
-  process.groups = identity->additional_gids;
-  process.capabilities = std::move(*capabilities);
-  process.no_new_privs = security.no_new_privs;
-  process.seccomp = security.seccomp;
-  return exec_in_container(process_dir(dir), process, timeout);
+  auto process = process_spec(*record);
+  if (!process.is_ok()) return process.status();
+  process->args = cmd;
+  return exec_in_container(process_dir(dir), *process, timeout);
 }
 
 Result<ContainerStats> LinuxRuntime::container_stats(const std::string& container_id) {

@@ -24,6 +24,8 @@
 namespace k3c::runtime {
 
 class CgroupManager;
+struct ContainerRecord;
+struct ProcessSpec;
 
 struct LinuxRuntimeConfig {
   std::string data_dir;    // k3c's --data-dir: the image store lives under it
@@ -72,6 +74,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   std::string sandbox_dir(const std::string& id) const;
   std::string container_dir(const std::string& id) const;
   Status remove_container_locked(const std::string& id);
+  Result<ProcessSpec> process_spec(const ContainerRecord& record) const;
 
   const std::string state_root_;
   std::unique_ptr<ImageStore> images_;
