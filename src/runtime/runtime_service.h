@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -144,6 +145,42 @@ struct ContainerStats {
   WallTime timestamp{};
 };
 
+// ---- streaming: exec, attach, port-forward ---------------------------------------------------
+
+// What a streaming client asked for (the stdin/stdout/stderr/tty query parameters of
+// pods/exec and pods/attach).
+struct StreamOptions {
+  bool stdin = false;
+  bool stdout = true;
+  bool stderr = true;
+  bool tty = false;  // stdout and stderr are one terminal; stderr_fd() is -1
+};
+
+// One interactive process (exec) or an attachment to a container's main process (attach).
+// The kubelet's streaming server copies bytes between these descriptors and the client;
+// the session owns them. The fds are non-blocking, so one thread may poll() them all.
+// Thread-safety: close_stdin(), resize(), wait() and cancel() may be called from any thread.
+class StreamSession {
+ public:
+  virtual ~StreamSession() = default;
+  // Write end of the process's stdin; -1 when stdin was not asked for.
+  virtual int stdin_fd() const = 0;
+  // Read ends; -1 when not asked for. EOF when the process (or, for attach, the container)
+  // closes its side. With a tty, stdout_fd() is the terminal and stderr_fd() is -1.
+  virtual int stdout_fd() const = 0;
+  virtual int stderr_fd() const = 0;
+  // The client's stdin reached EOF: the process sees EOF on its stdin.
+  virtual void close_stdin() = 0;
+  // A terminal size change (tty only; kInvalid otherwise).
+  virtual Status resize(uint16_t columns, uint16_t rows) = 0;
+  // Blocks until the process exits (exec) or the container exits (attach); its exit code.
+  // kServiceUnavailable when cancel() ended the session first.
+  virtual Result<int> wait() = 0;
+  // The client went away: an exec'd process is killed, an attach detaches (the container
+  // runs on). Unblocks wait(). Idempotent; the destructor calls it.
+  virtual void cancel() = 0;
+};
+
 // ---- the interface --------------------------------------------------------------------------
 
 class RuntimeService {
@@ -174,6 +211,27 @@ class RuntimeService {
                                        const std::vector<std::string>& cmd,
                                        std::chrono::milliseconds timeout) = 0;
   virtual Result<ContainerStats> container_stats(const std::string& container_id) = 0;
+
+  // Starts `cmd` in a running container as an interactive session (kubectl exec).
+  virtual Result<std::unique_ptr<StreamSession>> exec(const std::string& container_id,
+                                                      const std::vector<std::string>& cmd,
+                                                      const StreamOptions& options) {
+    (void)container_id, (void)cmd, (void)options;
+    return error(Code::kNotImplemented, "exec is not implemented by this runtime");
+  }
+  // Attaches to a running container's main process (kubectl attach, run -i). Output is
+  // what the container writes from now on; stdin needs a container created with stdin.
+  virtual Result<std::unique_ptr<StreamSession>> attach(const std::string& container_id,
+                                                        const StreamOptions& options) {
+    (void)container_id, (void)options;
+    return error(Code::kNotImplemented, "attach is not implemented by this runtime");
+  }
+  // A TCP connection to localhost:`port` inside the sandbox's network namespace (kubectl
+  // port-forward); the caller owns the returned (non-blocking) socket fd.
+  virtual Result<int> port_forward(const std::string& sandbox_id, uint16_t port) {
+    (void)sandbox_id, (void)port;
+    return error(Code::kNotImplemented, "port-forward is not implemented by this runtime");
+  }
 
   // The process is shutting down: calls that wait (a stop's grace period) return at once
   // with kServiceUnavailable and later ones do not wait. Containers are left as they are:
