@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <span>
 #include <variant>
 
+#include "api/quantity.h"
 #include "cli/values.h"
 
 namespace k3c::cli {
@@ -14,15 +16,17 @@ namespace {
 using std::chrono::milliseconds;
 
 // Where a key's value goes: a function from the settings to the field, one per field type.
+// An int64_t field is a size in bytes, written as a quantity ("10Mi").
 template <typename S>
 using Field = std::variant<int* (*)(S&), milliseconds* (*)(S&), std::chrono::seconds* (*)(S&),
-                           bool* (*)(S&), std::string* (*)(S&)>;
+                           bool* (*)(S&), std::string* (*)(S&), int64_t* (*)(S&)>;
 
 template <typename S>
 struct ArgKey {
   std::string_view name;
   Field<S> field;
   int min = 0;  // for integers
+  int max = std::numeric_limits<int>::max();
 };
 
 // Upstream keys a user may well pass (k3s guides show them) that k3c does not act on: an
@@ -58,17 +62,16 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
 // serves all).
 constexpr std::string_view kKubeletNotActedOn[] = {
     "eviction-hard",           "eviction-soft",          "kube-reserved",
-    "system-reserved",         "cgroup-driver",          "resolv-conf",
-    "image-gc-high-threshold", "image-gc-low-threshold", "container-log-max-size",
-    "container-log-max-files", "hostname-override",      "fail-swap-on"};
+    "system-reserved", "cgroup-driver", "resolv-conf", "hostname-override", "fail-swap-on"};
 
-Result<int> parse_count(std::string_view text, int min) {
+Result<int> parse_count(std::string_view text, int min, int max) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) {
     return error(Code::kInvalid, "expected a whole number");
   }
   if (value < min) return error(Code::kInvalid, "must be at least " + std::to_string(min));
+  if (value > max) return error(Code::kInvalid, "must be at most " + std::to_string(max));
   return value;
 }
 
@@ -104,8 +107,15 @@ Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::s
       *(*field)(settings) = std::string(value);
       return Status::ok();
     }
+    if (auto* field = std::get_if<int64_t* (*)(S&)>(&spec.field)) {
+      auto quantity = api::Quantity::parse(value);
+      if (!quantity || quantity->value() <= 0)
+        return bad(error(Code::kInvalid, "expected a positive size such as 10Mi"));
+      *(*field)(settings) = quantity->value();
+      return Status::ok();
+    }
     if (auto* field = std::get_if<int* (*)(S&)>(&spec.field)) {
-      auto parsed = parse_count(value, spec.min);
+      auto parsed = parse_count(value, spec.min, spec.max);
       if (!parsed.is_ok()) return bad(parsed.status());
       *(*field)(settings) = *parsed;
       return Status::ok();
@@ -206,12 +216,21 @@ constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
 constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
 
 using Kubelet = kubelet::KubeletSettings;
-constexpr std::array<ArgKey<Kubelet>, 5> kKubeletKeys = {{
+constexpr std::array<ArgKey<Kubelet>, 12> kKubeletKeys = {{
     {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
     {"pod-logs-dir", +[](Kubelet& s) { return &s.pod_logs_dir; }},
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},
     {"node-status-report-frequency", +[](Kubelet& s) { return &s.node_status_report_frequency; }},
     {"max-pods", +[](Kubelet& s) { return &s.max_pods; }, 1},
+    {"image-gc-high-threshold", +[](Kubelet& s) { return &s.image_gc_high_threshold_percent; },
+     0, 100},
+    {"image-gc-low-threshold", +[](Kubelet& s) { return &s.image_gc_low_threshold_percent; }, 0,
+     100},
+    {"minimum-image-ttl-duration", +[](Kubelet& s) { return &s.image_minimum_gc_age; }},
+    {"pod-manifest-path", +[](Kubelet& s) { return &s.pod_manifest_path; }},
+    {"file-check-frequency", +[](Kubelet& s) { return &s.file_check_frequency; }},
+    {"container-log-max-size", +[](Kubelet& s) { return &s.container_log_max_size_bytes; }},
+    {"container-log-max-files", +[](Kubelet& s) { return &s.container_log_max_files; }, 2},
 }};
 
 }  // namespace

@@ -66,6 +66,24 @@ TEST_CASE("kubelet args") {
   CHECK(s.max_pods == 250);
   CHECK(apply_kubelet_arg("max-pods=0", s).message() ==
         "kubelet flag max-pods: must be at least 1");
+  REQUIRE(apply_kubelet_arg("image-gc-high-threshold=90", s).is_ok());
+  REQUIRE(apply_kubelet_arg("image-gc-low-threshold=70", s).is_ok());
+  REQUIRE(apply_kubelet_arg("minimum-image-ttl-duration=10m", s).is_ok());
+  CHECK(s.image_gc_high_threshold_percent == 90);
+  CHECK(s.image_gc_low_threshold_percent == 70);
+  CHECK(s.image_minimum_gc_age == 10min);
+  CHECK(apply_kubelet_arg("image-gc-high-threshold=101", s).message() ==
+        "kubelet flag image-gc-high-threshold: must be at most 100");
+  CHECK(apply_kubelet_arg("image-gc-low-threshold=-1", s).message() ==
+        "kubelet flag image-gc-low-threshold: must be at least 0");
+  REQUIRE(apply_kubelet_arg("container-log-max-size=5Mi", s).is_ok());
+  REQUIRE(apply_kubelet_arg("container-log-max-files=3", s).is_ok());
+  CHECK(s.container_log_max_size_bytes == 5 << 20);
+  CHECK(s.container_log_max_files == 3);
+  CHECK(apply_kubelet_arg("container-log-max-size=lots", s).message() ==
+        "kubelet flag container-log-max-size: expected a positive size such as 10Mi");
+  CHECK(apply_kubelet_arg("container-log-max-files=1", s).message() ==
+        "kubelet flag container-log-max-files: must be at least 2");
   CHECK(apply_kubelet_arg("eviction-hard=memory.available<5%", s).message() ==
         "kubelet flag eviction-hard is not supported by k3c");
   CHECK(apply_kubelet_arg("pod-infra-container-image=x", s)

@@ -145,10 +145,18 @@ Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
       "kubelet-arg", [&](std::string_view arg) { return apply_kubelet_arg(arg, node.kubelet); }));
   for (auto [key, period] :
        {std::pair{"node-status-update-frequency", node.kubelet.node_status_update_frequency},
-        std::pair{"node-status-report-frequency", node.kubelet.node_status_report_frequency}}) {
+        std::pair{"node-status-report-frequency", node.kubelet.node_status_report_frequency},
+        std::pair{"file-check-frequency", node.kubelet.file_check_frequency}}) {
     if (period.count() <= 0) {
       return error(Code::kInvalid, std::string("kubelet flag ") + key + ": must be positive");
     }
+  }
+  if (node.kubelet.image_gc_low_threshold_percent >= node.kubelet.image_gc_high_threshold_percent) {
+    return error(Code::kInvalid,
+                 "kubelet flag image-gc-low-threshold: " +
+                     std::to_string(node.kubelet.image_gc_low_threshold_percent) +
+                     " must be less than image-gc-high-threshold " +
+                     std::to_string(node.kubelet.image_gc_high_threshold_percent));
   }
   return node;
 }

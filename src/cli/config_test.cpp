@@ -130,6 +130,8 @@ TEST_CASE("Cross-field checks and derived values") {
   CHECK(kubelet->node.kubelet.node_status_update_frequency == std::chrono::seconds(5));
   CHECK(server_error({"--kubelet-arg", "node-status-update-frequency=0s"}).message() ==
         "kubelet flag node-status-update-frequency: must be positive");
+  CHECK(server_error({"--kubelet-arg", "image-gc-low-threshold=90"}).message() ==
+        "kubelet flag image-gc-low-threshold: 90 must be less than image-gc-high-threshold 85");
   CHECK(server_error({"--kubelet-arg", "max-pods=x"}).message() ==
         "flag --kubelet-arg: invalid value \"max-pods=x\": kubelet flag max-pods: expected a "
         "whole number");

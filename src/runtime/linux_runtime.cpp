@@ -486,16 +486,28 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
                                            const std::vector<std::string>& cmd,
                                            std::chrono::milliseconds timeout) {
   if (cmd.empty()) return error(Code::kInvalid, "exec needs a command");
-  const std::string dir = container_dir(container_id);
+  auto record = running_record(container_id);
+  if (!record.is_ok()) return record.status();
+  auto process = process_spec(*record);
+  if (!process.is_ok()) return process.status();
+  process->args = cmd;
+  return exec_in_container(process_dir(container_dir(container_id)), *process, timeout);
+}
+
+Result<ContainerRecord> LinuxRuntime::running_record(const std::string& id) const {
+  const std::string dir = container_dir(id);
   auto record = load_container_record(dir + "/container.json");
   if (!record.is_ok()) return record.status();
   auto state = read_process_state(process_dir(dir));
   if (!process_started(state) || state->exited)
-    return error(Code::kInvalid, "container " + container_id + " is not running");
-  auto process = process_spec(*record);
-  if (!process.is_ok()) return process.status();
-  process->args = cmd;
-  return exec_in_container(process_dir(dir), *process, timeout);
+    return error(Code::kInvalid, "container " + id + " is not running");
+  return record;
+}
+
+Status LinuxRuntime::reopen_container_log(const std::string& container_id) {
+  auto record = running_record(container_id);
+  if (!record.is_ok()) return record.status();
+  return runtime::reopen_container_log(process_dir(container_dir(container_id)));
 }
 
 Result<ContainerStats> LinuxRuntime::container_stats(const std::string& container_id) {

@@ -54,6 +54,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   Status remove_container(const std::string& container_id) override;
   Result<ContainerStatus> container_status(const std::string& container_id) override;
   Result<std::vector<ContainerStatus>> list_containers() override;
+  Status reopen_container_log(const std::string& container_id) override;
   Result<ExecResult> exec_sync(const std::string& container_id, const std::vector<std::string>& cmd,
                                std::chrono::milliseconds timeout) override;
   Result<ContainerStats> container_stats(const std::string& container_id) override;
@@ -73,6 +74,8 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
                std::shared_ptr<const registry::Puller> puller);
   std::string sandbox_dir(const std::string& id) const;
   std::string container_dir(const std::string& id) const;
+  // The record of a container whose process runs; kInvalid when it does not (any more).
+  Result<ContainerRecord> running_record(const std::string& id) const;
   Status remove_container_locked(const std::string& id);
   Result<ProcessSpec> process_spec(const ContainerRecord& record) const;
 

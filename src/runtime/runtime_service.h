@@ -211,6 +211,9 @@ class RuntimeService {
                                        const std::vector<std::string>& cmd,
                                        std::chrono::milliseconds timeout) = 0;
   virtual Result<ContainerStats> container_stats(const std::string& container_id) = 0;
+  // The kubelet renamed the container's log file (rotation): the container's output goes
+  // to a new file at the log path from now on (CRI ReopenContainerLog).
+  virtual Status reopen_container_log(const std::string& container_id) = 0;
 
   // Starts `cmd` in a running container as an interactive session (kubectl exec).
   virtual Result<std::unique_ptr<StreamSession>> exec(const std::string& container_id,

@@ -5,7 +5,8 @@
 // with restarts, CrashLoopBackOff and `logs --previous`; init containers in order; a missing
 // ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
-// configMap that updates in place, a secret, a downwardAPI file, the service account token).
+// configMap that updates in place, a secret, a downwardAPI file, the service account token);
+// a static pod from the manifest directory with its mirror pod.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -405,6 +406,54 @@ spec:
   CHECK(std::filesystem::is_directory(dir + "/volumes/kubernetes.io~configmap/cfg"));
   p.s.ok({"delete", "pod", "vols", "--grace-period=1"});
   CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
+}
+
+
+TEST_CASE("a static pod runs from the manifest directory and is mirrored into the API") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession::stage_image(box);
+  const std::string manifests = box.data_dir() + "/agent/pod-manifests";
+  std::filesystem::create_directories(manifests);
+  std::ofstream(manifests + "/web.yaml") << R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {tier: static}}
+spec:
+  terminationGracePeriodSeconds: 2
+  containers:
+  - name: app
+    image: busybox:1
+    command: [sh, -c, "echo static pod up; while true; do sleep 1; done"]
+)";
+  NodeSession s(box, {"--node-name", "node-1", "--kubelet-arg=file-check-frequency=1s"});
+  auto get = [&](const std::string& path) { return s.jsonpath("pod/web-node-1", path); };
+  REQUIRE(eventually([&] { return get("{.status.phase}") == "Running"; }));
+  const std::string hash = get("{.metadata.annotations.kubernetes\\.io/config\\.mirror}");
+  CHECK(hash.size() == 32);
+  CHECK(get("{.metadata.annotations.kubernetes\\.io/config\\.source}") == "file");
+  CHECK(get("{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}") ==
+        "Node/node-1");
+  CHECK(get("{.spec.nodeName}") == "node-1");
+  CHECK(get("{.spec.restartPolicy}") == "Always");  // defaulted by the API server
+  REQUIRE(eventually([&] {
+    return s.kubectl({"logs", "web-node-1"}).out.find("static pod up") != std::string::npos;
+  }));
+  const std::string started = get("{.status.containerStatuses[0].state.running.startedAt}");
+  const std::string first_uid = get("{.metadata.uid}");
+
+  // Deleting the mirror pod does not stop the static pod: a new mirror comes back.
+  s.ok({"delete", "pod", "web-node-1", "--wait=false"});
+  REQUIRE(eventually([&] {
+    return get("{.metadata.uid}") != first_uid && get("{.status.phase}") == "Running";
+  }));
+  CHECK(get("{.status.containerStatuses[0].state.running.startedAt}") == started);
+  CHECK(get("{.status.containerStatuses[0].restartCount}") == "0");
+
+  // Removing the manifest stops the pod and deletes its mirror.
+  std::filesystem::remove(manifests + "/web.yaml");
+  REQUIRE(eventually([&] {
+    return s.kubectl({"get", "pod", "web-node-1"}).err.find("NotFound") != std::string::npos;
+  }));
 }
 
 }  // namespace k3c

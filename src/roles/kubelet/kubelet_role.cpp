@@ -2,6 +2,7 @@
 #include "roles/kubelet/kubelet_role.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,8 @@
 #include "core/log.h"
 #include "core/names.h"
 #include "core/version.h"
+#include "roles/kubelet/images/image_gc.h"
+#include "roles/kubelet/logs/log_rotation.h"
 #include "roles/kubelet/node_reporter.h"
 #include "roles/kubelet/pods/pod_manager.h"
 #include "roles/kubelet/server/kubelet_api.h"
@@ -96,6 +99,14 @@ Status KubeletRole::start() {
     pods.dns.host_hosts = read_text(config_.host_hosts);
     pods.log_root = config_.settings.pod_logs_dir;
     pods.cgroup_root = config_.settings.cgroup_root;
+    pods.static_pod_dir = config_.settings.pod_manifest_path;
+    if (pods.static_pod_dir.empty()) {
+      // As k3s: <data-dir>/agent/pod-manifests, made when missing.
+      pods.static_pod_dir = config_.data_dir + "/agent/pod-manifests";
+      std::error_code ignored;  // a directory that cannot be made holds no pods
+      std::filesystem::create_directories(pods.static_pod_dir, ignored);
+    }
+    pods.file_check_frequency = config_.settings.file_check_frequency;
     pods_ = std::make_shared<PodManager>(*client_, *runtime_, *images_, *events_, clock_,
                                          std::move(pods));
     volumes_ = std::make_unique<volumes::VolumeManager>(config_.data_dir + "/agent", *client_,
@@ -114,6 +125,26 @@ Status KubeletRole::start() {
   }
   node_thread_ = std::thread([this] { run_node_loop(); });
   if (pods_) pods_->start();
+  if (pods_) {
+    ImageGcPolicy policy{config_.settings.image_gc_high_threshold_percent,
+                         config_.settings.image_gc_low_threshold_percent,
+                         config_.settings.image_minimum_gc_age};
+    NodeReporter* reporter = reporter_.get();
+    // 100 switches collection off (as upstream's high threshold of 100 does).
+    if (policy.high_threshold_percent < 100) {
+      image_gc_ = std::make_unique<ImageGarbageCollector>(
+          *images_, *runtime_, statvfs_probe(config_.data_dir + "/agent"),
+          [reporter](const std::string& reason, const std::string& message) {
+            reporter->record_event(reason, message, "Warning");
+          },
+          clock_, policy);
+    }
+    log_rotator_ = std::make_unique<LogRotator>(
+        *runtime_, clock_,
+        LogRotationPolicy{config_.settings.container_log_max_size_bytes,
+                          config_.settings.container_log_max_files});
+    housekeeping_thread_ = std::thread([this] { run_housekeeping_loop(); });
+  }
   if (config_.endpoints) {
     KubeletApiSources sources;
     sources.runtime = runtime_;
@@ -190,6 +221,25 @@ void KubeletRole::run_node_loop() {
                                 : std::chrono::nanoseconds(kRegisterRetry)));
 }
 
+void KubeletRole::run_housekeeping_loop() {
+  constexpr std::chrono::minutes kImageGcPeriod{5};
+  constexpr std::chrono::seconds kLogRotationPeriod{10};
+  // The first image collection after one period, as upstream's loop starts.
+  Clock::TimePoint next_gc = clock_.now() + kImageGcPeriod;
+  Clock::TimePoint next_rotation = clock_.now() + kLogRotationPeriod;
+  while (sleep_for(std::min(next_gc, next_rotation) - clock_.now())) {
+    const Clock::TimePoint now = clock_.now();
+    if (now >= next_rotation) {
+      log_rotator_->rotate_once();
+      next_rotation = now + kLogRotationPeriod;
+    }
+    if (now >= next_gc) {
+      if (image_gc_) image_gc_->run_periodic();
+      next_gc = now + kImageGcPeriod;
+    }
+  }
+}
+
 void KubeletRole::stop() {
   {
     std::lock_guard lock(mu_);
@@ -201,6 +251,9 @@ void KubeletRole::stop() {
   api_.reset();
   // Containers outlive k3c: a worker waiting out a grace period must not hold up the stop.
   if (runtime_) runtime_->cancel_waits();
+  if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
+  image_gc_.reset();
+  log_rotator_.reset();
   if (pods_) pods_->stop();
   pods_.reset();
   volumes_.reset();

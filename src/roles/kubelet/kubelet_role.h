@@ -7,7 +7,9 @@
 // system:node:<name>.
 //
 // Threads: start()/stop() from the RoleRunner. One node thread runs registration, the status
-// loop and the Lease; one event writer.
+// loop and the Lease; one event writer; with a runtime, the pod manager's and one
+// housekeeping thread (image garbage collection, images/image_gc.h; log rotation,
+// logs/log_rotation.h).
 #pragma once
 
 #include <atomic>
@@ -38,6 +40,8 @@ namespace k3c::kubelet {
 
 class NodeReporter;
 class PodManager;
+class ImageGarbageCollector;
+class LogRotator;
 namespace volumes {
 class VolumeManager;
 }
@@ -81,6 +85,8 @@ class KubeletRole final : public Role {
 
  private:
   void run_node_loop();
+  // Image garbage collection every 5 min and log rotation every 10 s, as upstream.
+  void run_housekeeping_loop();
   // Waits `d` or until stop(); false once stopping.
   bool sleep_for(std::chrono::nanoseconds d);
 
@@ -96,6 +102,9 @@ class KubeletRole final : public Role {
   // outlive stop()).
   std::shared_ptr<PodManager> pods_;
   std::unique_ptr<volumes::VolumeManager> volumes_;  // with pods_
+  std::unique_ptr<ImageGarbageCollector> image_gc_;  // with pods_; null when switched off
+  std::unique_ptr<LogRotator> log_rotator_;          // with pods_
+  std::thread housekeeping_thread_;                  // runs both, with pods_
   std::shared_ptr<KubeletApi> api_;  // registered in config_.endpoints while running
   std::string node_name_;
   std::mutex mu_;  // guards stopping_ for the node thread's waits

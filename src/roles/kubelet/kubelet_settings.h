@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace k3c::kubelet {
@@ -24,6 +25,18 @@ struct KubeletSettings {
   std::string cgroup_root = "/";
   // podLogsDir: where container logs go (<dir>/<ns>_<pod>_<uid>/<container>/<n>.log).
   std::string pod_logs_dir = "/var/log/pods";
+  // pod-manifest-path (staticPodPath): the static pod manifests; "" = <data-dir>/agent/
+  // pod-manifests, as k3s. file-check-frequency: how often it is read again.
+  std::string pod_manifest_path;
+  std::chrono::milliseconds file_check_frequency{20'000};
+  // container-log-max-size / container-log-max-files: logs/log_rotation.h.
+  int64_t container_log_max_size_bytes = 10 << 20;
+  int container_log_max_files = 5;
+  // image-gc-high-threshold / image-gc-low-threshold (percent of the image filesystem) and
+  // minimum-image-ttl-duration (imageMinimumGCAge): images/image_gc.h. 100 = no collection.
+  int image_gc_high_threshold_percent = 85;
+  int image_gc_low_threshold_percent = 80;
+  std::chrono::milliseconds image_minimum_gc_age{120'000};
 };
 
 }  // namespace k3c::kubelet

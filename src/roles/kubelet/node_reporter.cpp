@@ -76,14 +76,15 @@ std::vector<runtime::ImageSummary> NodeReporter::list_images() const {
   return std::move(*listed);
 }
 
-void NodeReporter::record_event(const std::string& reason, const std::string& message) {
+void NodeReporter::record_event(const std::string& reason, const std::string& message,
+                                const std::string& type) {
   if (events_ == nullptr) return;
   // Upstream refers to its node by name in place of the uid; `kubectl describe node` looks
   // the events up that way.
   json node_ref = {{"apiVersion", "v1"},
                    {"kind", "Node"},
                    {"metadata", {{"name", identity_.name}, {"uid", identity_.name}}}};
-  events_->record(node_ref, "Normal", reason, message);
+  events_->record(node_ref, type, reason, message);
 }
 
 void NodeReporter::record_transitions(const json& previous, const json& next) {

@@ -39,8 +39,9 @@ class NodeReporter {
   // Renews (or creates) kube-node-lease/<node>.
   Status renew_lease();
 
-  // A Normal event about the node (e.g. "Starting", "Starting kubelet.").
-  void record_event(const std::string& reason, const std::string& message);
+  // An event about the node (e.g. "Starting", "Starting kubelet."). Thread-safe.
+  void record_event(const std::string& reason, const std::string& message,
+                    const std::string& type = "Normal");
 
   const std::string& node_name() const { return identity_.name; }
 

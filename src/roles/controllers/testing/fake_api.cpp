@@ -121,7 +121,8 @@ http::Response FakeApi::handle(http::Request& request) {
   auto it = objects_.find(p.object());
   if (verb == "GET") return it == objects_.end() ? not_found(p.object()) : reply(200, it->second);
   json body = request.body.empty() ? json() : json::parse(request.body, nullptr, false);
-  actions_.push_back({verb, request.path, body});
+  const bool dry_run = request.param("dryRun") == "All";
+  if (!dry_run) actions_.push_back({verb, request.path, body});  // a dry run writes nothing
   if (verb == "POST" && !p.name.empty()) return reply(201, body);  // subresource actions
   if (verb == "POST") {
     json& meta = body["metadata"];
@@ -134,6 +135,7 @@ http::Response FakeApi::handle(http::Request& request) {
       return reply(409, {{"kind", "Status"}, {"reason", "AlreadyExists"}, {"code", 409}});
     }
     meta["uid"] = "uid-" + meta.value("name", "");
+    if (dry_run) return reply(201, body);  // nothing stored
     meta["resourceVersion"] = std::to_string(++revision_);
     objects_[path] = body;
     notify("ADDED", p.collection(), body);

@@ -1,7 +1,7 @@
 // A fake API for controller unit tests: objects in memory, served through the in-process
 // client's handler seam (the real client, informers and work queues run against it). It
 // answers GET (one object or a list, cluster-wide or per namespace), watch (events pushed as
-// writes happen), POST (uid, resourceVersion and generateName filled in), PUT (also
+// writes happen), POST (uid, resourceVersion and generateName filled in; ?dryRun=All stores nothing), PUT (also
 // subresources), merge PATCH and DELETE, and records every write as "VERB path" so that a
 // test can check what a reconcile did. No validation, admission or defaulting: the
 // apiserver's own tests cover those.

@@ -11,11 +11,26 @@ namespace k3c::kubelet {
 
 using nlohmann::json;
 
-namespace {}  // namespace
+namespace {
+
+// The error of an httpGet hook; empty when the request got an answer.
+std::string run_http_hook(const json& get, const json& container, std::chrono::seconds timeout,
+                          const HookNetwork& net) {
+  const std::string host = get.value("host", net.pod_ip);
+  if (host.empty()) return "failed to find networking container: the pod has no IP";
+  if (net.network == nullptr) return "no network to reach the hook from";
+  std::string scheme = get.value("scheme", "HTTP");
+  ProbeOutcome r = net.network->http_get(scheme, host, container_port(get.value("port", json()), container),
+                                         get.value("path", ""), get.value("httpHeaders", json::array()),
+                                         timeout);
+  return r.http_status != 0 ? "" : r.output;
+}
+
+}  // namespace
 
 HookOutcome run_lifecycle_hook(runtime::RuntimeService& runtime, const std::string& container_id,
                                const json& pod, const json& container, const json& handler,
-                               std::chrono::seconds timeout) {
+                               std::chrono::seconds timeout, const HookNetwork& net) {
   const std::string where = " for Container \"" + container.value("name", "") + "\" in Pod \"" +
                             pod_description(pod) + "\"";
   if (handler.contains("sleep")) {
@@ -23,10 +38,16 @@ HookOutcome run_lifecycle_hook(runtime::RuntimeService& runtime, const std::stri
     std::this_thread::sleep_for(std::min(seconds, timeout));
     return {};
   }
+  if (handler.contains("httpGet")) {
+    const json& get = handler["httpGet"];
+    const std::string err = run_http_hook(get, container, timeout, net);
+    if (err.empty()) return {};
+    return {false, "HTTP lifecycle hook (" + get.value("path", "") + ")" + where +
+                       " failed - error: " + err};
+  }
   if (!handler.contains("exec")) {
-    return {false, "HTTP lifecycle hook" + where +
-                       " failed - error: httpGet and tcpSocket "
-                       "lifecycle hooks are not implemented in k3c yet"};
+    // tcpSocket is kept in the API for compatibility only; upstream cannot run it either.
+    return {false, "Cannot run handler: invalid handler: " + handler.dump()};
   }
   std::vector<std::string> cmd;
   for (const auto& s : handler["exec"].value("command", json::array())) {

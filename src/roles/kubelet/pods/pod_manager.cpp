@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "api/json_fields.h"
 #include "core/log.h"
 #include "roles/kubelet/pods/labels.h"
 
@@ -95,6 +96,11 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
                          .on_update = [enqueue](const client::ObjectPtr&,
                                                 const client::ObjectPtr& now) { enqueue(now); },
                          .on_delete = enqueue});
+  if (!config_.static_pod_dir.empty()) {
+    static_ = std::make_unique<StaticPodSource>(
+        config_.static_pod_dir, config_.node_name, clock_,
+        [this](const json& pod) { return default_static_pod(pod); });
+  }
 }
 
 PodManager::~PodManager() { stop(); }
@@ -141,9 +147,16 @@ void PodManager::work() {
 
 void PodManager::relist_loop() {
   std::unique_lock lock(stop_mu_);
+  std::optional<Clock::TimePoint> next_scan;
   while (!stopping_) {
     lock.unlock();
-    if (informer_.has_synced()) relist_once();
+    if (informer_.has_synced()) {
+      if (static_ && (!next_scan || clock_.now() >= *next_scan)) {
+        scan_static_pods();
+        next_scan = clock_.now() + config_.file_check_frequency;
+      }
+      relist_once();
+    }
     lock.lock();
     stop_cv_.wait_for(lock, config_.relist_period, [this] { return stopping_; });
   }
@@ -157,6 +170,7 @@ void PodManager::relist_once() {
   for (const auto& pod : informer_.list()) {
     if (on_node(*pod, config_.node_name)) uid_to_key[meta(*pod, "uid")] = client::key_of(*pod);
   }
+  if (static_) uid_to_key.merge(static_->uids());
   // What the runtime shows of each pod; a change (a container exited) queues it.
   std::map<std::string, std::string> seen;
   for (const auto& s : *sandboxes) {
@@ -213,9 +227,34 @@ void PodManager::relist_once() {
 
 ConfigSource& PodManager::objects() { return *objects_; }
 
+SyncContext PodManager::sync_context() {
+  return SyncContext{runtime_,
+                     images_,
+                     *objects_,
+                     *events_,
+                     clock_,
+                     crash_backoff_,
+                     pull_backoff_,
+                     config_.node,
+                     config_.dns,
+                     config_.log_root,
+                     mounts_,
+                     &probes_,
+                     [this] { return list_services(); },
+                     config_.cgroup_root};
+}
+
 Status PodManager::sync(const std::string& key) {
+  if (static_) {
+    if (auto pod = static_->current(key)) return sync_static(key, std::move(*pod));
+  }
   client::ObjectPtr cached = informer_.get(key);
   if (!cached || !on_node(*cached, config_.node_name)) return Status::ok();
+  // A mirror pod without its static pod (the manifest went, or static pods are off): gone.
+  if (!api::text(api::member(api::member(*cached, "metadata"), "annotations"),
+                 kConfigMirrorAnnotation)
+           .empty())
+    return delete_pod(*cached);
   json pod = *cached;
   const std::string uid = meta(pod, "uid");
   {
@@ -223,26 +262,109 @@ Status PodManager::sync(const std::string& key) {
     std::lock_guard lock(mu_);
     if (auto it = written_.find(uid); it != written_.end()) pod["status"] = it->second;
   }
-  SyncContext ctx{runtime_,
-                  images_,
-                  *objects_,
-                  *events_,
-                  clock_,
-                  crash_backoff_,
-                  pull_backoff_,
-                  config_.node,
-                  config_.dns,
-                  config_.log_root,
-                  mounts_,
-                  &probes_,
-                  [this] { return list_services(); },
-                  config_.cgroup_root};
+  SyncContext ctx = sync_context();
   if (refresh_) refresh_(pod);
   SyncResult result = sync_pod(pod, ctx);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {
     RETURN_IF_ERROR(delete_pod(pod));
     return Status::ok();
+  }
+  if (result.requeue_after) queue_.add_after(key, *result.requeue_after);
+  return result.error;
+}
+
+void PodManager::scan_static_pods() {
+  if (!static_) return;
+  for (const std::string& key : static_->scan()) queue_.add(key);
+  const auto live = static_->uids();
+  std::lock_guard lock(mu_);
+  std::erase_if(static_status_, [&](const auto& kv) { return !live.count(kv.first); });
+}
+
+Result<json> PodManager::default_static_pod(const json& pod) {
+  // The API server defaults and validates it as it will the mirror pod (the mirror
+  // annotation keeps the ServiceAccount admission off it, as upstream's mirror pods).
+  json body = pod;
+  body.erase("status");
+  body["metadata"].erase("uid");
+  body["metadata"]["annotations"][kConfigMirrorAnnotation] = meta(pod, "uid");
+  auto defaulted = client::dry_run_create(client_, resources::kPods, meta(pod, "namespace"), body);
+  // A missing namespace may come: try again later rather than give the manifest up.
+  if (!defaulted.is_ok() && defaulted.status().code() == Code::kNotFound)
+    return error(Code::kServiceUnavailable, defaulted.status().message());
+  return defaulted;
+}
+
+Result<client::ObjectPtr> PodManager::sync_mirror(const std::string& key) {
+  std::optional<json> desired = static_->desired_mirror(key);
+  client::ObjectPtr mirror = informer_.get(key);
+  if (mirror) {
+    const json& m = api::member(*mirror, "metadata");
+    const bool ours = desired && api::text(api::member(m, "annotations"),
+                                           kConfigMirrorAnnotation) == meta(*desired, "uid");
+    if (ours && !m.contains("deletionTimestamp")) return mirror;
+    // Another version, not a mirror at all, or deleted by someone: it goes, and a fresh
+    // one is made when the informer has seen it go.
+    RETURN_IF_ERROR(delete_pod(*mirror));
+    return client::ObjectPtr();
+  }
+  if (!desired) return client::ObjectPtr();
+  auto node = client::get(client_, resources::kNodes, "", config_.node_name);
+  if (!node.is_ok()) return node.status();  // not registered yet: the sync is retried
+  json body = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"spec", (*desired)["spec"]}};
+  json& m = body["metadata"];
+  for (const char* field : {"name", "namespace", "labels", "annotations"}) {
+    if ((*desired)["metadata"].contains(field)) m[field] = (*desired)["metadata"][field];
+  }
+  m["annotations"][kConfigMirrorAnnotation] = meta(*desired, "uid");
+  m["ownerReferences"] = json::array({{{"apiVersion", "v1"},
+                                       {"kind", "Node"},
+                                       {"name", config_.node_name},
+                                       {"uid", meta(*node, "uid")},
+                                       {"controller", true}}});
+  auto created = client::create(client_, resources::kPods, meta(*desired, "namespace"), body);
+  if (!created.is_ok() && created.status().code() != Code::kAlreadyExists) {
+    events_->record(*desired, "", "Warning", "FailedCreate",
+                    "Error creating mirror pod: " + created.status().message());
+    return created.status();
+  }
+  if (!created.is_ok()) return client::ObjectPtr();
+  return std::make_shared<const json>(std::move(*created));
+}
+
+Status PodManager::sync_static(const std::string& key, json pod) {
+  const std::string uid = meta(pod, "uid");
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = static_status_.find(uid); it != static_status_.end()) pod["status"] = it->second;
+  }
+  SyncContext ctx = sync_context();
+  if (refresh_) refresh_(pod);
+  SyncResult result = sync_pod(pod, ctx);
+  json shown = result.status.is_null() ? pod["status"] : result.status;
+  {
+    std::lock_guard lock(mu_);
+    static_status_[uid] = shown;
+  }
+  const bool finished =
+      result.terminated && api::member(pod, "metadata").contains("deletionTimestamp");
+  if (finished) {
+    // The old version is down: the next sync starts its successor (or removes the mirror).
+    static_->terminated(key, uid);
+    std::lock_guard lock(mu_);
+    static_status_.erase(uid);
+    queue_.add(key);
+    return result.error;
+  }
+  auto mirror = sync_mirror(key);
+  if (!mirror.is_ok()) return mirror.status();
+  if (*mirror) {
+    // Compared with the mirror as the informer has it (not with what was written before: a
+    // mirror made again may show nothing yet).
+    RETURN_IF_ERROR(write_status(**mirror, shown));
+  } else if (static_->desired_mirror(key)) {
+    queue_.add_after(key, std::chrono::seconds(1));  // the mirror comes once the old one went
   }
   if (result.requeue_after) queue_.add_after(key, *result.requeue_after);
   return result.error;

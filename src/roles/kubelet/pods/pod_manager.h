@@ -12,6 +12,11 @@
 //     pods whose containers changed (a process exiting), and removes sandboxes that no pod
 //     owns any more (by the pod uid label): left over from force-deleted pods or an earlier
 //     run.
+//   - Static pods (static_pods.h): with a manifest directory, the relist loop rescans it
+//     every `file_check_frequency`; a sync of a static pod's key runs the pod from its file
+//     and keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
+//     Node as owner, replaced when it shows another version or is being deleted, status
+//     written to it); a mirror pod no static pod stands behind is deleted.
 //   Events go through the shared event recorder with upstream's reasons.
 //
 // Threads: start() starts the informer, the workers and the relist loop; stop() ends them.
@@ -31,6 +36,7 @@
 #include "client/informer.h"
 #include "client/work_queue.h"
 #include "roles/kubelet/pods/pod_sync.h"
+#include "roles/kubelet/pods/static_pods.h"
 
 namespace k3c::kubelet {
 
@@ -42,6 +48,8 @@ struct PodManagerConfig {
   std::string cgroup_root = "/";  // pods go under <cgroup_root>/kubepods/...
   int workers = 4;                // a worker is busy for the grace period of a pod it stops
   std::chrono::milliseconds relist_period{1000};
+  std::string static_pod_dir;  // "" = no static pods
+  std::chrono::milliseconds file_check_frequency{20'000};
 };
 
 class PodManager {
@@ -85,6 +93,8 @@ class PodManager {
   Status sync(const std::string& key);
   // One relist: queue changed pods, remove sandboxes no pod owns.
   void relist_once();
+  // One rescan of the static pod manifests: queue the pods that changed.
+  void scan_static_pods();
 
  private:
   class Objects;
@@ -92,8 +102,15 @@ class PodManager {
   void work();
   void relist_loop();
   Result<std::vector<nlohmann::json>> list_services() const;
+  SyncContext sync_context();
+  // Writes `status` through pods/status when it differs from what `pod` shows (a static
+  // pod's status goes to its mirror this way); remembered under `pod`'s uid.
   Status write_status(const nlohmann::json& pod, const nlohmann::json& status);
   Status delete_pod(const nlohmann::json& pod);
+  Status sync_static(const std::string& key, nlohmann::json pod);
+  // Creates, replaces or deletes the mirror pod of `key`; the mirror as it is (null: none).
+  Result<client::ObjectPtr> sync_mirror(const std::string& key);
+  Result<nlohmann::json> default_static_pod(const nlohmann::json& pod);
 
   client::Client& client_;
   runtime::RuntimeService& runtime_;
@@ -111,10 +128,12 @@ class PodManager {
   client::Informer informer_;
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;
+  std::unique_ptr<StaticPodSource> static_;  // null without a manifest directory
 
   std::mutex mu_;
   std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written
   std::map<std::string, std::string> fingerprints_;  // pod uid -> runtime state seen
+  std::map<std::string, nlohmann::json> static_status_;  // static pod uid -> its status
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

@@ -6,9 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "client/in_process_client.h"
 #include "roles/controllers/testing/fake_api.h"
 #include "roles/kubelet/pods/testing/fake_runtime.h"
+#include "temp_dir.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -41,8 +45,11 @@ struct Harness {
     if (manager) manager->stop();
     recorder.stop();
   }
+  std::string static_pod_dir;
   void start() {
     PodManagerConfig config;
+    config.static_pod_dir = static_pod_dir;
+    config.file_check_frequency = 20ms;
     config.node_name = "n1";
     config.node = {"n1", {"192.168.0.2"}, {}};
     config.workers = 2;
@@ -111,6 +118,75 @@ TEST_CASE("sandboxes no pod owns are stopped and removed") {
   auto calls = h.runtime.calls();
   CHECK(std::find(calls.begin(), calls.end(), "stop_pod_sandbox " + stray) != calls.end());
   CHECK(std::find(calls.begin(), calls.end(), "remove_pod_sandbox " + stray) != calls.end());
+}
+
+TEST_CASE("a static pod runs from its manifest and is mirrored into the API") {
+  Harness h;
+  TempDir manifests;
+  h.static_pod_dir = manifests.path();
+  h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
+  std::ofstream(manifests.path() + "/web.yaml") << R"(apiVersion: v1
+kind: Pod
+metadata: {name: web, namespace: ns}
+spec:
+  terminationGracePeriodSeconds: 4
+  containers: [{name: app, image: "img:1"}]
+)";
+  h.start();
+  const std::string mirror_name = "web-n1";
+  auto running = [&] {
+    json mirror = h.object(mirror_name);
+    return mirror.is_object() &&
+           mirror.value("status", json::object()).value("phase", "") == "Running";
+  };
+  REQUIRE(h.eventually(running));
+  json mirror = h.object(mirror_name);
+  const json& annotations = mirror["metadata"]["annotations"];
+  const std::string hash = annotations.value("kubernetes.io/config.mirror", "");
+  CHECK(hash.size() == 32);
+  CHECK(annotations["kubernetes.io/config.hash"] == hash);
+  CHECK(annotations["kubernetes.io/config.source"] == "file");
+  CHECK(mirror["metadata"]["ownerReferences"][0]["kind"] == "Node");
+  CHECK(mirror["metadata"]["ownerReferences"][0]["uid"] == "uid-n1");
+  // The runtime runs the pod under the static uid, not the mirror's.
+  REQUIRE(h.runtime.sandboxes().size() == 1);
+  CHECK(h.runtime.sandboxes()[0].config.pod_uid == hash);
+  const std::string app = h.runtime.container("app")->id;
+
+  // Deleting the mirror does not stop the pod: a new mirror comes back. (A label put on the
+  // old one tells them apart.)
+  http::Request mark;
+  mark.method = "PATCH";
+  mark.path = std::string(kPods) + "/" + mirror_name;
+  mark.body = R"({"metadata":{"labels":{"old":"yes"}}})";
+  h.api.handle(mark);
+  http::Request del;
+  del.method = "DELETE";
+  del.path = std::string(kPods) + "/" + mirror_name;
+  h.api.handle(del);
+  REQUIRE(h.eventually([&] {
+    json m = h.object(mirror_name);
+    return running() && !m["metadata"].value("labels", json::object()).contains("old");
+  }));
+  CHECK(h.runtime.container("app")->id == app);
+  CHECK(h.runtime.container("app")->state == runtime::ContainerState::kRunning);
+
+  // Removing the manifest stops the pod within its grace period and deletes the mirror.
+  std::filesystem::remove(manifests.path() + "/web.yaml");
+  REQUIRE(h.eventually([&] { return h.object(mirror_name).is_null(); }));
+  REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
+  auto calls = h.runtime.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 4s") != calls.end());
+}
+
+TEST_CASE("a mirror pod without a static pod behind it is deleted") {
+  Harness h;
+  json orphan = pod("old-n1", "n1");
+  orphan["metadata"]["annotations"] = {{"kubernetes.io/config.mirror", "abc"}};
+  h.api.seed(kPods, orphan);
+  h.start();
+  REQUIRE(h.eventually([&] { return h.object("old-n1").is_null(); }));
+  CHECK(h.runtime.sandboxes().empty());
 }
 
 }  // namespace

@@ -76,6 +76,9 @@ class Syncer {
   // Runs the due probes of running containers, kills those that failed startup or
   // liveness, and returns what the probes say for the status.
   HealthByName run_probes();
+  // Where probes and hooks reach the pod: its IP, or the node's for hostNetwork pods.
+  std::string network_host() const;
+  HookNetwork hook_network() const;
   // Removes exited instances older than the newest two of each container (the current one
   // and the one lastState shows) and old stopped sandboxes left empty, as upstream's
   // container GC keeps one dead instance per container: restarts stay bounded.
@@ -128,7 +131,7 @@ void Syncer::stop_container(const json* spec, const ContainerStatus& c, int64_t 
     const json lifecycle = spec->value("lifecycle", json::object());
     if (lifecycle.contains("preStop")) {
       HookOutcome hook = run_lifecycle_hook(ctx_.runtime, c.id, pod_, *spec, lifecycle["preStop"],
-                                            std::chrono::seconds(grace_seconds));
+                                            std::chrono::seconds(grace_seconds), hook_network());
       if (!hook.ok) {
         ctx_.events.record(pod_, field_path(*spec, false), "Warning", "FailedPreStopHook",
                            hook.message);
@@ -293,7 +296,8 @@ bool Syncer::start(const json& container, bool init) {
   if (lifecycle.contains("postStart")) {
     // Runs to the end before the next container starts; a failure kills the container.
     HookOutcome hook = run_lifecycle_hook(ctx_.runtime, *id, pod_, container,
-                                          lifecycle["postStart"], kPostStartTimeout);
+                                          lifecycle["postStart"], kPostStartTimeout,
+                                          hook_network());
     if (!hook.ok) {
       ctx_.events.record(pod_, path, "Warning", "FailedPostStartHook", hook.message);
       ctx_.events.record(pod_, path, "Normal", "Killing", "FailedPostStartHook");
@@ -367,13 +371,22 @@ void Syncer::sync_app_containers() {
   }
 }
 
+std::string Syncer::network_host() const {
+  if (pod_["spec"].value("hostNetwork", false))
+    return ctx_.node.host_ips.empty() ? "127.0.0.1" : ctx_.node.host_ips[0];
+  const auto* sandbox = state_.sandbox();
+  return sandbox ? sandbox->ip : "";
+}
+
+HookNetwork Syncer::hook_network() const {
+  return {ctx_.probes ? &ctx_.probes->network() : nullptr, network_host()};
+}
+
 HealthByName Syncer::run_probes() {
   HealthByName health;
   const auto* sandbox = state_.sandbox();
   if (!ctx_.probes || !sandbox) return health;
-  const std::string host = pod_["spec"].value("hostNetwork", false)
-                               ? (ctx_.node.host_ips.empty() ? "127.0.0.1" : ctx_.node.host_ips[0])
-                               : sandbox->ip;
+  const std::string host = network_host();
   bool killed = false;
   for (const char* list : {"initContainers", "containers"}) {
     const bool init = std::string_view(list) == "initContainers";

@@ -452,6 +452,37 @@ TEST_CASE("a failing postStart hook kills the container: PostStartHookError") {
   CHECK(events.back() == "Normal Killing [spec.containers{app}]: FailedPostStartHook");
 }
 
+TEST_CASE("an httpGet postStart hook: any answer will do, no answer kills the container") {
+  json c = container("app");
+  c["ports"] = {{{"name", "http"}, {"containerPort", 8080}}};
+  c["lifecycle"] = {{"postStart", {{"httpGet", {{"path", "/started"}, {"port", "http"}}}}}};
+  {
+    Node node(make_pod("Always", {c}));
+    node.runtime.add_image("busybox:1.36");
+    node.sync();
+    const std::string ip = node.pod["status"]["podIP"];
+    const std::string msg =
+        "HTTP lifecycle hook (/started) for Container \"app\" in Pod \"web_ns(u1)\" failed - "
+        "error: Get \"http://" + ip + ":8080/started\": dial tcp: connect: connection refused";
+    const json waiting = node.container_status("app")["state"]["waiting"];
+    CHECK(waiting["reason"] == "PostStartHookError");
+    CHECK(waiting["message"] == msg);
+    auto events = node.events.take();
+    CHECK(std::find(events.begin(), events.end(),
+                    "Warning FailedPostStartHook [spec.containers{app}]: " + msg) != events.end());
+  }
+  {
+    Node node(make_pod("Always", {c}));
+    node.runtime.add_image("busybox:1.36");
+    // The fake runtime hands out pod IPs in order: the first sandbox gets this one.
+    node.network.set("10.42.0.1", 8080, 500);  // upstream does not look at a hook's status
+    node.sync();
+    REQUIRE(node.pod["status"]["podIP"] == "10.42.0.1");
+    CHECK(node.container_status("app")["state"].contains("running"));
+    for (const auto& e : node.events.take()) CHECK(e.find("FailedPostStartHook") == std::string::npos);
+  }
+}
+
 TEST_CASE("a readiness probe decides ready; the sync comes back when the next probe is due") {
   json c = container("app");
   c["ports"] = {{{"name", "http"}, {"containerPort", 8080}}};

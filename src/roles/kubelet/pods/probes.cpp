@@ -16,8 +16,9 @@ int64_t int_field(const json& probe, const char* name, int64_t fallback) {
                                                                                 : fallback;
 }
 
-// A named port ("http") resolved against the container's ports; 0 when unknown.
-int port_of(const json& value, const json& container) {
+}  // namespace
+
+int container_port(const json& value, const json& container) {
   if (value.is_number_integer()) return value.get<int>();
   if (value.is_string()) {
     for (const auto& p : container.value("ports", json::array())) {
@@ -28,6 +29,8 @@ int port_of(const json& value, const json& container) {
   }
   return 0;
 }
+
+namespace {
 
 const char* title(const std::string& kind) {
   if (kind == "startup") return "Startup";
@@ -55,13 +58,13 @@ ProbeOutcome ProbeTracker::run(const json& probe, const std::string& container_i
   if (probe.contains("tcpSocket")) {
     const json& t = probe["tcpSocket"];
     const std::string target = t.value("host", host);
-    return network_.tcp(target, port_of(t.value("port", json()), container), timeout);
+    return network_.tcp(target, container_port(t.value("port", json()), container), timeout);
   }
   if (probe.contains("httpGet")) {
     const json& h = probe["httpGet"];
     std::string scheme = h.value("scheme", "HTTP");
     return network_.http_get(scheme, h.value("host", host),
-                             port_of(h.value("port", json()), container), h.value("path", "/"),
+                             container_port(h.value("port", json()), container), h.value("path", "/"),
                              h.value("httpHeaders", json::array()), timeout);
   }
   return {false, "grpc probes are not implemented in k3c yet"};

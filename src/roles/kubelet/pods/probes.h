@@ -29,8 +29,13 @@ namespace k3c::kubelet {
 
 struct ProbeOutcome {
   bool success = false;
-  std::string output;  // why it failed (or what it said)
+  std::string output;   // why it failed (or what it said)
+  int http_status = 0;  // httpGet: the response's status code; 0 when none came
 };
+
+// A probe's or hook's port (a number, or a name of one of the container's ports); 0 when
+// unknown.
+int container_port(const nlohmann::json& value, const nlohmann::json& container);
 
 // The network side of probes. The real one connects from the node.
 class ProbeNetwork {
@@ -44,7 +49,7 @@ class ProbeNetwork {
                                 std::chrono::milliseconds timeout) = 0;
 };
 
-// Plain sockets from this process's network namespace (http only; https says not built).
+// Sockets from this process's network namespace (HTTP, or HTTPS without verification).
 class SocketProbeNetwork final : public ProbeNetwork {
  public:
   ProbeOutcome tcp(const std::string& host, int port, std::chrono::milliseconds timeout) override;
@@ -78,6 +83,8 @@ class ProbeTracker {
                      const std::string& host, std::vector<ProbeEvent>& events);
   // Forgets instances not in `live` (container ids).
   void retain(const std::vector<std::string>& live);
+  // Where tcp/http probes go; lifecycle hooks' httpGet uses it too.
+  ProbeNetwork& network() { return network_; }
 
  private:
   struct State {

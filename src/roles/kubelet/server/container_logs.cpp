@@ -44,11 +44,19 @@ std::string runtime_id(const std::string& container_id) {
 
 Status bad(std::string message) { return error(Code::kBadRequest, std::move(message)); }
 
+// Follows a container's log file. When the kubelet rotates the log (renames it), the shim
+// starts a new file at the same path: once the old file is read out, the follower moves on
+// to the new one.
 class LogFollowStream final : public http::BodyStream {
  public:
-  LogFollowStream(runtime::RuntimeService& runtime, std::string id, int fd, off_t offset,
-                  const runtime::LogOptions& options)
-      : runtime_(runtime), id_(std::move(id)), fd_(fd), offset_(offset), renderer_(options) {}
+  LogFollowStream(runtime::RuntimeService& runtime, std::string id, std::string path, int fd,
+                  off_t offset, const runtime::LogOptions& options)
+      : runtime_(runtime),
+        id_(std::move(id)),
+        path_(std::move(path)),
+        fd_(fd),
+        offset_(offset),
+        renderer_(options) {}
   ~LogFollowStream() override {
     cancel();
     ::close(fd_);
@@ -61,6 +69,7 @@ class LogFollowStream final : public http::BodyStream {
   Chunk poll() override {
     Chunk chunk;
     std::string bytes = read_more();
+    if (bytes.empty() && switch_to_new_file()) bytes = read_more();
     if (!bytes.empty()) chunk.append(renderer_.feed(bytes));
     std::lock_guard lock(mu_);
     // Ended: the limit is reached, or the container has exited and its log is read out.
@@ -80,31 +89,56 @@ class LogFollowStream final : public http::BodyStream {
  private:
   std::string read_more() {
     std::string bytes(kFollowChunk, '\0');
-    ssize_t n = ::pread(fd_, bytes.data(), bytes.size(), offset_);
+    int fd;
+    {
+      std::lock_guard lock(mu_);
+      fd = fd_;
+    }
+    ssize_t n = ::pread(fd, bytes.data(), bytes.size(), offset_);
     if (n <= 0) return {};
     offset_ += n;
     bytes.resize(static_cast<size_t>(n));
     return bytes;
   }
 
-  // Wakes the connection when the file grew or the container exited.
+  // True when the path names another file than the one read (it was rotated away) and the
+  // new one is open now, to be read from its start.
+  bool switch_to_new_file() {
+    struct stat now {}, open_file {};
+    std::lock_guard lock(mu_);
+    if (::stat(path_.c_str(), &now) != 0 || ::fstat(fd_, &open_file) != 0) return false;
+    if (now.st_ino == open_file.st_ino && now.st_dev == open_file.st_dev) return false;
+    const int next = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (next < 0) return false;
+    ::close(fd_);
+    fd_ = next;
+    offset_ = 0;
+    return true;
+  }
+
+  // Wakes the connection when the file grew, was rotated, or the container exited.
   void watch(const std::function<void()>& wake) {
     off_t seen = -1;
+    ino_t seen_inode = 0;
     for (int round = 0;; ++round) {
       bool exited = false;
       if (round % kStateEveryPolls == 0) {
         auto status = runtime_.container_status(id_);
         exited = !status.is_ok() || status->state == runtime::ContainerState::kExited;
       }
-      struct stat st {};
-      const off_t size = ::fstat(fd_, &st) == 0 ? st.st_size : seen;
+      struct stat st {}, at_path {};
+      const bool at_path_ok = ::stat(path_.c_str(), &at_path) == 0;
       {
         std::unique_lock lock(mu_);
+        const off_t size = ::fstat(fd_, &st) == 0 ? st.st_size : seen;
+        // A new file at the path (rotation) counts as a change too.
+        const ino_t inode = at_path_ok ? at_path.st_ino : seen_inode;
         if (exited) exited_ = true;
         // Once the container has exited, every round wakes: poll() reads the rest of the
         // file chunk by chunk and ends the stream when nothing is left.
-        if (size != seen || exited_) {
+        if (size != seen || inode != seen_inode || exited_) {
           seen = size;
+          seen_inode = inode;
           lock.unlock();
           wake();
           lock.lock();
@@ -116,10 +150,11 @@ class LogFollowStream final : public http::BodyStream {
 
   runtime::RuntimeService& runtime_;
   const std::string id_;
-  const int fd_;
+  const std::string path_;
+  std::mutex mu_;
+  int fd_;        // guarded by mu_ (poll() swaps it on rotation)
   off_t offset_;  // only poll() touches it
   runtime::LogRenderer renderer_;
-  std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
   bool exited_ = false;
@@ -233,7 +268,7 @@ http::Response container_log_response(runtime::RuntimeService& runtime,
     response.body = renderer.feed(std::string_view(contents).substr(from));
     return response;
   }
-  auto stream = std::make_shared<LogFollowStream>(runtime, container_id, fd,
+  auto stream = std::make_shared<LogFollowStream>(runtime, container_id, status->log_path, fd,
                                                   start + static_cast<off_t>(from), options);
   response.stream = stream;
   return response;

@@ -30,8 +30,8 @@ class FakeProbeNetwork final : public ProbeNetwork {
       return {false, "Get \"http://" + host + ":" + std::to_string(port) + path +
                          "\": dial tcp: connect: connection refused"};
     }
-    if (code >= 200 && code < 400) return {true, ""};
-    return {false, "HTTP probe failed with statuscode: " + std::to_string(code)};
+    if (code >= 200 && code < 400) return {true, "", code};
+    return {false, "HTTP probe failed with statuscode: " + std::to_string(code), code};
   }
 
  private:

@@ -197,6 +197,8 @@ Result<std::string> FakeRuntime::create_container(const std::string& sandbox_id,
   auto image = images_.find(config.image);
   c.status.image_ref = image == images_.end() ? "" : image->second.id;
   c.status.labels = config.labels;
+  if (!config.log_path.empty())
+    c.status.log_path = sb->second.config.log_directory + "/" + config.log_path;
   const std::string id = c.status.id;
   containers_[id] = std::move(c);
   return id;
@@ -255,6 +257,16 @@ Result<ExecResult> FakeRuntime::exec_sync(const std::string& container_id,
   return result == exec_results_.end() ? ExecResult{} : result->second;
 }
 
+Status FakeRuntime::reopen_container_log(const std::string& container_id) {
+  std::lock_guard lock(mu_);
+  log("reopen_container_log " + container_id);
+  auto it = containers_.find(container_id);
+  if (it == containers_.end()) return error(Code::kNotFound, "container " + container_id);
+  if (it->second.status.state != ContainerState::kRunning)
+    return error(Code::kInvalid, "container " + container_id + " is not running");
+  return Status::ok();
+}
+
 Result<ContainerStats> FakeRuntime::container_stats(const std::string&) {
   return error(Code::kNotImplemented, "stats are not faked");
 }
@@ -288,7 +300,19 @@ Result<std::vector<ImageSummary>> FakeRuntime::list_images() {
 
 Status FakeRuntime::remove_image(const std::string& ref) {
   std::lock_guard lock(mu_);
-  images_.erase(ref);
+  log("remove_image " + ref);
+  // By reference or by id, and refused while a container uses it, as the real runtime.
+  for (auto it = images_.begin(); it != images_.end();) {
+    if (it->first != ref && it->second.id != ref) {
+      ++it;
+      continue;
+    }
+    for (const auto& [id, c] : containers_) {
+      if (c.status.image_ref == it->second.id)
+        return error(Code::kConflict, "image " + ref + " is in use by container " + id);
+    }
+    it = images_.erase(it);
+  }
   return Status::ok();
 }
 

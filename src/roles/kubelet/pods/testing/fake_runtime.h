@@ -64,6 +64,7 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   Status remove_container(const std::string& container_id) override;
   Result<runtime::ContainerStatus> container_status(const std::string& container_id) override;
   Result<std::vector<runtime::ContainerStatus>> list_containers() override;
+  Status reopen_container_log(const std::string& container_id) override;
   Result<runtime::ExecResult> exec_sync(const std::string& container_id,
                                         const std::vector<std::string>& cmd,
                                         std::chrono::milliseconds timeout) override;
