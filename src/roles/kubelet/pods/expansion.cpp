@@ -1,7 +1,12 @@
 // $(VAR) expansion (see expansion.h).
 #include "roles/kubelet/pods/expansion.h"
 
+#include <map>
+#include <set>
+
 namespace k3c::kubelet {
+
+using nlohmann::json;
 
 std::string expand_vars(std::string_view input, const VarLookup& lookup) {
   std::string out;
@@ -40,6 +45,37 @@ std::string expand_vars(std::string_view input, const VarLookup& lookup) {
     }
     out += '$';  // `$X`: not an expression
     ++i;
+  }
+  return out;
+}
+
+Result<json> expand_sub_path_exprs(const json& container, const std::vector<std::string>& env) {
+  json out = container;
+  if (!out.contains("volumeMounts") || !out["volumeMounts"].is_array()) return out;
+  std::map<std::string, std::string, std::less<>> values;
+  for (const std::string& e : env) {
+    const size_t eq = e.find('=');
+    if (eq != std::string::npos) values[e.substr(0, eq)] = e.substr(eq + 1);
+  }
+  for (json& vm : out["volumeMounts"]) {
+    if (!vm.is_object() || !vm.contains("subPathExpr")) continue;
+    std::set<std::string> missing;
+    const std::string expanded =
+        expand_vars(vm.value("subPathExpr", ""), [&](std::string_view name) -> std::optional<std::string> {
+          auto it = values.find(name);
+          if (it == values.end() || it->second.empty()) {
+            missing.insert(std::string(name));
+            return std::string();
+          }
+          return it->second;
+        });
+    if (!missing.empty()) {
+      std::string list;
+      for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return error(Code::kInvalid, "missing value for " + list);
+    }
+    vm["subPath"] = expanded;
+    vm.erase("subPathExpr");
   }
   return out;
 }

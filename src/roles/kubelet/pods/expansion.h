@@ -4,9 +4,13 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/status.h"
 
 namespace k3c::kubelet {
 
@@ -14,5 +18,11 @@ namespace k3c::kubelet {
 using VarLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
 std::string expand_vars(std::string_view input, const VarLookup& lookup);
+
+// The container with each volumeMount's subPathExpr expanded from its environment ("NAME=
+// value" entries) into subPath, as upstream's kubelet: a variable that is unset or empty is
+// an error naming every such variable ("missing value for A, B").
+Result<nlohmann::json> expand_sub_path_exprs(const nlohmann::json& container,
+                                             const std::vector<std::string>& env);
 
 }  // namespace k3c::kubelet

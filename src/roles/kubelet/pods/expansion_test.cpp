@@ -47,5 +47,21 @@ TEST_CASE("expand_vars keeps escapes, unknown and malformed references as upstre
   CHECK(run("foo\\$(VAR_C)bar") == "foo\\Cbar");
 }
 
+TEST_CASE("subPathExpr is expanded from the container's environment") {
+  nlohmann::json c = {{"name", "app"},
+                      {"volumeMounts",
+                       {{{"name", "logs"}, {"mountPath", "/logs"}, {"subPathExpr", "$(POD)/x"}},
+                        {{"name", "data"}, {"mountPath", "/data"}, {"subPath", "fixed"}}}}};
+  auto out = expand_sub_path_exprs(c, {"POD=web-1", "EMPTY="});
+  REQUIRE(out.is_ok());
+  CHECK((*out)["volumeMounts"][0]["subPath"] == "web-1/x");
+  CHECK_FALSE((*out)["volumeMounts"][0].contains("subPathExpr"));
+  CHECK((*out)["volumeMounts"][1]["subPath"] == "fixed");
+  c["volumeMounts"][0]["subPathExpr"] = "$(NOPE)/$(EMPTY)/$(POD)";
+  auto missing = expand_sub_path_exprs(c, {"POD=web-1", "EMPTY="});
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().message() == "missing value for EMPTY, NOPE");
+}
+
 }  // namespace
 }  // namespace k3c::kubelet

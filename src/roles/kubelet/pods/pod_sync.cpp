@@ -7,6 +7,7 @@
 #include "roles/kubelet/pods/command.h"
 #include "roles/kubelet/pods/container_config.h"
 #include "roles/kubelet/pods/container_env.h"
+#include "roles/kubelet/pods/expansion.h"
 #include "roles/kubelet/pods/image_puller.h"
 #include "roles/kubelet/pods/labels.h"
 #include "roles/kubelet/pods/lifecycle_hooks.h"
@@ -255,7 +256,12 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
   runtime::ContainerConfig config =
       container_config(pod_, container, attempt, {std::move(*argv), std::move(env->env)});
   if (ctx_.mounts) {
-    auto mounts = ctx_.mounts(pod_, container);
+    auto mounted = expand_sub_path_exprs(container, config.env);
+    if (!mounted.is_ok()) {
+      fail(container, init, "CreateContainerConfigError", mounted.status().message());
+      return std::nullopt;
+    }
+    auto mounts = ctx_.mounts(pod_, *mounted);
     if (!mounts.is_ok()) {
       // As upstream: the volume manager has recorded FailedMount; the container waits as
       // ContainerCreating (no reason of its own) and the mount is tried again soon.

@@ -228,8 +228,8 @@ Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const
                                        container.value("name", "") + "\"");
     }
     std::string host = it->second.first;
-    if (vm.contains("subPathExpr")) {
-      return error(Code::kNotImplemented, "subPathExpr is not implemented");
+    if (vm.contains("subPathExpr")) {  // the pod sync expands it into subPath first
+      return error(Code::kInvalid, "subPathExpr of volumeMount \"" + name + "\" was not expanded");
     }
     if (const std::string sub = vm.value("subPath", ""); !sub.empty()) {
       ASSIGN_OR_RETURN(host, resolve_sub_path(host, sub));
