@@ -6,7 +6,7 @@
 // ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
-// a static pod from the manifest directory with its mirror pod.
+// a static pod from the manifest directory with its mirror pod; fsGroup on volumes.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -456,4 +456,32 @@ spec:
   }));
 }
 
+
+TEST_CASE("fsGroup: volumes and new files belong to the pod's group") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  p.s.ok({"create", "configmap", "fsg", "--from-literal=k=v"});
+  const std::string manifest = box.path("fsgroup.yaml");
+  std::ofstream(manifest) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: fsg}
+spec:
+  restartPolicy: Never
+  securityContext: {runAsUser: 1000, fsGroup: 2000}
+  volumes:
+  - {name: data, emptyDir: {}}
+  - {name: cfg, configMap: {name: fsg}}
+  containers:
+  - name: app
+    image: busybox:1
+    command: [sh, -c, "stat -c %g /data; stat -c %g /cfg/k; touch /data/f; stat -c %g /data/f; id -G"]
+    volumeMounts: [{name: data, mountPath: /data}, {name: cfg, mountPath: /cfg}]
+)";
+  p.s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return p.phase("fsg") == "Succeeded"; }, 60s));
+  const std::string out = p.s.ok({"logs", "fsg"});
+  CHECK(out.rfind("2000\n2000\n2000\n", 0) == 0);
+  CHECK(out.find(" 2000") != std::string::npos);  // a supplemental group of the process
+}
 }  // namespace k3c

@@ -13,6 +13,7 @@
 
 #include "api/quantity.h"
 #include "core/log.h"
+#include "roles/kubelet/volumes/volume_ownership.h"
 #include "roles/kubelet/volumes/volume_paths.h"
 
 namespace k3c::kubelet::volumes {
@@ -141,6 +142,21 @@ Result<std::string> VolumeManager::claim_path(const std::string& ns, const std::
                "persistent volume " + pv_name + ": only hostPath and local volumes can be mounted");
 }
 
+namespace {
+
+// The pod's fsGroup on a volume directory, when it has one.
+Status apply_fs_group(const json& pod, const std::string& dir, bool read_only) {
+  const json sc = pod.value("spec", json::object()).value("securityContext", json::object());
+  auto group = sc.find("fsGroup");
+  if (group == sc.end() || !group->is_number_integer()) return Status::ok();
+  const auto policy = sc.value("fsGroupChangePolicy", "") == "OnRootMismatch"
+                          ? FsGroupChangePolicy::kOnRootMismatch
+                          : FsGroupChangePolicy::kAlways;
+  return set_volume_ownership(dir, group->get<int64_t>(), read_only, policy);
+}
+
+}  // namespace
+
 Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
   const std::string uid = meta(pod, "uid");
   const std::string ns = meta(pod, "namespace");
@@ -168,6 +184,7 @@ Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
       if (ec) return error(Code::kInternal, "creating " + dir + ": " + ec.message());
     }
     chmod(dir.c_str(), 0777);  // as upstream: any container user can write
+    RETURN_IF_ERROR(apply_fs_group(pod, dir, false));
     return dir;
   }
   // Secrets never touch the disk (when the kubelet may mount; an unprivileged test writes
@@ -191,6 +208,7 @@ Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
   if (!payload.is_ok()) return payload.status();
   auto written = write_atomic(dir, *payload, stamp());
   if (!written.is_ok()) return written.status();
+  RETURN_IF_ERROR(apply_fs_group(pod, dir, true));  // mounted read-only
   return dir;
 }
 
