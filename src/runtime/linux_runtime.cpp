@@ -60,10 +60,8 @@ NamespaceSetting join_or_host(const std::string& pinned) {
   return {NamespaceMode::kJoin, pinned};
 }
 
-// The shim's own directory inside the container's (launch_container creates and owns it).
-std::string process_dir(const std::string& container_dir) { return container_dir + "/process"; }
-
 bool process_started(const Result<ProcessState>& state) { return state.is_ok() && state->pid > 0; }
+
 
 }  // namespace
 
@@ -486,16 +484,10 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
                                            const std::vector<std::string>& cmd,
                                            std::chrono::milliseconds timeout) {
   if (cmd.empty()) return error(Code::kInvalid, "exec needs a command");
-  const std::string dir = container_dir(container_id);
-  auto record = load_container_record(dir + "/container.json");
-  if (!record.is_ok()) return record.status();
-  auto state = read_process_state(process_dir(dir));
-  if (!process_started(state) || state->exited)
-    return error(Code::kInvalid, "container " + container_id + " is not running");
-  auto process = process_spec(*record);
-  if (!process.is_ok()) return process.status();
-  process->args = cmd;
-  return exec_in_container(process_dir(dir), *process, timeout);
+  ASSIGN_OR_RETURN(ContainerRecord record, running_container(container_id));
+  ASSIGN_OR_RETURN(ProcessSpec process, process_spec(record));
+  process.args = cmd;
+  return exec_in_container(process_dir(container_dir(container_id)), process, timeout);
 }
 
 Result<ContainerStats> LinuxRuntime::container_stats(const std::string& container_id) {

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +113,15 @@ Status remove_container_files(const std::string& state_dir);
 // container does not run.
 Result<ExecResult> exec_in_container(const std::string& state_dir, const ProcessSpec& process,
                                      std::chrono::milliseconds timeout);
+
+// Starts `process` in the running container as an interactive session (kubectl exec): its
+// stdin/stdout/stderr on pipes as `options` asks, or (tty) on a terminal opened inside the
+// container (its own devpts), the process made its session leader with the terminal as its
+// controlling one. The session's cancel() kills the process's whole session (a shell's
+// background jobs too) and reaps the helper. Errors as exec_in_container.
+Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& state_dir,
+                                                          const ProcessSpec& process,
+                                                          const StreamOptions& options);
 
 // The shim mode, `k3c shim ...`: dispatched in main() before anything else.
 int shim_main(int argc, char** argv);
