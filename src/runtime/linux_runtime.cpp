@@ -336,6 +336,7 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   spec.process = std::move(*process);
   spec.process.tty = config.tty;
   spec.process.stdin = config.stdin;
+  spec.process.stdin_once = config.stdin_once;
 
   if (Status s = cgroups_->create(record->cgroup, config.resources); !s.is_ok()) return fail(s);
   spec.cgroup_procs_files = cgroups_->procs_files(record->cgroup);

@@ -138,8 +138,9 @@ Result<std::unique_ptr<StreamSession>> LinuxRuntime::exec(const std::string& con
 
 Result<std::unique_ptr<StreamSession>> LinuxRuntime::attach(const std::string& container_id,
                                                             const StreamOptions& options) {
-  (void)container_id, (void)options;
-  return error(Code::kNotImplemented, "attach is not implemented by this runtime");
+  ASSIGN_OR_RETURN(ContainerRecord record, running_container(container_id));
+  // The container's terminal setting decides the streams, not the request's (as containerd).
+  return attach_container(process_dir(container_dir(container_id)), options, record.config.tty);
 }
 
 Result<int> LinuxRuntime::port_forward(const std::string& sandbox_id, uint16_t port) {

@@ -169,6 +169,13 @@ int zombie_children() {
   return zombies;
 }
 
+std::string slurp_log(const Pod& pod, const std::string& name) {
+  std::ifstream in(pod.dir.path() + "/logs/" + name + "/0.log");
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
 }  // namespace
 
 TEST_CASE("exec sessions: stdin echoed back, stderr apart, exit codes, no fd or zombie left") {
@@ -312,6 +319,102 @@ TEST_CASE("port_forward connects to localhost inside the pod's network namespace
   REQUIRE(pod.runtime->stop_pod_sandbox(pod.sandbox).is_ok());
   CHECK(pod.runtime->port_forward(pod.sandbox, 8080).status().message() ==
         "network namespace for sandbox \"" + pod.sandbox + "\" is closed");
+}
+
+TEST_CASE("attach: live output to every client, stdin forwarded, a detach on stdin's end") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  Pod pod;
+  const std::string id = pod.start(
+      "reader", {"sh", "-c", "while read line; do echo got:$line; echo err:$line >&2; done"},
+      true);
+  auto first = pod.runtime->attach(id, {true, true, true, false});
+  INFO(first.status().to_string());
+  REQUIRE(first.is_ok());
+  auto second = pod.runtime->attach(id, {false, true, false, false});
+  REQUIRE(second.is_ok());
+  CHECK((*second)->stdin_fd() == -1);
+  CHECK((*second)->stderr_fd() == -1);
+  write_all((*first)->stdin_fd(), "one\n");
+  CHECK(read_until((*first)->stdout_fd(), "\n") == "got:one\n");
+  CHECK(read_until((*first)->stderr_fd(), "\n") == "err:one\n");
+  CHECK(read_until((*second)->stdout_fd(), "\n") == "got:one\n");
+  // Without stdinOnce, the end of a client's stdin detaches that client only.
+  (*first)->close_stdin();
+  CHECK(read_until((*first)->stdout_fd()).empty());
+  CHECK((*first)->wait().status().code() == Code::kServiceUnavailable);
+  auto third = pod.runtime->attach(id, {true, true, false, false});
+  REQUIRE(third.is_ok());
+  write_all((*third)->stdin_fd(), "two\n");
+  CHECK(read_until((*third)->stdout_fd(), "\n") == "got:two\n");
+  CHECK(read_until((*second)->stdout_fd(), "\n") == "got:two\n");
+  // A cancelled attach detaches; the container runs on.
+  (*third)->cancel();
+  CHECK((*third)->wait().status().code() == Code::kServiceUnavailable);
+  CHECK(pod.runtime->container_status(id)->state == ContainerState::kRunning);
+  // The log has it all too (stderr's last line may land a moment after stdout's).
+  std::string log = slurp_log(pod, "reader");
+  for (int i = 0; i < 250 && log.find(" stderr F err:two\n") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(20ms);
+    log = slurp_log(pod, "reader");
+  }
+  CHECK(log.find(" stdout F got:one\n") != std::string::npos);
+  CHECK(log.find(" stderr F err:two\n") != std::string::npos);
+  // The container exits: the remaining client reads to its end and gets the exit code.
+  REQUIRE(pod.runtime->stop_container(id, 0s).is_ok());
+  read_until((*second)->stdout_fd());
+  auto code = (*second)->wait();
+  REQUIRE(code.is_ok());
+  CHECK(*code == 137);
+  CHECK(pod.runtime->attach(id, {}).status().message() == "container is in CONTAINER_EXITED state");
+}
+
+TEST_CASE("attach with stdinOnce: the first client's end of stdin is the container's") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  Pod pod;
+  const std::string id = pod.start("once", {"sh", "-c", "cat; echo after-eof; exit 4"}, true, true);
+  auto session = pod.runtime->attach(id, {true, true, true, false});
+  REQUIRE(session.is_ok());
+  write_all((*session)->stdin_fd(), "typed\n");
+  CHECK(read_until((*session)->stdout_fd(), "\n") == "typed\n");
+  (*session)->close_stdin();
+  CHECK(read_until((*session)->stdout_fd()) == "after-eof\n");
+  auto code = (*session)->wait();
+  REQUIRE(code.is_ok());
+  CHECK(*code == 4);
+}
+
+TEST_CASE("attach to a terminal: one stream, resize through the shim") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  Pod pod;
+  const std::string id =
+      pod.start("term", {"sh", "-c", "read go; busybox stty size; exit 5"}, true, false, true);
+  auto session = pod.runtime->attach(id, {true, true, true, true});
+  INFO(session.status().to_string());
+  REQUIRE(session.is_ok());
+  CHECK((*session)->stderr_fd() == -1);
+  REQUIRE((*session)->resize(77, 22).is_ok());
+  std::this_thread::sleep_for(100ms);  // the resize line and the stdin bytes take two paths
+  write_all((*session)->stdin_fd(), "go\n");
+  const std::string out = read_until((*session)->stdout_fd(), "22 77\r\n");
+  INFO(out);
+  CHECK(out.find("22 77\r\n") != std::string::npos);
+  auto code = (*session)->wait();
+  REQUIRE(code.is_ok());
+  CHECK(*code == 5);
+}
+
+TEST_CASE("attach to a container whose shim has no attach socket (an older k3c's) says so") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  Pod pod;
+  const std::string id = pod.start("old", {"sleep", "1000"});
+  const std::string socket =
+      pod.dir.path() + "/data/agent/runtime/containers/" + id + "/process/attach.sock";
+  REQUIRE(access(socket.c_str(), F_OK) == 0);
+  REQUIRE(unlink(socket.c_str()) == 0);
+  auto refused = pod.runtime->attach(id, {false, true, true, false});
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().code() == Code::kNotImplemented);
+  CHECK(refused.status().message().find("started by an older k3c") != std::string::npos);
 }
 
 }  // namespace k3c::runtime

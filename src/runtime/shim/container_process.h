@@ -47,6 +47,9 @@ struct ProcessSpec {
   SeccompProfile seccomp = SeccompProfile::kUnconfined;
   bool tty = false;    // stdin/stdout/stderr on a pseudo-terminal the shim holds
   bool stdin = false;  // an open stdin (a pipe the shim holds) instead of /dev/null
+  // The shim closes the container's stdin once the first attached client that sent stdin
+  // ends it (no terminal only, as containerd).
+  bool stdin_once = false;
 };
 
 struct LaunchSpec {
@@ -122,6 +125,15 @@ Result<ExecResult> exec_in_container(const std::string& state_dir, const Process
 Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& state_dir,
                                                           const ProcessSpec& process,
                                                           const StreamOptions& options);
+
+// Attaches to the container's main process through its shim's attach socket (kubectl
+// attach): from now on its output is copied into the session's stdout/stderr (one stream
+// with a terminal, `tty` as the container was created), the session's stdin into the
+// container's (when it was created with stdin). wait() returns the container's exit code;
+// cancel() detaches. kNotImplemented for a container whose shim has no attach socket (one
+// started by an older k3c).
+Result<std::unique_ptr<StreamSession>> attach_container(const std::string& state_dir,
+                                                        const StreamOptions& options, bool tty);
 
 // The shim mode, `k3c shim ...`: dispatched in main() before anything else.
 int shim_main(int argc, char** argv);
