@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <span>
 #include <variant>
 
@@ -23,6 +24,8 @@ struct ArgKey {
   std::string_view name;
   Field<S> field;
   int min = 0;  // for integers
+  int max = std::numeric_limits<int>::max();
+  bool ip_address = false;  // for strings: an IP address, not a path
 };
 
 // Upstream keys a user may well pass (k3s guides show them) that k3c does not act on: an
@@ -62,13 +65,14 @@ constexpr std::string_view kKubeletNotActedOn[] = {
     "image-gc-high-threshold", "image-gc-low-threshold", "container-log-max-size",
     "container-log-max-files", "hostname-override",      "fail-swap-on"};
 
-Result<int> parse_count(std::string_view text, int min) {
+Result<int> parse_count(std::string_view text, int min, int max) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) {
     return error(Code::kInvalid, "expected a whole number");
   }
   if (value < min) return error(Code::kInvalid, "must be at least " + std::to_string(min));
+  if (value > max) return error(Code::kInvalid, "must be at most " + std::to_string(max));
   return value;
 }
 
@@ -99,13 +103,19 @@ Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::s
     }
     if (!has_value) return bad(error(Code::kInvalid, "needs a value (KEY=VALUE)"));
     if (auto* field = std::get_if<std::string* (*)(S&)>(&spec.field)) {
+      if (spec.ip_address) {
+        auto ip = IpAddress::parse(value);
+        if (!ip.is_ok()) return bad(ip.status());
+        *(*field)(settings) = ip->to_string();
+        return Status::ok();
+      }
       // Paths: absolute, as the kubelet requires for its directories and cgroup root.
       if (!value.starts_with('/')) return bad(error(Code::kInvalid, "must be an absolute path"));
       *(*field)(settings) = std::string(value);
       return Status::ok();
     }
     if (auto* field = std::get_if<int* (*)(S&)>(&spec.field)) {
-      auto parsed = parse_count(value, spec.min);
+      auto parsed = parse_count(value, spec.min, spec.max);
       if (!parsed.is_ok()) return bad(parsed.status());
       *(*field)(settings) = *parsed;
       return Status::ok();
@@ -206,7 +216,9 @@ constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
 constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
 
 using Kubelet = kubelet::KubeletSettings;
-constexpr std::array<ArgKey<Kubelet>, 5> kKubeletKeys = {{
+constexpr std::array<ArgKey<Kubelet>, 7> kKubeletKeys = {{
+    {"address", +[](Kubelet& s) { return &s.address; }, 0, 0, true},
+    {"port", +[](Kubelet& s) { return &s.port; }, 0, 65535},
     {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
     {"pod-logs-dir", +[](Kubelet& s) { return &s.pod_logs_dir; }},
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},

@@ -24,6 +24,10 @@ struct KubeletSettings {
   std::string cgroup_root = "/";
   // podLogsDir: where container logs go (<dir>/<ns>_<pod>_<uid>/<container>/<n>.log).
   std::string pod_logs_dir = "/var/log/pods";
+  // port: the kubelet API over HTTPS (0 = any free port, for tests).
+  int port = 10250;
+  // address: the IP the kubelet API listens on.
+  std::string address = "0.0.0.0";
 };
 
 }  // namespace k3c::kubelet
