@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "images/test_images.h"
+#include "runtime/linux_runtime_test_support.h"
 #include "runtime/cgroups/cgroup_manager.h"
 #include "runtime/linux_runtime.h"
 #include "temp_dir.h"
@@ -25,22 +26,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define REQUIRE_ROOT_AND_BUSYBOX()                                              \
-  do {                                                                          \
-    if (geteuid() != 0) {                                                       \
-      WARN("skipped: containers need root (mount, namespaces, cgroups)");       \
-      return;                                                                   \
-    }                                                                           \
-    if (access(testing::kBusyboxPath, X_OK) != 0) {                             \
-      WARN("skipped: /bin/busybox (Debian's busybox-static) is not installed"); \
-      return;                                                                   \
-    }                                                                           \
-  } while (0)
 
-void reap_orphans() {
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-}
 
 // A runtime with the busybox image and one sandbox; everything removed at the end.
 struct Pod {
@@ -50,14 +36,7 @@ struct Pod {
   std::string sandbox;
 
   explicit Pod(bool host_network = false) {
-    auto opened = LinuxRuntime::open({dir.path() + "/data", "", "/sys/fs/cgroup", nullptr});
-    REQUIRE(opened.is_ok());
-    runtime = std::move(*opened);
-    const std::string tar = dir.path() + "/busybox.tar";
-    std::ofstream(tar, std::ios::binary)
-        << testing::tar_of(testing::docker_archive_files(testing::busybox_image("busybox:test")),
-                           testing::Compression::kNone);
-    REQUIRE(runtime->images().import_file(tar).is_ok());
+    runtime = runtime_with_busybox(dir.path());
     SandboxConfig config;
     config.pod_uid = "uid-streams";
     config.pod_name = "streams";

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "images/test_images.h"
+#include "runtime/linux_runtime_test_support.h"
 #include "runtime/cgroups/cgroup_manager.h"
 #include "temp_dir.h"
 
@@ -27,10 +28,6 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-void reap_orphans() {
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-}
 
 // A runtime over a temporary data dir with the busybox image imported, and a cgroup parent
 // of its own that is removed at the end, also when the test fails.
@@ -40,14 +37,7 @@ struct Fixture {
   std::unique_ptr<LinuxRuntime> runtime;
 
   Fixture() {
-    auto opened = LinuxRuntime::open({dir.path() + "/data", "", "/sys/fs/cgroup"});
-    REQUIRE(opened.is_ok());
-    runtime = std::move(*opened);
-    const std::string tar = dir.path() + "/busybox.tar";
-    std::ofstream(tar, std::ios::binary)
-        << testing::tar_of(testing::docker_archive_files(testing::busybox_image("busybox:test")),
-                           testing::Compression::kNone);
-    REQUIRE(runtime->images().import_file(tar).is_ok());
+    runtime = runtime_with_busybox(dir.path());
   }
   ~Fixture() {
     if (auto sandboxes = runtime->list_pod_sandboxes(); sandboxes.is_ok())
@@ -92,17 +82,6 @@ ContainerConfig container(std::string name, std::vector<std::string> args) {
   return config;
 }
 
-#define REQUIRE_ROOT_AND_BUSYBOX()                                              \
-  do {                                                                          \
-    if (geteuid() != 0) {                                                       \
-      WARN("skipped: containers need root (mount, namespaces, cgroups)");       \
-      return;                                                                   \
-    }                                                                           \
-    if (access(testing::kBusyboxPath, X_OK) != 0) {                             \
-      WARN("skipped: /bin/busybox (Debian's busybox-static) is not installed"); \
-      return;                                                                   \
-    }                                                                           \
-  } while (0)
 
 TEST_CASE("a pod sandbox runs containers with its hostname, files, user and logs") {
   REQUIRE_ROOT_AND_BUSYBOX();

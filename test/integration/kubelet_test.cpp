@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "node_session.h"
-#include "run_command.h"
 
 namespace k3c {
 namespace {
@@ -175,23 +174,6 @@ TEST_CASE("--kubelet-arg node-status-report-frequency makes the status heartbeat
   CHECK(ready_field("lastTransitionTime") == transition);
 }
 
-// curl in the server's network namespace against the kubelet's port, with the cluster CA
-// and (unless `cert` is empty) a client certificate of the server's PKI: HTTP code and body.
-std::pair<std::string, std::string> kubelet_get(const NodeSession& s, const Sandbox& box,
-                                                const std::string& path,
-                                                const std::string& cert) {
-  const std::string tls = box.data_dir() + "/server/tls/";
-  std::vector<std::string> argv = s.server.enter_prefix();
-  argv.insert(argv.end(), {"curl", "-s", "--max-time", "10", "--cacert", tls + "server-ca.crt",
-                           "-w", "\n%{http_code}"});
-  if (!cert.empty()) argv.insert(argv.end(), {"--cert", tls + cert + ".crt", "--key", tls + cert + ".key"});
-  argv.push_back("https://127.0.0.1:10250" + path);
-  const std::string out = run_command(argv).out;
-  const size_t newline = out.rfind('\n');
-  if (newline == std::string::npos) return {out, ""};
-  return {out.substr(newline + 1), out.substr(0, newline)};
-}
-
 TEST_CASE("the kubelet API on port 10250: the admin's certificate gets in, no certificate 401") {
   if (!skip_reason().empty()) return;
   Sandbox box;
@@ -199,24 +181,24 @@ TEST_CASE("the kubelet API on port 10250: the admin's certificate gets in, no ce
   NodeSession s(box, {});
   REQUIRE(eventually([&] { return s.node_ready(node); }));
   CHECK(s.jsonpath("node/" + node, "{.status.daemonEndpoints.kubeletEndpoint.Port}") == "10250");
-  auto [code, body] = kubelet_get(s, box, "/healthz", "client-admin");
+  auto [code, body] = s.kubelet_get(box, "/healthz", "client-admin");
   CHECK(code == "200");
   CHECK(body == "ok");
-  std::tie(code, body) = kubelet_get(s, box, "/pods", "client-admin");
+  std::tie(code, body) = s.kubelet_get(box, "/pods", "client-admin");
   CHECK(code == "200");
   CHECK(json::parse(body, nullptr, false).value("kind", "") == "PodList");
-  std::tie(code, body) = kubelet_get(s, box, "/stats/summary", "client-admin");
+  std::tie(code, body) = s.kubelet_get(box, "/stats/summary", "client-admin");
   CHECK(code == "200");
   const json summary = json::parse(body, nullptr, false);
   INFO(body);
   CHECK(summary["node"]["nodeName"] == node);
   CHECK(summary["node"]["memory"]["workingSetBytes"].get<uint64_t>() > 0);
   CHECK(summary["node"]["cpu"]["usageCoreNanoSeconds"].get<uint64_t>() > 0);
-  std::tie(code, body) = kubelet_get(s, box, "/metrics/resource", "client-admin");
+  std::tie(code, body) = s.kubelet_get(box, "/metrics/resource", "client-admin");
   CHECK(code == "200");
   CHECK(body.find("\nnode_memory_working_set_bytes ") != std::string::npos);
   CHECK(body.find("\nresource_scrape_error 0\n") != std::string::npos);
-  std::tie(code, body) = kubelet_get(s, box, "/pods", "");
+  std::tie(code, body) = s.kubelet_get(box, "/pods", "");
   CHECK(code == "401");
   CHECK(body == "Unauthorized");
 }

@@ -82,16 +82,6 @@ class AttachSession final : public SessionFds {
   std::atomic<bool> cancelled_{false};
 };
 
-struct Pipe {
-  Fd read, write;
-};
-
-Result<Pipe> make_pipe() {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return errno_status("pipe", errno);
-  return Pipe{Fd(fds[0]), Fd(fds[1])};
-}
-
 Result<Fd> connect_to_shim(const std::string& state_dir) {
   Fd dir(open(state_dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (dir.get() < 0) return errno_status("open " + state_dir, errno);
@@ -144,7 +134,7 @@ Result<std::unique_ptr<StreamSession>> attach_container(const std::string& state
                                                         const StreamOptions& options,
                                                         bool tty) {
   ASSIGN_OR_RETURN(Fd sock, connect_to_shim(state_dir));
-  Pipe in, out, err;
+  PipeEnds in, out, err;
   std::vector<int> theirs;
   if (options.stdin) {
     ASSIGN_OR_RETURN(in, make_pipe());

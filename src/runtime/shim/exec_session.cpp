@@ -101,16 +101,6 @@ class ExecSession final : public SessionFds {
   int exit_code_ = -1;
 };
 
-struct Pipe {
-  Fd read, write;
-};
-
-Result<Pipe> make_pipe() {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return errno_status("pipe", errno);
-  return Pipe{Fd(fds[0]), Fd(fds[1])};
-}
-
 }  // namespace
 
 Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& state_dir,
@@ -118,7 +108,7 @@ Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& sta
                                                           const StreamOptions& options) {
   ProcessSpec spec = process;
   spec.tty = options.tty;
-  Pipe in, out, err;
+  PipeEnds in, out, err;
   Fd console_ours, console_theirs;
   std::vector<std::pair<int, int>> fds;
   if (options.tty) {

@@ -5,6 +5,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "runtime/files.h"
+
 namespace k3c::runtime::shim {
 
 SessionFds::SessionFds(int stdin_fd, int stdout_fd, int stderr_fd, bool stdin_is_terminal)
@@ -32,6 +36,12 @@ void SessionFds::close_stdin() {
     [[maybe_unused]] ssize_t n = write(fd, &eof, 1);
   }
   close(fd);
+}
+
+Result<PipeEnds> make_pipe() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return errno_status("pipe", errno);
+  return PipeEnds{internal::Fd(fds[0]), internal::Fd(fds[1])};
 }
 
 void set_nonblocking(int fd) {

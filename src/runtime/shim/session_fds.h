@@ -5,6 +5,8 @@
 
 #include <atomic>
 
+#include "core/status.h"
+#include "runtime/internal/tree_at.h"
 #include "runtime/runtime_service.h"
 
 namespace k3c::runtime::shim {
@@ -30,6 +32,12 @@ class SessionFds : public StreamSession {
   const int stdout_, stderr_;
   const bool stdin_is_terminal_;
 };
+
+// A pipe's two ends (CLOEXEC), for the session's streams.
+struct PipeEnds {
+  internal::Fd read, write;
+};
+Result<PipeEnds> make_pipe();
 
 // O_NONBLOCK on `fd` (the caller's ends: one thread polls them all).
 void set_nonblocking(int fd);

@@ -5,18 +5,11 @@
 
 #include "http/https_server.h"
 #include "pki/pki.h"
+#include "roles/kubelet/server/text_response.h"
 #include "runtime/files.h"
 
 namespace k3c::kubelet {
 namespace {
-
-http::Response plain(int status, const std::string& body) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  r.body = body;
-  return r;
-}
 
 // The subresource of nodes upstream's kubelet authorizes a path as.
 std::string subresource_of(const std::string& path) {
@@ -94,7 +87,7 @@ Result<std::unique_ptr<KubeletServer>> KubeletServer::start(const KubeletServerO
   auto https = std::make_unique<http::HttpsServer>(
       server, context.release(), [handler = std::move(handler)](http::Request& request) {
         if (Status allowed = authorize_kubelet_request(request); !allowed.is_ok())
-          return plain(allowed.code() == Code::kUnauthorized ? 401 : 403, allowed.message());
+          return text_response(allowed.code() == Code::kUnauthorized ? 401 : 403, allowed.message());
         return handler(request);
       });
   if (Status started = https->start(); !started.is_ok()) {

@@ -46,6 +46,15 @@ Result<http::ClientResponse> get(uint16_t port, const std::string& path,
   return http::fetch(request);
 }
 
+KubeletServerOptions loopback(const Cluster& cluster) {
+  KubeletServerOptions options;
+  options.address = "127.0.0.1";
+  options.port = 0;
+  options.node_name = "node-a";
+  options.tls_dir = cluster.dir.path() + "/tls";
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("who may use the kubelet API") {
@@ -68,12 +77,7 @@ TEST_CASE("who may use the kubelet API") {
 
 TEST_CASE("the kubelet API over HTTPS: serving certificate from the cluster CA, client certs") {
   Cluster cluster;
-  KubeletServerOptions options;
-  options.address = "127.0.0.1";
-  options.port = 0;
-  options.node_name = "node-a";
-  options.tls_dir = cluster.dir.path() + "/tls";
-  auto server = KubeletServer::start(options, [](http::Request& request) {
+  auto server = KubeletServer::start(loopback(cluster), [](http::Request& request) {
     http::Response r;
     r.status = 200;
     r.body = "served " + request.path + " for " + request.peer->user;
@@ -119,11 +123,7 @@ TEST_CASE("the kubelet API over HTTPS: serving certificate from the cluster CA, 
 
 TEST_CASE("the kubelet API's port taken: a clear start error") {
   Cluster cluster;
-  KubeletServerOptions options;
-  options.address = "127.0.0.1";
-  options.port = 0;
-  options.node_name = "node-a";
-  options.tls_dir = cluster.dir.path() + "/tls";
+  KubeletServerOptions options = loopback(cluster);
   auto first = KubeletServer::start(options, [](http::Request&) { return http::Response{}; });
   REQUIRE(first.is_ok());
   options.port = (*first)->port();

@@ -3,17 +3,10 @@
 
 #include "roles/kubelet/server/resource_metrics.h"
 #include "roles/kubelet/server/stats_summary.h"
+#include "roles/kubelet/server/text_response.h"
 
 namespace k3c::kubelet {
 namespace {
-
-http::Response answer(int status, const char* type, std::string body) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", type);
-  r.body = std::move(body);
-  return r;
-}
 
 Result<StatsSnapshot> collect(const StatsSource& stats) {
   if (!stats) return error(Code::kServiceUnavailable, "the container runtime is not running");
@@ -26,19 +19,18 @@ http::Response stats_summary_response(const StatsSource& stats) {
   auto snapshot = collect(stats);
   if (!snapshot.is_ok()) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
-    return answer(status, "text/plain; charset=utf-8",
-                  "failed to get node summary: " + snapshot.status().message() + "\n");
+    return text_response(status, "failed to get node summary: " + snapshot.status().message() + "\n");
   }
-  return answer(200, "application/json", stats_summary(*snapshot).dump(2));
+  return text_response(200, stats_summary(*snapshot).dump(2), "application/json");
 }
 
 http::Response resource_metrics_response(const StatsSource& stats) {
   auto snapshot = collect(stats);
   if (!snapshot.is_ok()) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
-    return answer(status, "text/plain; charset=utf-8", snapshot.status().message() + "\n");
+    return text_response(status, snapshot.status().message() + "\n");
   }
-  return answer(200, "text/plain; version=0.0.4; charset=utf-8", resource_metrics(*snapshot));
+  return text_response(200, resource_metrics(*snapshot), "text/plain; version=0.0.4; charset=utf-8");
 }
 
 }  // namespace k3c::kubelet
