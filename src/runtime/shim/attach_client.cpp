@@ -57,6 +57,9 @@ class AttachSession final : public SessionFds {
     }
     if (cancelled_.load()) return error(Code::kServiceUnavailable, "the attach session was cancelled");
     int code = 0;
+    // The end of this client's stdin detached it (containerd's rule without stdinOnce): a
+    // normal end of the session, the container runs on.
+    if (got.find("detached\n") != std::string::npos) return 0;
     const size_t exit = got.find("exit ");
     if (exit != std::string::npos && std::sscanf(got.c_str() + exit, "exit %d", &code) == 1)
       return code;

@@ -217,7 +217,7 @@ void AttachServer::client_stdin_ended(Client& c, bool detach_output) {
     if (pending_len_ == 0) close_container_stdin();
     return;
   }
-  if (detach_output) drop(c, nullptr);
+  if (detach_output) drop(c, "detached\n");
 }
 
 void AttachServer::close_container_stdin() {

@@ -129,7 +129,8 @@ Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& sta
 // Attaches to the container's main process through its shim's attach socket (kubectl
 // attach): from now on its output is copied into the session's stdout/stderr (one stream
 // with a terminal, `tty` as the container was created), the session's stdin into the
-// container's (when it was created with stdin). wait() returns the container's exit code;
+// container's (when it was created with stdin). wait() returns the container's exit code,
+// or 0 when the end of the session's stdin detached it (no stdinOnce, as containerd);
 // cancel() detaches. kNotImplemented for a container whose shim has no attach socket (one
 // started by an older k3c).
 Result<std::unique_ptr<StreamSession>> attach_container(const std::string& state_dir,
