@@ -62,7 +62,6 @@ NamespaceSetting join_or_host(const std::string& pinned) {
 
 bool process_started(const Result<ProcessState>& state) { return state.is_ok() && state->pid > 0; }
 
-
 }  // namespace
 
 LinuxRuntime::LinuxRuntime(std::string state_root, std::unique_ptr<ImageStore> images,

@@ -69,10 +69,9 @@ Result<int> dial_localhost(uint16_t port, const std::string& namespace_name) {
   v6.sin6_addr = in6addr_loopback;
   auto conn6 = dial(reinterpret_cast<sockaddr*>(&v6), sizeof v6, "tcp6 [::1]:" + p);
   if (conn6.is_ok()) return conn6;
-  return error(conn.status().code(), "failed to connect to localhost:" + p + " inside namespace \"" +
-                                          namespace_name + "\", IPv4: " +
-                                          conn.status().message() +
-                                          " IPv6 " + conn6.status().message());
+  return error(conn.status().code(),
+               "failed to connect to localhost:" + p + " inside namespace \"" + namespace_name +
+                   "\", IPv4: " + conn.status().message() + " IPv6 " + conn6.status().message());
 }
 
 // Runs `dial_localhost` on a thread of its own that joins the network namespace pinned at

@@ -16,17 +16,15 @@
 #include <thread>
 
 #include "images/test_images.h"
-#include "runtime/linux_runtime_test_support.h"
 #include "runtime/cgroups/cgroup_manager.h"
 #include "runtime/linux_runtime.h"
+#include "runtime/linux_runtime_test_support.h"
 #include "temp_dir.h"
 
 namespace k3c::runtime {
 namespace {
 
 using namespace std::chrono_literals;
-
-
 
 // A runtime with the busybox image and one sandbox; everything removed at the end.
 struct Pod {
@@ -270,8 +268,7 @@ TEST_CASE("cancel kills the exec'd process and what it started; wait reports the
 TEST_CASE("port_forward connects to localhost inside the pod's network namespace") {
   REQUIRE_ROOT_AND_BUSYBOX();
   Pod pod;
-  pod.start("web",
-            {"sh", "-c", "echo hello-pf > /tmp/index.html; exec httpd -f -p 8080 -h /tmp"});
+  pod.start("web", {"sh", "-c", "echo hello-pf > /tmp/index.html; exec httpd -f -p 8080 -h /tmp"});
   Result<int> conn = error(Code::kInternal, "not tried");
   for (int i = 0; i < 100; ++i) {  // httpd listens shortly after its start
     conn = pod.runtime->port_forward(pod.sandbox, 8080);
@@ -304,8 +301,7 @@ TEST_CASE("attach: live output to every client, stdin forwarded, a detach on std
   REQUIRE_ROOT_AND_BUSYBOX();
   Pod pod;
   const std::string id = pod.start(
-      "reader", {"sh", "-c", "while read line; do echo got:$line; echo err:$line >&2; done"},
-      true);
+      "reader", {"sh", "-c", "while read line; do echo got:$line; echo err:$line >&2; done"}, true);
   auto first = pod.runtime->attach(id, {true, true, true, false});
   INFO(first.status().to_string());
   REQUIRE(first.is_ok());

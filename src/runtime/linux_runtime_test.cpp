@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "images/test_images.h"
-#include "runtime/linux_runtime_test_support.h"
 #include "runtime/cgroups/cgroup_manager.h"
+#include "runtime/linux_runtime_test_support.h"
 #include "temp_dir.h"
 
 namespace k3c::runtime {
@@ -28,7 +28,6 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-
 // A runtime over a temporary data dir with the busybox image imported, and a cgroup parent
 // of its own that is removed at the end, also when the test fails.
 struct Fixture {
@@ -36,9 +35,7 @@ struct Fixture {
   std::string cgroup_parent = "k3c-test-" + std::to_string(getpid());
   std::unique_ptr<LinuxRuntime> runtime;
 
-  Fixture() {
-    runtime = runtime_with_busybox(dir.path());
-  }
+  Fixture() { runtime = runtime_with_busybox(dir.path()); }
   ~Fixture() {
     if (auto sandboxes = runtime->list_pod_sandboxes(); sandboxes.is_ok())
       for (const SandboxStatus& s : *sandboxes) (void)runtime->remove_pod_sandbox(s.id);
@@ -81,7 +78,6 @@ ContainerConfig container(std::string name, std::vector<std::string> args) {
   config.log_path = config.name + "/0.log";
   return config;
 }
-
 
 TEST_CASE("a pod sandbox runs containers with its hostname, files, user and logs") {
   REQUIRE_ROOT_AND_BUSYBOX();

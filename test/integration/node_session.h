@@ -51,8 +51,8 @@ struct NodeSession {
                                                   const std::string& cert) const {
     const std::string tls = box.data_dir() + "/server/tls/";
     std::vector<std::string> argv = server.enter_prefix();
-    argv.insert(argv.end(), {"curl", "-s", "--max-time", "10", "--cacert",
-                             tls + "server-ca.crt", "-w", "\n%{http_code}"});
+    argv.insert(argv.end(), {"curl", "-s", "--max-time", "10", "--cacert", tls + "server-ca.crt",
+                             "-w", "\n%{http_code}"});
     if (!cert.empty())
       argv.insert(argv.end(), {"--cert", tls + cert + ".crt", "--key", tls + cert + ".key"});
     argv.push_back("https://127.0.0.1:10250" + path);

@@ -2,8 +2,8 @@
 // registers this machine as a Node, keeps the node's status current and renews its Lease
 // (node_reporter.h); with a runtime it runs the pods bound to the node (pods/pod_manager.h)
 // and serves the kubelet API in-process to the API server (server/kubelet_api.h) and, with
-// a tls_dir, over HTTPS on settings.port (server/kubelet_server.h) (doc/kubelet.md). It talks to the apiserver through the in-process client as
-// system:node:<name>.
+// a tls_dir, over HTTPS on settings.port (server/kubelet_server.h) (doc/kubelet.md). It talks to
+// the apiserver through the in-process client as system:node:<name>.
 //
 // Threads: start()/stop() from the RoleRunner. One node thread runs registration, the status
 // loop and the Lease; one event writer.

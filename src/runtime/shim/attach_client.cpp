@@ -30,7 +30,9 @@ constexpr int kReplyTimeoutMs = 10 * 1000;
 class AttachSession final : public SessionFds {
  public:
   AttachSession(Fd control, int stdin_fd, int stdout_fd, int stderr_fd, bool tty)
-      : SessionFds(stdin_fd, stdout_fd, stderr_fd, false), control_(std::move(control)), tty_(tty) {}
+      : SessionFds(stdin_fd, stdout_fd, stderr_fd, false),
+        control_(std::move(control)),
+        tty_(tty) {}
   ~AttachSession() override { cancel(); }
 
   Status resize(uint16_t columns, uint16_t rows) override {
@@ -55,7 +57,8 @@ class AttachSession final : public SessionFds {
       got.append(buf, static_cast<size_t>(n));
       if (got.size() > 4096) break;
     }
-    if (cancelled_.load()) return error(Code::kServiceUnavailable, "the attach session was cancelled");
+    if (cancelled_.load())
+      return error(Code::kServiceUnavailable, "the attach session was cancelled");
     int code = 0;
     // The end of this client's stdin detached it (containerd's rule without stdinOnce): a
     // normal end of the session, the container runs on.
@@ -134,8 +137,7 @@ Status read_reply(int sock) {
 }  // namespace
 
 Result<std::unique_ptr<StreamSession>> attach_container(const std::string& state_dir,
-                                                        const StreamOptions& options,
-                                                        bool tty) {
+                                                        const StreamOptions& options, bool tty) {
   ASSIGN_OR_RETURN(Fd sock, connect_to_shim(state_dir));
   PipeEnds in, out, err;
   std::vector<int> theirs;
@@ -153,8 +155,8 @@ Result<std::unique_ptr<StreamSession>> attach_container(const std::string& state
     theirs.push_back(err.write.get());
   }
   const std::string request = std::string("attach ") + (options.stdin ? "1" : "0") + " " +
-                              (out.write.get() >= 0 ? "1" : "0") + " " +
-                              (want_stderr ? "1" : "0") + "\n";
+                              (out.write.get() >= 0 ? "1" : "0") + " " + (want_stderr ? "1" : "0") +
+                              "\n";
   RETURN_IF_ERROR(send_fds(sock.get(), request, theirs));
   // The shim has its copies now.
   in.read = Fd();

@@ -130,9 +130,9 @@ void AttachServer::greet(Client& c) {
   auto hello = receive_fds(c.control, sizeof c.line - 1);
   if (!hello.is_ok() || hello->bytes.empty()) return drop(c, nullptr);
   int want[3] = {0, 0, 0};
-  const bool parsed = std::sscanf(hello->bytes.c_str(), "attach %d %d %d", &want[0], &want[1],
-                                  &want[2]) == 3 &&
-                      hello->bytes.back() == '\n';
+  const bool parsed =
+      std::sscanf(hello->bytes.c_str(), "attach %d %d %d", &want[0], &want[1], &want[2]) == 3 &&
+      hello->bytes.back() == '\n';
   size_t expected = 0;
   for (int w : want) expected += w == 1 ? 1 : 0;
   if (!parsed || expected != hello->fds.size()) {
@@ -197,7 +197,7 @@ void AttachServer::write_stdin() {
     const ssize_t n = write(target_.stdin_fd, pending_ + pending_off_, pending_len_);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EAGAIN) return;  // polled for POLLOUT
-    if (n < 0) {                            // the container closed its stdin
+    if (n < 0) {                           // the container closed its stdin
       pending_len_ = 0;
       break;
     }

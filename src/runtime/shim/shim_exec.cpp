@@ -9,9 +9,9 @@
 // whole session (what a shell started in the background too) and exit; killing it kills
 // the child alone (PR_SET_PDEATHSIG), which is how the caller's timeout works.
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -28,7 +28,6 @@
 
 #include "runtime/files.h"
 #include "runtime/internal/tree_at.h"
-
 #include "runtime/shim/container_init.h"
 #include "runtime/shim/fd_passing.h"
 #include "runtime/shim/identity.h"

@@ -318,9 +318,8 @@ int shim_run(const std::string& state_dir) {
   // socket (an error) the container runs all the same; attach then answers that it cannot.
   AttachServer attach;
   const int terminal = spec->process.tty ? held->out_fd : -1;
-  [[maybe_unused]] Status listening =
-      attach.listen(state_dir, {spec->process.stdin ? held->stdin_fd : -1, terminal,
-                                spec->process.stdin_once});
+  [[maybe_unused]] Status listening = attach.listen(
+      state_dir, {spec->process.stdin ? held->stdin_fd : -1, terminal, spec->process.stdin_once});
   report(report_fd, Status::ok());
   const ExitRecord exit_record = supervise(*spec, *held, signal_fd, attach);
   // A failed write (disk full) leaves no exit file: read_process_state then reports the

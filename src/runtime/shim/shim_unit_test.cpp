@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "runtime/shim/container_init.h"

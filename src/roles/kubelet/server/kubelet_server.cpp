@@ -47,10 +47,9 @@ Status authorize_kubelet_request(const http::Request& request) {
       std::find(who.groups.begin(), who.groups.end(), "system:masters") != who.groups.end() ||
       who.user == "system:admin" || who.user == "kube-apiserver-kubelet-client";
   if (admin) return Status::ok();
-  return error(Code::kForbidden, "Forbidden (user=" + who.user + ", verb=" +
-                                     verb_of(request.method) +
-                                     ", resource=nodes, subresource=" +
-                                     subresource_of(request.path) + ")");
+  return error(Code::kForbidden,
+               "Forbidden (user=" + who.user + ", verb=" + verb_of(request.method) +
+                   ", resource=nodes, subresource=" + subresource_of(request.path) + ")");
 }
 
 KubeletServer::KubeletServer(std::unique_ptr<http::HttpsServer> server)
@@ -87,7 +86,8 @@ Result<std::unique_ptr<KubeletServer>> KubeletServer::start(const KubeletServerO
   auto https = std::make_unique<http::HttpsServer>(
       server, context.release(), [handler = std::move(handler)](http::Request& request) {
         if (Status allowed = authorize_kubelet_request(request); !allowed.is_ok())
-          return text_response(allowed.code() == Code::kUnauthorized ? 401 : 403, allowed.message());
+          return text_response(allowed.code() == Code::kUnauthorized ? 401 : 403,
+                               allowed.message());
         return handler(request);
       });
   if (Status started = https->start(); !started.is_ok()) {

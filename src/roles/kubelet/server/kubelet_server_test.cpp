@@ -37,8 +37,8 @@ struct Cluster {
   }
 };
 
-Result<http::ClientResponse> get(uint16_t port, const std::string& path,
-                                 const http::ClientTls& tls, const std::string& host = "127.0.0.1") {
+Result<http::ClientResponse> get(uint16_t port, const std::string& path, const http::ClientTls& tls,
+                                 const std::string& host = "127.0.0.1") {
   http::ClientRequest request;
   request.url = "https://" + host + ":" + std::to_string(port) + path;
   request.tls = tls;
@@ -104,7 +104,8 @@ TEST_CASE("the kubelet API over HTTPS: serving certificate from the cluster CA, 
   CHECK(anonymous->status == 401);
   CHECK(anonymous->body == "Unauthorized");
 
-  auto node_cert = pki::issue_client_cert(cluster.pki.client_ca, {"system:node:n1", {"system:nodes"}});
+  auto node_cert =
+      pki::issue_client_cert(cluster.pki.client_ca, {"system:node:n1", {"system:nodes"}});
   REQUIRE(node_cert.is_ok());
   auto node = get(port, "/stats/summary", cluster.client(*node_cert, "node"));
   REQUIRE(node.is_ok());
@@ -132,7 +133,8 @@ TEST_CASE("the kubelet API's port taken: a clear start error") {
   CHECK(second.status().message().find("the kubelet API on 127.0.0.1:" +
                                        std::to_string(options.port)) == 0);
   options.tls_dir = cluster.dir.path() + "/missing";
-  CHECK_FALSE(KubeletServer::start(options, [](http::Request&) { return http::Response{}; }).is_ok());
+  CHECK_FALSE(
+      KubeletServer::start(options, [](http::Request&) { return http::Response{}; }).is_ok());
 }
 
 }  // namespace k3c::kubelet

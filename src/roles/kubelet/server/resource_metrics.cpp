@@ -79,7 +79,8 @@ std::string go_float(double v) {
     out += std::to_string(magnitude);
     return out;
   }
-  if (exponent < 0) return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  if (exponent < 0)
+    return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
   const size_t point = static_cast<size_t>(exponent) + 1;
   if (digits.size() <= point) return out + digits + std::string(point - digits.size(), '0');
   return out + digits.substr(0, point) + "." + digits.substr(point);

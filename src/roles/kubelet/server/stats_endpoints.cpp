@@ -19,7 +19,8 @@ http::Response stats_summary_response(const StatsSource& stats) {
   auto snapshot = collect(stats);
   if (!snapshot.is_ok()) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
-    return text_response(status, "failed to get node summary: " + snapshot.status().message() + "\n");
+    return text_response(status,
+                         "failed to get node summary: " + snapshot.status().message() + "\n");
   }
   return text_response(200, stats_summary(*snapshot).dump(2), "application/json");
 }
@@ -30,7 +31,8 @@ http::Response resource_metrics_response(const StatsSource& stats) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
     return text_response(status, snapshot.status().message() + "\n");
   }
-  return text_response(200, resource_metrics(*snapshot), "text/plain; version=0.0.4; charset=utf-8");
+  return text_response(200, resource_metrics(*snapshot),
+                       "text/plain; version=0.0.4; charset=utf-8");
 }
 
 }  // namespace k3c::kubelet

@@ -14,7 +14,7 @@ namespace k3c::kubelet {
 
 struct Usage {
   runtime::WallTime time{};
-  uint64_t cpu_usage_core_nanoseconds = 0;      // cumulative
+  uint64_t cpu_usage_core_nanoseconds = 0;       // cumulative
   std::optional<uint64_t> cpu_usage_nano_cores;  // the rate since the previous sample, if any
   uint64_t memory_usage_bytes = 0;
   uint64_t memory_working_set_bytes = 0;

@@ -76,7 +76,7 @@ TEST_CASE("CPU rates are taken between successive samples; gone keys are forgott
   CHECK_FALSE(rates.update("c", 1'000'000'000, at(100)).has_value());
   auto rate = rates.update("c", 2'000'000'000, at(102));
   REQUIRE(rate.has_value());
-  CHECK(*rate == 500'000'000);  // half a core
+  CHECK(*rate == 500'000'000);                              // half a core
   CHECK_FALSE(rates.update("c", 10, at(103)).has_value());  // the counter went back
   rates.sweep();
   rates.sweep();  // "c" was not sampled since the first sweep
@@ -110,7 +110,8 @@ TEST_CASE("/stats/summary has the Summary API's shape") {
   CHECK(node["memory"]["availableBytes"] == 512000);
   REQUIRE(summary["pods"].size() == 1);
   const nlohmann::json& pod = summary["pods"][0];
-  CHECK(pod["podRef"] == nlohmann::json{{"name", "web-1"}, {"namespace", "default"}, {"uid", "uid-1"}});
+  CHECK(pod["podRef"] ==
+        nlohmann::json{{"name", "web-1"}, {"namespace", "default"}, {"uid", "uid-1"}});
   CHECK(pod["startTime"] == "2025-12-01T00:46:40Z");
   REQUIRE(pod["containers"].size() == 1);
   const nlohmann::json& c = pod["containers"][0];
@@ -125,38 +126,45 @@ TEST_CASE("/stats/summary has the Summary API's shape") {
 TEST_CASE("/metrics/resource is upstream's Prometheus text") {
   const std::string text = resource_metrics(sample_snapshot());
   const std::string labels = R"({container="app",namespace="default",pod="web-1"})";
-  CHECK(text ==
-        "# HELP container_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the "
-        "container in core-seconds\n"
-        "# TYPE container_cpu_usage_seconds_total counter\n"
-        "container_cpu_usage_seconds_total" + labels + " 0.07 1764550800000\n"
-        "# HELP container_memory_working_set_bytes [STABLE] Current working set of the container "
-        "in bytes\n"
-        "# TYPE container_memory_working_set_bytes gauge\n"
-        "container_memory_working_set_bytes" + labels + " 1.1534336e+07 1764550800000\n"
-        "# HELP container_start_time_seconds [STABLE] Start time of the container since unix "
-        "epoch in seconds\n"
-        "# TYPE container_start_time_seconds gauge\n"
-        "container_start_time_seconds" + labels + " 1.764550001e+09 1764550001000\n"
-        "# HELP node_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the node "
-        "in core-seconds\n"
-        "# TYPE node_cpu_usage_seconds_total counter\n"
-        "node_cpu_usage_seconds_total 1234.5 1764550800250\n"
-        "# HELP node_memory_working_set_bytes [STABLE] Current working set of the node in bytes\n"
-        "# TYPE node_memory_working_set_bytes gauge\n"
-        "node_memory_working_set_bytes 512000 1764550800250\n"
-        "# HELP pod_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the pod in "
-        "core-seconds\n"
-        "# TYPE pod_cpu_usage_seconds_total counter\n"
-        "pod_cpu_usage_seconds_total{namespace=\"default\",pod=\"web-1\"} 0.07 1764550800000\n"
-        "# HELP pod_memory_working_set_bytes [STABLE] Current working set of the pod in bytes\n"
-        "# TYPE pod_memory_working_set_bytes gauge\n"
-        "pod_memory_working_set_bytes{namespace=\"default\",pod=\"web-1\"} 1.1534336e+07 "
-        "1764550800000\n"
-        "# HELP resource_scrape_error [STABLE] 1 if there was an error while getting container "
-        "metrics, 0 otherwise\n"
-        "# TYPE resource_scrape_error gauge\n"
-        "resource_scrape_error 0\n");
+  CHECK(
+      text ==
+      "# HELP container_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the "
+      "container in core-seconds\n"
+      "# TYPE container_cpu_usage_seconds_total counter\n"
+      "container_cpu_usage_seconds_total" +
+          labels +
+          " 0.07 1764550800000\n"
+          "# HELP container_memory_working_set_bytes [STABLE] Current working set of the container "
+          "in bytes\n"
+          "# TYPE container_memory_working_set_bytes gauge\n"
+          "container_memory_working_set_bytes" +
+          labels +
+          " 1.1534336e+07 1764550800000\n"
+          "# HELP container_start_time_seconds [STABLE] Start time of the container since unix "
+          "epoch in seconds\n"
+          "# TYPE container_start_time_seconds gauge\n"
+          "container_start_time_seconds" +
+          labels +
+          " 1.764550001e+09 1764550001000\n"
+          "# HELP node_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the node "
+          "in core-seconds\n"
+          "# TYPE node_cpu_usage_seconds_total counter\n"
+          "node_cpu_usage_seconds_total 1234.5 1764550800250\n"
+          "# HELP node_memory_working_set_bytes [STABLE] Current working set of the node in bytes\n"
+          "# TYPE node_memory_working_set_bytes gauge\n"
+          "node_memory_working_set_bytes 512000 1764550800250\n"
+          "# HELP pod_cpu_usage_seconds_total [STABLE] Cumulative cpu time consumed by the pod in "
+          "core-seconds\n"
+          "# TYPE pod_cpu_usage_seconds_total counter\n"
+          "pod_cpu_usage_seconds_total{namespace=\"default\",pod=\"web-1\"} 0.07 1764550800000\n"
+          "# HELP pod_memory_working_set_bytes [STABLE] Current working set of the pod in bytes\n"
+          "# TYPE pod_memory_working_set_bytes gauge\n"
+          "pod_memory_working_set_bytes{namespace=\"default\",pod=\"web-1\"} 1.1534336e+07 "
+          "1764550800000\n"
+          "# HELP resource_scrape_error [STABLE] 1 if there was an error while getting container "
+          "metrics, 0 otherwise\n"
+          "# TYPE resource_scrape_error gauge\n"
+          "resource_scrape_error 0\n");
 }
 
 TEST_CASE("a collection sums each ready pod's running containers; rates from the second on") {
