@@ -2,8 +2,10 @@
 // cancel), port_forward into a sandbox's network namespace, attach to a container's main
 // process. Runs in k3c_shim_test (own mount and network namespaces, the binary is the shim).
 #include <dirent.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -151,6 +153,25 @@ std::string slurp_log(const Pod& pod, const std::string& name) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Brings up loopback in this test binary's own network namespace (shim_test_main.cpp made
+// it; it starts with lo down), for a hostNetwork pod's listener.
+std::string readlink_ns(const char* path) {
+  char buf[128] = {};
+  const ssize_t n = readlink(path, buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+bool loopback_up() {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ifreq request{};
+  std::snprintf(request.ifr_name, sizeof request.ifr_name, "lo");
+  bool ok = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &request) == 0;
+  request.ifr_flags |= IFF_UP;
+  ok = ok && ioctl(fd, SIOCSIFFLAGS, &request) == 0;
+  if (fd >= 0) close(fd);
+  return ok;
 }
 
 }  // namespace
@@ -392,6 +413,33 @@ TEST_CASE("attach to a container whose shim has no attach socket (an older k3c's
   REQUIRE_FALSE(refused.is_ok());
   CHECK(refused.status().code() == Code::kNotImplemented);
   CHECK(refused.status().message().find("started by an older k3c") != std::string::npos);
+}
+
+TEST_CASE("port_forward for a hostNetwork pod connects in k3c's own network namespace") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  // The test binary's namespace, never the host's: shim_test_main.cpp unshared it.
+  REQUIRE(readlink_ns("/proc/self/ns/net") != readlink_ns("/proc/1/ns/net"));
+  REQUIRE(loopback_up());
+  Pod pod(true);
+  pod.start("web", {"sh", "-c", "echo host-pf > /tmp/index.html; exec httpd -f -p 18089 -h /tmp"});
+  Result<int> conn = error(Code::kInternal, "not tried");
+  for (int i = 0; i < 100; ++i) {
+    conn = pod.runtime->port_forward(pod.sandbox, 18089);
+    if (conn.is_ok()) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  INFO(conn.status().to_string());
+  REQUIRE(conn.is_ok());
+  write_all(*conn, "GET /index.html HTTP/1.0\r\n\r\n");
+  const std::string answer = read_until(*conn);
+  close(*conn);
+  CHECK(answer.find("host-pf") != std::string::npos);
+  auto refused = pod.runtime->port_forward(pod.sandbox, 18090);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().rfind(
+            "failed to execute portforward in network namespace \"host\": failed to connect to "
+            "localhost:18090",
+            0) == 0);
 }
 
 }  // namespace k3c::runtime
