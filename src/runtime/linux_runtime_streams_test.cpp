@@ -155,6 +155,23 @@ std::string slurp_log(const Pod& pod, const std::string& name) {
   return s.str();
 }
 
+// A port-forward connection to `port` of the pod's sandbox once something listens there
+// (tried for 5 s), a GET of /index.html through it: the answer.
+std::string get_through_port_forward(Pod& pod, uint16_t port) {
+  Result<int> conn = error(Code::kInternal, "not tried");
+  for (int i = 0; i < 100; ++i) {  // httpd listens shortly after its start
+    conn = pod.runtime->port_forward(pod.sandbox, port);
+    if (conn.is_ok()) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  INFO(conn.status().to_string());
+  REQUIRE(conn.is_ok());
+  write_all(*conn, "GET /index.html HTTP/1.0\r\n\r\n");
+  const std::string answer = read_until(*conn);
+  close(*conn);
+  return answer;
+}
+
 // Brings up loopback in this test binary's own network namespace (shim_test_main.cpp made
 // it; it starts with lo down), for a hostNetwork pod's listener.
 std::string readlink_ns(const char* path) {
@@ -290,17 +307,7 @@ TEST_CASE("port_forward connects to localhost inside the pod's network namespace
   REQUIRE_ROOT_AND_BUSYBOX();
   Pod pod;
   pod.start("web", {"sh", "-c", "echo hello-pf > /tmp/index.html; exec httpd -f -p 8080 -h /tmp"});
-  Result<int> conn = error(Code::kInternal, "not tried");
-  for (int i = 0; i < 100; ++i) {  // httpd listens shortly after its start
-    conn = pod.runtime->port_forward(pod.sandbox, 8080);
-    if (conn.is_ok()) break;
-    std::this_thread::sleep_for(50ms);
-  }
-  INFO(conn.status().to_string());
-  REQUIRE(conn.is_ok());
-  write_all(*conn, "GET /index.html HTTP/1.0\r\n\r\n");
-  const std::string answer = read_until(*conn);
-  close(*conn);
+  const std::string answer = get_through_port_forward(pod, 8080);
   CHECK(answer.rfind("HTTP/1.", 0) == 0);
   CHECK(answer.find("hello-pf") != std::string::npos);
 
@@ -422,17 +429,7 @@ TEST_CASE("port_forward for a hostNetwork pod connects in k3c's own network name
   REQUIRE(loopback_up());
   Pod pod(true);
   pod.start("web", {"sh", "-c", "echo host-pf > /tmp/index.html; exec httpd -f -p 18089 -h /tmp"});
-  Result<int> conn = error(Code::kInternal, "not tried");
-  for (int i = 0; i < 100; ++i) {
-    conn = pod.runtime->port_forward(pod.sandbox, 18089);
-    if (conn.is_ok()) break;
-    std::this_thread::sleep_for(50ms);
-  }
-  INFO(conn.status().to_string());
-  REQUIRE(conn.is_ok());
-  write_all(*conn, "GET /index.html HTTP/1.0\r\n\r\n");
-  const std::string answer = read_until(*conn);
-  close(*conn);
+  const std::string answer = get_through_port_forward(pod, 18089);
   CHECK(answer.find("host-pf") != std::string::npos);
   auto refused = pod.runtime->port_forward(pod.sandbox, 18090);
   REQUIRE_FALSE(refused.is_ok());
