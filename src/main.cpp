@@ -1,5 +1,6 @@
 // k3c: one executable, every role. main() only hands over to the command line.
 #include <malloc.h>
+#include <signal.h>
 
 #include <cstring>
 
@@ -16,6 +17,10 @@ int main(int argc, char** argv) {
   // write, so arenas multiplied the resident memory: 184 MB instead of 97 MB holding 11,000
   // pods (bench/k3c_apiserver_bench). Two arenas keep allocation fast on these machines.
   mallopt(M_ARENA_MAX, 2);
+  // A write to a pipe whose reader is gone (an exec'd process's stdin after it exited) is an
+  // EPIPE error for the writer to handle, not a signal that ends k3c. Spawned processes get
+  // the default disposition back (spawn_shim).
+  signal(SIGPIPE, SIG_IGN);
   k3c::crash_report::install();
   return k3c::cli::run(argc, argv);
 }

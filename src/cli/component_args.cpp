@@ -27,6 +27,7 @@ struct ArgKey {
   Field<S> field;
   int min = 0;  // for integers
   int max = std::numeric_limits<int>::max();
+  bool ip_address = false;  // for strings: an IP address, not a path
 };
 
 // Upstream keys a user may well pass (k3s guides show them) that k3c does not act on: an
@@ -102,6 +103,12 @@ Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::s
     }
     if (!has_value) return bad(error(Code::kInvalid, "needs a value (KEY=VALUE)"));
     if (auto* field = std::get_if<std::string* (*)(S&)>(&spec.field)) {
+      if (spec.ip_address) {
+        auto ip = IpAddress::parse(value);
+        if (!ip.is_ok()) return bad(ip.status());
+        *(*field)(settings) = ip->to_string();
+        return Status::ok();
+      }
       // Paths: absolute, as the kubelet requires for its directories and cgroup root.
       if (!value.starts_with('/')) return bad(error(Code::kInvalid, "must be an absolute path"));
       *(*field)(settings) = std::string(value);
@@ -216,7 +223,9 @@ constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
 constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
 
 using Kubelet = kubelet::KubeletSettings;
-constexpr std::array<ArgKey<Kubelet>, 12> kKubeletKeys = {{
+constexpr std::array<ArgKey<Kubelet>, 14> kKubeletKeys = {{
+    {"address", +[](Kubelet& s) { return &s.address; }, 0, 0, true},
+    {"port", +[](Kubelet& s) { return &s.port; }, 0, 65535},
     {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
     {"pod-logs-dir", +[](Kubelet& s) { return &s.pod_logs_dir; }},
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},

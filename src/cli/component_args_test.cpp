@@ -84,6 +84,12 @@ TEST_CASE("kubelet args") {
         "kubelet flag container-log-max-size: expected a positive size such as 10Mi");
   CHECK(apply_kubelet_arg("container-log-max-files=1", s).message() ==
         "kubelet flag container-log-max-files: must be at least 2");
+  REQUIRE(apply_kubelet_arg("port=0", s).is_ok());
+  CHECK(s.port == 0);
+  REQUIRE(apply_kubelet_arg("address=127.0.0.1", s).is_ok());
+  CHECK(s.address == "127.0.0.1");
+  CHECK(apply_kubelet_arg("port=70000", s).message() == "kubelet flag port: must be at most 65535");
+  CHECK_FALSE(apply_kubelet_arg("address=not-an-ip", s).is_ok());
   CHECK(apply_kubelet_arg("eviction-hard=memory.available<5%", s).message() ==
         "kubelet flag eviction-hard is not supported by k3c");
   CHECK(apply_kubelet_arg("pod-infra-container-image=x", s)

@@ -80,6 +80,8 @@ kubelet::KubeletConfig kubelet_config(const ServerConfig& config) {
     k.node_taints.push_back({taint.key, taint.value, taint_effect(taint.effect)});
   }
   k.data_dir = config.node.data_dir;
+  // The server's PKI: the kubelet's serving certificate is issued from its CA.
+  k.tls_dir = config.node.data_dir + "/server/tls";
   k.cluster_dns = config.cluster_dns.to_string();
   k.cluster_domain = config.cluster_domain;
   k.control_plane = true;

@@ -64,6 +64,12 @@ struct ClientCertSpec {
 Result<CertKey> issue_client_cert(const CertKey& client_ca, const ClientCertSpec& spec,
                                   const Clock* clock = nullptr);
 
+// A new key and a one-year serving certificate (EKU serverAuth) for `sans` (IP addresses or
+// DNS names), signed by `server_ca`; the kubelet's for its port 10250. No paths.
+Result<CertKey> issue_serving_cert(const CertKey& server_ca, const std::string& common_name,
+                                   const std::vector<std::string>& sans,
+                                   const Clock* clock = nullptr);
+
 // Writes a k3s-shaped kubeconfig (cluster, user and context all named "default") to `path`
 // atomically, creating its parent directory, and leaves the file with `mode`.
 Status write_kubeconfig(const std::string& path, unsigned mode, const std::string& server_url,

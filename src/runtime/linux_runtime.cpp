@@ -60,9 +60,6 @@ NamespaceSetting join_or_host(const std::string& pinned) {
   return {NamespaceMode::kJoin, pinned};
 }
 
-// The shim's own directory inside the container's (launch_container creates and owns it).
-std::string process_dir(const std::string& container_dir) { return container_dir + "/process"; }
-
 bool process_started(const Result<ProcessState>& state) { return state.is_ok() && state->pid > 0; }
 
 }  // namespace
@@ -338,6 +335,7 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   spec.process = std::move(*process);
   spec.process.tty = config.tty;
   spec.process.stdin = config.stdin;
+  spec.process.stdin_once = config.stdin_once;
 
   if (Status s = cgroups_->create(record->cgroup, config.resources); !s.is_ok()) return fail(s);
   spec.cgroup_procs_files = cgroups_->procs_files(record->cgroup);
@@ -486,27 +484,15 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
                                            const std::vector<std::string>& cmd,
                                            std::chrono::milliseconds timeout) {
   if (cmd.empty()) return error(Code::kInvalid, "exec needs a command");
-  auto record = running_record(container_id);
-  if (!record.is_ok()) return record.status();
-  auto process = process_spec(*record);
-  if (!process.is_ok()) return process.status();
-  process->args = cmd;
-  return exec_in_container(process_dir(container_dir(container_id)), *process, timeout);
-}
-
-Result<ContainerRecord> LinuxRuntime::running_record(const std::string& id) const {
-  const std::string dir = container_dir(id);
-  auto record = load_container_record(dir + "/container.json");
-  if (!record.is_ok()) return record.status();
-  auto state = read_process_state(process_dir(dir));
-  if (!process_started(state) || state->exited)
-    return error(Code::kInvalid, "container " + id + " is not running");
-  return record;
+  ASSIGN_OR_RETURN(ContainerRecord record, running_container(container_id));
+  ASSIGN_OR_RETURN(ProcessSpec process, process_spec(record));
+  process.args = cmd;
+  return exec_in_container(process_dir(container_dir(container_id)), process, timeout);
 }
 
 Status LinuxRuntime::reopen_container_log(const std::string& container_id) {
-  auto record = running_record(container_id);
-  if (!record.is_ok()) return record.status();
+  ASSIGN_OR_RETURN(ContainerRecord record, running_container(container_id));
+  (void)record;  // running: its shim can be asked
   return runtime::reopen_container_log(process_dir(container_dir(container_id)));
 }
 

@@ -58,6 +58,13 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   Result<ExecResult> exec_sync(const std::string& container_id, const std::vector<std::string>& cmd,
                                std::chrono::milliseconds timeout) override;
   Result<ContainerStats> container_stats(const std::string& container_id) override;
+  // linux_runtime_streams.cpp
+  Result<std::unique_ptr<StreamSession>> exec(const std::string& container_id,
+                                              const std::vector<std::string>& cmd,
+                                              const StreamOptions& options) override;
+  Result<std::unique_ptr<StreamSession>> attach(const std::string& container_id,
+                                                const StreamOptions& options) override;
+  Result<int> port_forward(const std::string& sandbox_id, uint16_t port) override;
   void cancel_waits() override { cancelled_ = true; }
 
   Result<ImageSummary> image_status(const std::string& ref) override;
@@ -74,9 +81,10 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
                std::shared_ptr<const registry::Puller> puller);
   std::string sandbox_dir(const std::string& id) const;
   std::string container_dir(const std::string& id) const;
-  // The record of a container whose process runs; kInvalid when it does not (any more).
-  Result<ContainerRecord> running_record(const std::string& id) const;
   Status remove_container_locked(const std::string& id);
+  // The record of a container whose process runs; kInvalid (containerd's "container is in
+  // CONTAINER_EXITED state") when it does not.
+  Result<ContainerRecord> running_container(const std::string& container_id) const;
   Result<ProcessSpec> process_spec(const ContainerRecord& record) const;
 
   const std::string state_root_;

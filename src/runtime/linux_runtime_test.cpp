@@ -13,6 +13,7 @@
 
 #include "images/test_images.h"
 #include "runtime/cgroups/cgroup_manager.h"
+#include "runtime/linux_runtime_test_support.h"
 #include "temp_dir.h"
 
 namespace k3c::runtime {
@@ -27,11 +28,6 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-void reap_orphans() {
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
-}
-
 // A runtime over a temporary data dir with the busybox image imported, and a cgroup parent
 // of its own that is removed at the end, also when the test fails.
 struct Fixture {
@@ -39,16 +35,7 @@ struct Fixture {
   std::string cgroup_parent = "k3c-test-" + std::to_string(getpid());
   std::unique_ptr<LinuxRuntime> runtime;
 
-  Fixture() {
-    auto opened = LinuxRuntime::open({dir.path() + "/data", "", "/sys/fs/cgroup"});
-    REQUIRE(opened.is_ok());
-    runtime = std::move(*opened);
-    const std::string tar = dir.path() + "/busybox.tar";
-    std::ofstream(tar, std::ios::binary)
-        << testing::tar_of(testing::docker_archive_files(testing::busybox_image("busybox:test")),
-                           testing::Compression::kNone);
-    REQUIRE(runtime->images().import_file(tar).is_ok());
-  }
+  Fixture() { runtime = runtime_with_busybox(dir.path()); }
   ~Fixture() {
     if (auto sandboxes = runtime->list_pod_sandboxes(); sandboxes.is_ok())
       for (const SandboxStatus& s : *sandboxes) (void)runtime->remove_pod_sandbox(s.id);
@@ -91,18 +78,6 @@ ContainerConfig container(std::string name, std::vector<std::string> args) {
   config.log_path = config.name + "/0.log";
   return config;
 }
-
-#define REQUIRE_ROOT_AND_BUSYBOX()                                              \
-  do {                                                                          \
-    if (geteuid() != 0) {                                                       \
-      WARN("skipped: containers need root (mount, namespaces, cgroups)");       \
-      return;                                                                   \
-    }                                                                           \
-    if (access(testing::kBusyboxPath, X_OK) != 0) {                             \
-      WARN("skipped: /bin/busybox (Debian's busybox-static) is not installed"); \
-      return;                                                                   \
-    }                                                                           \
-  } while (0)
 
 TEST_CASE("a pod sandbox runs containers with its hostname, files, user and logs") {
   REQUIRE_ROOT_AND_BUSYBOX();

@@ -174,6 +174,35 @@ TEST_CASE("--kubelet-arg node-status-report-frequency makes the status heartbeat
   CHECK(ready_field("lastTransitionTime") == transition);
 }
 
+TEST_CASE("the kubelet API on port 10250: the admin's certificate gets in, no certificate 401") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  const std::string node = lower_host_name();
+  NodeSession s(box, {});
+  REQUIRE(eventually([&] { return s.node_ready(node); }));
+  CHECK(s.jsonpath("node/" + node, "{.status.daemonEndpoints.kubeletEndpoint.Port}") == "10250");
+  auto [code, body] = s.kubelet_get(box, "/healthz", "client-admin");
+  CHECK(code == "200");
+  CHECK(body == "ok");
+  std::tie(code, body) = s.kubelet_get(box, "/pods", "client-admin");
+  CHECK(code == "200");
+  CHECK(json::parse(body, nullptr, false).value("kind", "") == "PodList");
+  std::tie(code, body) = s.kubelet_get(box, "/stats/summary", "client-admin");
+  CHECK(code == "200");
+  const json summary = json::parse(body, nullptr, false);
+  INFO(body);
+  CHECK(summary["node"]["nodeName"] == node);
+  CHECK(summary["node"]["memory"]["workingSetBytes"].get<uint64_t>() > 0);
+  CHECK(summary["node"]["cpu"]["usageCoreNanoSeconds"].get<uint64_t>() > 0);
+  std::tie(code, body) = s.kubelet_get(box, "/metrics/resource", "client-admin");
+  CHECK(code == "200");
+  CHECK(body.find("\nnode_memory_working_set_bytes ") != std::string::npos);
+  CHECK(body.find("\nresource_scrape_error 0\n") != std::string::npos);
+  std::tie(code, body) = s.kubelet_get(box, "/pods", "");
+  CHECK(code == "401");
+  CHECK(body == "Unauthorized");
+}
+
 TEST_CASE("the scheduler binds a pod to the node; without its image it stays Pending") {
   if (!skip_reason().empty()) return;
   Sandbox box;

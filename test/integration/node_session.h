@@ -6,9 +6,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kubectl_runner.h"
+#include "run_command.h"
 
 namespace k3c {
 
@@ -41,6 +43,23 @@ struct NodeSession {
     auto r = kubectl(args);
     if (r.exit_code != 0) return nlohmann::json();
     return nlohmann::json::parse(r.out, nullptr, false);
+  }
+  // curl in the server's network namespace against the kubelet's HTTPS port (10250), trusting
+  // the cluster CA, with the client certificate `cert` of the server's PKI ("client-admin";
+  // "" for none): the HTTP code and the body.
+  std::pair<std::string, std::string> kubelet_get(const Sandbox& box, const std::string& path,
+                                                  const std::string& cert) const {
+    const std::string tls = box.data_dir() + "/server/tls/";
+    std::vector<std::string> argv = server.enter_prefix();
+    argv.insert(argv.end(), {"curl", "-s", "--max-time", "10", "--cacert", tls + "server-ca.crt",
+                             "-w", "\n%{http_code}"});
+    if (!cert.empty())
+      argv.insert(argv.end(), {"--cert", tls + cert + ".crt", "--key", tls + cert + ".key"});
+    argv.push_back("https://127.0.0.1:10250" + path);
+    const std::string out = run_command(argv).out;
+    const size_t newline = out.rfind('\n');
+    if (newline == std::string::npos) return {out, ""};
+    return {out.substr(newline + 1), out.substr(0, newline)};
   }
   bool node_ready(const std::string& node) const {
     return jsonpath("node/" + node, "{.status.conditions[?(@.type==\"Ready\")].status}") == "True";

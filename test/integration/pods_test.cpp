@@ -188,6 +188,42 @@ TEST_CASE("a pod runs to completion; kubectl logs and describe show it") {
   }
 }
 
+TEST_CASE("a running pod's usage in the kubelet's /stats/summary and /metrics/resource") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  p.s.ok({"run", "busy", "--image=busybox:1", "--restart=Never", "--", "sh", "-c",
+          "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exec sleep 3600"});
+  REQUIRE(eventually([&] { return p.phase("busy") == "Running"; }));
+  const std::string uid = p.s.jsonpath("pod/busy", "{.metadata.uid}");
+  nlohmann::json pod;
+  std::string last;  // the last answer, for a failure's message
+  const bool found = eventually([&] {
+    auto [code, body] = p.s.kubelet_get(box, "/stats/summary", "client-admin");
+    last = code + " " + body;
+    if (code != "200") return false;
+    const nlohmann::json summary = nlohmann::json::parse(body, nullptr, false);
+    for (const auto& candidate : summary["pods"])
+      if (candidate["podRef"]["uid"] == uid && !candidate["containers"].empty()) pod = candidate;
+    return !pod.is_null();
+  });
+  INFO(last);
+  REQUIRE(found);
+  INFO(pod.dump());
+  CHECK(pod["podRef"]["name"] == "busy");
+  CHECK(pod["podRef"]["namespace"] == "default");
+  CHECK(pod["containers"][0]["name"] == "busy");
+  CHECK(pod["containers"][0]["cpu"]["usageCoreNanoSeconds"].get<uint64_t>() > 0);
+  CHECK(pod["containers"][0]["memory"]["workingSetBytes"].get<uint64_t>() > 0);
+  CHECK(pod["memory"]["workingSetBytes"] == pod["containers"][0]["memory"]["workingSetBytes"]);
+  auto [code, metrics] = p.s.kubelet_get(box, "/metrics/resource", "client-admin");
+  CHECK(code == "200");
+  CHECK(metrics.find("container_cpu_usage_seconds_total{container=\"busy\",namespace=\"default\","
+                     "pod=\"busy\"} ") != std::string::npos);
+  CHECK(metrics.find("pod_memory_working_set_bytes{namespace=\"default\",pod=\"busy\"} ") !=
+        std::string::npos);
+}
+
 TEST_CASE("a Deployment's pods run; logs -f follows; deletion is graceful") {
   if (!skip_reason().empty()) return;
   Sandbox box;

@@ -16,6 +16,8 @@
 #include "roles/kubelet/node_reporter.h"
 #include "roles/kubelet/pods/pod_manager.h"
 #include "roles/kubelet/server/kubelet_api.h"
+#include "roles/kubelet/server/kubelet_server.h"
+#include "roles/kubelet/server/stats_collector.h"
 #include "roles/kubelet/volumes/volume_manager.h"
 
 namespace k3c::kubelet {
@@ -75,7 +77,6 @@ Status KubeletRole::start() {
   id.labels = config_.node_labels;
   id.taints = config_.node_taints;
   id.control_plane = config_.control_plane;
-  id.port = config_.port;
   id.kubelet_version = version::kKubernetesGitVersion;
   id.runtime_version = runtime_version();
   id.max_pods = config_.settings.max_pods;
@@ -117,6 +118,14 @@ Status KubeletRole::start() {
     pods_->set_pod_cleanup([volumes](const std::string& uid) { volumes->remove_pod(uid); });
     pods_->set_pod_refresh([volumes](const nlohmann::json& pod) { volumes->refresh(pod); });
   }
+  // Before the reporter: the node's daemonEndpoints carry the bound port.
+  auto port = serve_api();
+  if (!port.is_ok()) {
+    pods_.reset();
+    volumes_.reset();
+    return port.status();
+  }
+  id.port = *port;
   reporter_ = std::make_unique<NodeReporter>(*client_, std::move(id), *probe_, images_,
                                              events_.get(), config_.settings, clock_);
   {
@@ -145,35 +154,59 @@ Status KubeletRole::start() {
                           config_.settings.container_log_max_files});
     housekeeping_thread_ = std::thread([this] { run_housekeeping_loop(); });
   }
-  if (config_.endpoints) {
-    KubeletApiSources sources;
-    sources.runtime = runtime_;
-    std::shared_ptr<PodManager> pods = pods_;
-    sources.find_pod = [pods](const std::string& ns,
-                              const std::string& name) -> std::optional<nlohmann::json> {
-      if (pods == nullptr) return std::nullopt;
-      client::ObjectPtr pod = pods->pod(ns, name);
-      if (!pod) return std::nullopt;
-      return *pod;
-    };
-    sources.pods = [pods] {
-      std::vector<nlohmann::json> all;
-      if (pods != nullptr)
-        for (const client::ObjectPtr& pod : pods->pods()) all.push_back(*pod);
-      return all;
-    };
-    api_ = std::make_shared<KubeletApi>(std::move(sources));
-    std::weak_ptr<KubeletApi> api = api_;
-    config_.endpoints->add(node_name_, [api](http::Request& request) {
-      if (auto live = api.lock()) return live->handle(request);
-      http::Response gone;
-      gone.status = 503;
-      gone.body = "the kubelet is stopping\n";
-      return gone;
-    });
-  }
   ready_ = true;
   return Status::ok();
+}
+
+Result<uint16_t> KubeletRole::serve_api() {
+  KubeletApiSources sources;
+  sources.runtime = runtime_;
+  std::shared_ptr<PodManager> pods = pods_;
+  sources.find_pod = [pods](const std::string& ns,
+                            const std::string& name) -> std::optional<nlohmann::json> {
+    if (pods == nullptr) return std::nullopt;
+    client::ObjectPtr pod = pods->pod(ns, name);
+    if (!pod) return std::nullopt;
+    return *pod;
+  };
+  sources.pods = [pods] {
+    std::vector<nlohmann::json> all;
+    if (pods != nullptr)
+      for (const client::ObjectPtr& pod : pods->pods()) all.push_back(*pod);
+    return all;
+  };
+  if (runtime_ != nullptr) {
+    stats_ = std::make_shared<StatsCollector>(node_name_, *runtime_);
+    sources.stats = [stats = stats_] { return stats->collect(); };
+  }
+  api_ = std::make_shared<KubeletApi>(std::move(sources));
+  std::weak_ptr<KubeletApi> api = api_;
+  http::Handler handler = [api](http::Request& request) {
+    if (auto live = api.lock()) return live->handle(request);
+    http::Response gone;
+    gone.status = 503;
+    gone.body = "the kubelet is stopping\n";
+    return gone;
+  };
+  if (config_.endpoints) config_.endpoints->add(node_name_, handler);
+  const int port = config_.settings.port;
+  if (config_.tls_dir.empty()) return static_cast<uint16_t>(port);
+  KubeletServerOptions options;
+  options.address = config_.settings.address;
+  options.port = static_cast<uint16_t>(port);
+  options.node_name = node_name_;
+  options.node_ips = config_.node_ips;
+  options.tls_dir = config_.tls_dir;
+  auto server = KubeletServer::start(options, handler);
+  if (!server.is_ok()) {
+    if (config_.endpoints) config_.endpoints->remove(node_name_);
+    api_.reset();
+    return server.status();
+  }
+  https_ = std::move(*server);
+  log::for_role("kubelet")->info("serving the kubelet API on https://{}:{}", options.address,
+                                 https_->port());
+  return https_->port();
 }
 
 bool KubeletRole::sleep_for(std::chrono::nanoseconds d) {
@@ -248,7 +281,10 @@ void KubeletRole::stop() {
   cv_.notify_all();
   if (node_thread_.joinable()) node_thread_.join();
   if (config_.endpoints && !node_name_.empty()) config_.endpoints->remove(node_name_);
+  if (https_) https_->stop();
+  https_.reset();
   api_.reset();
+  stats_.reset();
   // Containers outlive k3c: a worker waiting out a grace period must not hold up the stop.
   if (runtime_) runtime_->cancel_waits();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();

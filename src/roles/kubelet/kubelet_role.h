@@ -1,10 +1,9 @@
 // The kubelet role: the node agent of `k3c server` (and later `k3c agent`). So far it
 // registers this machine as a Node, keeps the node's status current and renews its Lease
 // (node_reporter.h); with a runtime it runs the pods bound to the node (pods/pod_manager.h)
-// and serves the kubelet API in-process to the API server (server/kubelet_api.h); the API on
-// `port` over HTTPS arrives later
-// (doc/kubelet.md). It talks to the apiserver through the in-process client as
-// system:node:<name>.
+// and serves the kubelet API in-process to the API server (server/kubelet_api.h) and, with
+// a tls_dir, over HTTPS on settings.port (server/kubelet_server.h) (doc/kubelet.md). It talks to
+// the apiserver through the in-process client as system:node:<name>.
 //
 // Threads: start()/stop() from the RoleRunner. One node thread runs registration, the status
 // loop and the Lease; one event writer; with a runtime, the pod manager's and one
@@ -46,6 +45,8 @@ namespace volumes {
 class VolumeManager;
 }
 class KubeletApi;
+class KubeletServer;
+class StatsCollector;
 
 struct KubeletConfig {
   // The apiserver's handler chain, available once the apiserver role is up.
@@ -58,7 +59,9 @@ struct KubeletConfig {
   std::string cluster_dns;     // the DNS Service's IP, for the pods' resolv.conf
   std::string cluster_domain;  // "cluster.local"
   bool control_plane = false;  // a server's node: the role labels
-  uint16_t port = 10250;       // the kubelet API (not served over HTTPS yet), in daemonEndpoints
+  // The cluster PKI (<data-dir>/server/tls): with it the kubelet API is served over HTTPS on
+  // settings.address:settings.port (and that port is the node's daemonEndpoints); "": not.
+  std::string tls_dir;
   // Where the kubelet API is registered under the node name for the API server of this
   // process (pods/log and friends); may be null.
   std::shared_ptr<http::LocalEndpoints> endpoints;
@@ -106,6 +109,10 @@ class KubeletRole final : public Role {
   std::unique_ptr<LogRotator> log_rotator_;          // with pods_
   std::thread housekeeping_thread_;                  // runs both, with pods_
   std::shared_ptr<KubeletApi> api_;  // registered in config_.endpoints while running
+  std::shared_ptr<StatsCollector> stats_;  // with a runtime; shared with api_'s requests
+  std::unique_ptr<KubeletServer> https_;   // with config_.tls_dir
+  // Builds api_ and serves it (in-process, HTTPS); the bound HTTPS port, else settings.port.
+  Result<uint16_t> serve_api();
   std::string node_name_;
   std::mutex mu_;  // guards stopping_ for the node thread's waits
   std::condition_variable cv_;

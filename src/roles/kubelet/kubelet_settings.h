@@ -25,6 +25,10 @@ struct KubeletSettings {
   std::string cgroup_root = "/";
   // podLogsDir: where container logs go (<dir>/<ns>_<pod>_<uid>/<container>/<n>.log).
   std::string pod_logs_dir = "/var/log/pods";
+  // port: the kubelet API over HTTPS (0 = any free port, for tests).
+  int port = 10250;
+  // address: the IP the kubelet API listens on.
+  std::string address = "0.0.0.0";
   // pod-manifest-path (staticPodPath): the static pod manifests; "" = <data-dir>/agent/
   // pod-manifests, as k3s. file-check-frequency: how often it is read again.
   std::string pod_manifest_path;

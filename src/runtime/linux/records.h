@@ -38,6 +38,11 @@ Status save_record(const std::string& path, const ContainerRecord& record);
 Result<SandboxRecord> load_sandbox_record(const std::string& path);
 Result<ContainerRecord> load_container_record(const std::string& path);
 
+// The shim's own directory inside the container's (launch_container creates and owns it).
+inline std::string process_dir(const std::string& container_dir) {
+  return container_dir + "/process";
+}
+
 // A fresh 64-hex id, as containerd's.
 std::string new_runtime_id();
 

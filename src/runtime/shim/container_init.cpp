@@ -28,15 +28,6 @@ void check(int fd, const Status& status) {
   if (!status.is_ok()) report_child_error(fd, status);
 }
 
-Status setup_stdio(const ChildFds& fds) {
-  if (setsid() < 0) return fail("setsid", errno);
-  if (dup2(fds.stdin_fd, 0) < 0 || dup2(fds.stdout_fd, 1) < 0 || dup2(fds.stderr_fd, 2) < 0) {
-    return fail("dup2 stdio", errno);
-  }
-  if (fds.tty && ioctl(0, TIOCSCTTY, 0) != 0) return fail("set the controlling terminal", errno);
-  return Status::ok();
-}
-
 Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
   const std::pair<int, int> joins[] = {
       {fds.net_fd, CLONE_NEWNET}, {fds.ipc_fd, CLONE_NEWIPC}, {fds.uts_fd, CLONE_NEWUTS}};
@@ -56,6 +47,15 @@ Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
 }
 
 }  // namespace
+
+Status attach_stdio(const ChildFds& fds) {
+  if (setsid() < 0) return fail("setsid", errno);
+  if (dup2(fds.stdin_fd, 0) < 0 || dup2(fds.stdout_fd, 1) < 0 || dup2(fds.stderr_fd, 2) < 0) {
+    return fail("dup2 stdio", errno);
+  }
+  if (fds.tty && ioctl(0, TIOCSCTTY, 0) != 0) return fail("set the controlling terminal", errno);
+  return Status::ok();
+}
 
 void report_child_error(int fd, const Status& status) {
   const std::string text =
@@ -165,7 +165,7 @@ void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_c
   sigfillset(&all);
   sigprocmask(SIG_UNBLOCK, &all, nullptr);
   for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1}) signal(sig, SIG_DFL);
-  check(fds.error_fd, setup_stdio(fds));
+  check(fds.error_fd, attach_stdio(fds));
   check(fds.error_fd, enter_namespaces(spec, fds));
   check(fds.error_fd, prepare_rootfs(spec));
   char go = 0;

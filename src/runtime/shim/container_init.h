@@ -26,6 +26,10 @@ struct ChildFds {
 // The container's process: never returns (execs or _exits after reporting on error_fd).
 [[noreturn]] void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_cap);
 
+// A session of its own with stdio on the given fds (a terminal made the controlling one),
+// for the container's process and an exec'd one.
+Status attach_stdio(const ChildFds& fds);
+
 // The last steps, shared with exec_in_container's process: seccomp, identity, chdir, PATH
 // lookup, execve. Returns only on failure. `parent_death_kill`: keep PR_SET_PDEATHSIG so the
 // process dies with its parent (exec probes), else clear it (a container outlives its shim).

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ struct ProcessSpec {
   SeccompProfile seccomp = SeccompProfile::kUnconfined;
   bool tty = false;    // stdin/stdout/stderr on a pseudo-terminal the shim holds
   bool stdin = false;  // an open stdin (a pipe the shim holds) instead of /dev/null
+  // The shim closes the container's stdin once the first attached client that sent stdin
+  // ends it (no terminal only, as containerd).
+  bool stdin_once = false;
 };
 
 struct LaunchSpec {
@@ -112,6 +116,25 @@ Status remove_container_files(const std::string& state_dir);
 // container does not run.
 Result<ExecResult> exec_in_container(const std::string& state_dir, const ProcessSpec& process,
                                      std::chrono::milliseconds timeout);
+
+// Starts `process` in the running container as an interactive session (kubectl exec): its
+// stdin/stdout/stderr on pipes as `options` asks, or (tty) on a terminal opened inside the
+// container (its own devpts), the process made its session leader with the terminal as its
+// controlling one. The session's cancel() kills the process's whole session (a shell's
+// background jobs too) and reaps the helper. Errors as exec_in_container.
+Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& state_dir,
+                                                          const ProcessSpec& process,
+                                                          const StreamOptions& options);
+
+// Attaches to the container's main process through its shim's attach socket (kubectl
+// attach): from now on its output is copied into the session's stdout/stderr (one stream
+// with a terminal, `tty` as the container was created), the session's stdin into the
+// container's (when it was created with stdin). wait() returns the container's exit code,
+// or 0 when the end of the session's stdin detached it (no stdinOnce, as containerd);
+// cancel() detaches. kNotImplemented for a container whose shim has no attach socket (one
+// started by an older k3c).
+Result<std::unique_ptr<StreamSession>> attach_container(const std::string& state_dir,
+                                                        const StreamOptions& options, bool tty);
 
 // The shim mode, `k3c shim ...`: dispatched in main() before anything else.
 int shim_main(int argc, char** argv);

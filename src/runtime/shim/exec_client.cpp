@@ -1,5 +1,5 @@
-// exec_in_container: runs `k3c shim exec` (shim_exec.cpp) and collects its output, with a
-// deadline (see container_process.h).
+// exec_in_container and spawn_exec_helper: runs `k3c shim exec` (shim_exec.cpp), for exec_sync
+// collecting its output with a deadline (see container_process.h).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 #include "runtime/files.h"
 #include "runtime/shim/container_init.h"
 #include "runtime/shim/container_process.h"
+#include "runtime/shim/exec_helper.h"
 #include "runtime/shim/spawn_shim.h"
 #include "runtime/shim/state_files.h"
 
@@ -54,19 +55,21 @@ Status write_all(int fd, const std::string& bytes) {
 
 }  // namespace
 
-Result<ExecResult> exec_in_container(const std::string& state_dir, const ProcessSpec& process,
-                                     std::chrono::milliseconds timeout) {
+namespace shim {
+
+Result<ExecHelper> spawn_exec_helper(const std::string& state_dir, const ProcessSpec& process,
+                                     const std::vector<std::pair<int, int>>& fds) {
   ASSIGN_OR_RETURN(ProcessState state, read_process_state(state_dir));
   if (state.exited) return error(Code::kConflict, "the container is not running");
   ASSIGN_OR_RETURN(LaunchSpec spec, read_launch_spec(state_dir));
   if (process.args.empty()) return error(Code::kInvalid, "no command to run");
-  Pipe spec_pipe, report, out, err;
-  for (Pipe* p : {&spec_pipe, &report, &out, &err}) RETURN_IF_ERROR(p->open());
-  ASSIGN_OR_RETURN(
-      pid_t pid,
-      spawn_shim(spec.shim_binary, {"k3c", "shim", "exec", state_dir},
-                 {{spec_pipe.read, 3}, {report.write, 4}, {out.write, 1}, {err.write, 2}}, false));
-  for (Pipe* p : {&report, &out, &err}) p->close_write();
+  Pipe spec_pipe, report;
+  for (Pipe* p : {&spec_pipe, &report}) RETURN_IF_ERROR(p->open());
+  std::vector<std::pair<int, int>> mapped = {{spec_pipe.read, 3}, {report.write, 4}};
+  mapped.insert(mapped.end(), fds.begin(), fds.end());
+  ASSIGN_OR_RETURN(pid_t pid,
+                   spawn_shim(spec.shim_binary, {"k3c", "shim", "exec", state_dir}, mapped, false));
+  report.close_write();
   // The helper reads the whole spec before anything else, so this cannot deadlock.
   const Status sent = write_all(spec_pipe.write, encode_process_spec(process));
   spec_pipe.close_write();
@@ -75,6 +78,23 @@ Result<ExecResult> exec_in_container(const std::string& state_dir, const Process
     wait_exit_code(pid);
     return sent;
   }
+  ExecHelper helper;
+  helper.pid = pid;
+  helper.report = internal::Fd(report.read);
+  report.read = -1;
+  return helper;
+}
+
+}  // namespace shim
+
+Result<ExecResult> exec_in_container(const std::string& state_dir, const ProcessSpec& process,
+                                     std::chrono::milliseconds timeout) {
+  Pipe out, err;
+  for (Pipe* p : {&out, &err}) RETURN_IF_ERROR(p->open());
+  ASSIGN_OR_RETURN(ExecHelper helper,
+                   spawn_exec_helper(state_dir, process, {{out.write, 1}, {err.write, 2}}));
+  for (Pipe* p : {&out, &err}) p->close_write();
+  const pid_t pid = helper.pid;
   ExecResult result;
   std::string report_bytes;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -84,7 +104,7 @@ Result<ExecResult> exec_in_container(const std::string& state_dir, const Process
     size_t limit;
   } streams[3] = {{out.read, &result.stdout_bytes, kMaxOutput},
                   {err.read, &result.stderr_bytes, kMaxOutput},
-                  {report.read, &report_bytes, 64 * 1024}};
+                  {helper.report.get(), &report_bytes, 64 * 1024}};
   bool open[3] = {true, true, true};
   char buf[16 * 1024];
   while (open[0] || open[1] || open[2]) {

@@ -1,7 +1,6 @@
 // The k3c side of the shim: launching a container and reading, signalling and removing it
 // through its state directory (see container_process.h).
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
@@ -67,25 +66,6 @@ Status make_state_dir(const LaunchSpec& spec) {
   return write_spec_file(spec.state_dir, spec);
 }
 
-// Reads the shim's report ("ok\n" or "<code>\n<message>") until it closes the pipe.
-Status read_report(int fd, int timeout_ms) {
-  std::string bytes;
-  char buf[4096];
-  for (;;) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, timeout_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return error(Code::kTimeout, "the shim did not report within the deadline");
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    bytes.append(buf, static_cast<size_t>(n));
-  }
-  if (bytes == "ok\n") return Status::ok();
-  if (bytes.empty()) return error(Code::kInternal, "the shim exited without reporting");
-  return parse_child_error(bytes);
-}
-
 // Whether `pid` is the shim of `state_dir` (its command line names the directory).
 bool shim_alive(int pid, const std::string& state_dir) {
   auto cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline", 64 * 1024);
@@ -111,7 +91,7 @@ Result<ProcessState> launch_container(const LaunchSpec& spec) {
   Status status = spawned.status();
   if (spawned.is_ok()) {
     wait_exit_code(*spawned);  // the first shim process exits once it has detached
-    status = read_report(report[0], kLaunchTimeoutMs);
+    status = read_shim_report(report[0], kLaunchTimeoutMs);
   }
   close(report[0]);
   if (status.code() == Code::kTimeout) {

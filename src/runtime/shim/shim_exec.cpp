@@ -1,25 +1,35 @@
-// `k3c shim exec <state_dir>`: one process in a running container (exec probes, hooks).
-// Started by exec_in_container with the ProcessSpec JSON on fd 3 and a report pipe on fd 4,
-// stdout/stderr being the caller's capture pipes. It joins the container's pid namespace,
-// forks; the child joins the cgroups, the ipc, uts, net and mount namespaces, takes the
+// `k3c shim exec <state_dir>`: one process in a running container (exec probes, hooks,
+// kubectl exec). Started by exec_in_container or an exec session with the ProcessSpec JSON
+// on fd 3 and a report pipe on fd 4, stdin/stdout/stderr being the caller's pipes, and for
+// a terminal a unix socket on fd 5. It joins the container's pid namespace, forks; the
+// child joins the cgroups, the ipc, uts, net and mount namespaces, opens its terminal
+// inside the container (the master goes back over fd 5), takes its own session and the
 // process identity and execs. This process reports "ok" (or the error) on fd 4, waits and
-// exits with the child's status (128+signal when killed). Killing it kills the child
-// (PR_SET_PDEATHSIG), which is how the caller's timeout works.
+// exits with the child's status (128+signal when killed). SIGTERM makes it kill the child's
+// whole session (what a shell started in the background too) and exit; killing it kills
+// the child alone (PR_SET_PDEATHSIG), which is how the caller's timeout works.
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <string>
 
+#include "runtime/files.h"
+#include "runtime/internal/tree_at.h"
 #include "runtime/shim/container_init.h"
+#include "runtime/shim/fd_passing.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/shim_modes.h"
 #include "runtime/shim/state_files.h"
@@ -29,6 +39,7 @@ namespace {
 
 constexpr int kSpecFd = 3;
 constexpr int kReportFd = 4;
+constexpr int kConsoleFd = 5;
 
 int report_error(const Status& status) {
   const std::string text =
@@ -54,9 +65,29 @@ std::string read_all(int fd) {
 constexpr std::pair<const char*, int> kNamespaces[] = {
     {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS}, {"net", CLONE_NEWNET}, {"mnt", CLONE_NEWNS}};
 
+// After the mount namespace is joined: a terminal of the container's own devpts (so that
+// `tty` names /dev/pts/N inside it). The master goes to the caller over fd 5; the slave is
+// returned.
+Result<int> open_container_terminal() {
+  internal::Fd master(open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (master.get() < 0) return errno_status("open /dev/ptmx in the container", errno);
+  if (unlockpt(master.get()) != 0) return errno_status("unlockpt", errno);
+  const int slave = ioctl(master.get(), TIOCGPTPEER, O_RDWR | O_NOCTTY);
+  if (slave < 0) return errno_status("open the terminal (TIOCGPTPEER)", errno);
+  if (Status sent = send_fds(kConsoleFd, "t", {master.get()}); !sent.is_ok()) {
+    close(slave);
+    return sent;
+  }
+  close(kConsoleFd);
+  return slave;
+}
+
 [[noreturn]] void run_child(const LaunchSpec& spec, const ProcessSpec& process, const int* ns_fds,
                             int error_fd, int last_cap) {
   prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  sigset_t all;  // the helper blocked SIGTERM for its signalfd
+  sigfillset(&all);
+  sigprocmask(SIG_UNBLOCK, &all, nullptr);
   for (const std::string& file : spec.cgroup_procs_files) {
     // "0" is the writer itself, in cgroup v1 and v2 alike.
     const int fd = open(file.c_str(), O_WRONLY | O_CLOEXEC);
@@ -73,18 +104,67 @@ constexpr std::pair<const char*, int> kNamespaces[] = {
                                                     " namespace: " + strerror(errno)));
     }
   }
+  // Its own session: the helper kills the session on SIGTERM, and a terminal needs one.
+  ChildFds stdio{0, 1, 2, false};
+  if (process.tty) {
+    auto terminal = open_container_terminal();
+    if (!terminal.is_ok()) report_child_error(error_fd, terminal.status());
+    stdio = {*terminal, *terminal, *terminal, true};
+  }
+  if (Status attached = attach_stdio(stdio); !attached.is_ok()) {
+    report_child_error(error_fd, attached);
+  }
+  if (stdio.stdin_fd > 2) close(stdio.stdin_fd);
   report_child_error(error_fd, exec_process(process, last_cap, true));
+}
+
+// The session of `leader` (the exec'd process): every process in it gets SIGKILL. The
+// helper sees host pids; a session id is never reused while a member lives.
+void kill_session(pid_t leader) {
+  kill(leader, SIGKILL);
+  auto pids = list_dir("/proc");
+  if (!pids.is_ok()) return;
+  for (const std::string& name : *pids) {
+    const int pid = atoi(name.c_str());
+    if (pid <= 0) continue;
+    auto stat = read_file("/proc/" + name + "/stat", 4096);
+    if (!stat.is_ok()) continue;
+    const size_t paren = stat->rfind(')');
+    if (paren == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0, pgrp = 0, session = 0;
+    if (sscanf(stat->c_str() + paren + 1, " %c %d %d %d", &state, &ppid, &pgrp, &session) == 4 &&
+        session == leader) {
+      kill(pid, SIGKILL);
+    }
+  }
+}
+
+// Waits for the child; SIGTERM kills its session first.
+int wait_child(pid_t child, int signal_fd) {
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, child, 0));
+  while (pidfd >= 0) {
+    pollfd fds[2] = {{pidfd, POLLIN, 0}, {signal_fd, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    if (fds[0].revents) break;
+    signalfd_siginfo info{};
+    if (fds[1].revents && read(signal_fd, &info, sizeof info) == sizeof info) kill_session(child);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace
 
 int shim_exec(const std::string& state_dir) {
-  close_range(kReportFd + 1, ~0U, 0);
-  fcntl(kSpecFd, F_SETFD, FD_CLOEXEC);
-  fcntl(kReportFd, F_SETFD, FD_CLOEXEC);
+  close_range(kConsoleFd + 1, ~0U, 0);
+  for (int fd : {kSpecFd, kReportFd, kConsoleFd}) fcntl(fd, F_SETFD, FD_CLOEXEC);
   auto process = decode_process_spec(read_all(kSpecFd));
   if (!process.is_ok()) return report_error(process.status());
   close(kSpecFd);
+  if (!process->tty) close(kConsoleFd);
   auto spec = read_launch_spec(state_dir);
   if (!spec.is_ok()) return report_error(spec.status());
   auto start = read_start_record(state_dir);
@@ -115,11 +195,18 @@ int shim_exec(const std::string& state_dir) {
     return report_error(error(Code::kInternal, std::string("pipe: ") + strerror(errno)));
   }
   const int last_cap = last_capability();
+  // Blocked before the fork (the child unblocks it), so no SIGTERM is lost in between.
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  sigprocmask(SIG_BLOCK, &term, nullptr);
+  const int signal_fd = signalfd(-1, &term, SFD_CLOEXEC);
   const pid_t child = fork();
   if (child < 0)
     return report_error(error(Code::kInternal, std::string("fork: ") + strerror(errno)));
   if (child == 0) run_child(*spec, *process, ns_fds, error_pipe[1], last_cap);
   close(error_pipe[1]);
+  if (process->tty) close(kConsoleFd);
   const std::string failure = read_all(error_pipe[0]);
   int status = 0;
   if (!failure.empty()) {
@@ -128,9 +215,7 @@ int shim_exec(const std::string& state_dir) {
   }
   [[maybe_unused]] ssize_t n = write(kReportFd, "ok\n", 3);
   close(kReportFd);
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return wait_child(child, signal_fd);
 }
 
 }  // namespace k3c::runtime::shim

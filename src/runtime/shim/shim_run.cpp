@@ -3,8 +3,9 @@
 // (container_init.cpp), reports "ok" or the error on fd 3, then copies the container's
 // output into the CRI log until the process exits, records the exit and exits itself.
 //
-// One thread, poll() over the output pipes and a signalfd, fixed buffers: the shim stays
-// small (doc/runtime.md has its measured RSS).
+// One thread, poll() over the output pipes, a signalfd and the attach socket with its
+// clients (attach_server.h), fixed buffers: the shim stays small (doc/runtime.md has its
+// measured RSS).
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -17,7 +18,9 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "runtime/shim/attach_server.h"
 #include "runtime/shim/container_init.h"
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
@@ -185,7 +188,8 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
 }
 
 // Copies output into the log until the container exits; returns its exit record.
-ExitRecord supervise(const LaunchSpec& spec, Supervised& held, int signal_fd) {
+ExitRecord supervise(const LaunchSpec& spec, Supervised& held, int signal_fd,
+                     AttachServer& attach) {
   CriLogStream out("stdout"), err("stderr");
   int log_fd = open_log(spec.log_path);
   out.set_fd(log_fd);
@@ -196,24 +200,31 @@ ExitRecord supervise(const LaunchSpec& spec, Supervised& held, int signal_fd) {
       const ssize_t n = read(fd, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n > 0) {
-        stream.feed(std::string_view(buf, static_cast<size_t>(n)), unix_nanos_now());
+        const std::string_view bytes(buf, static_cast<size_t>(n));
+        stream.feed(bytes, unix_nanos_now());
+        attach.fan_out(&stream == &err, bytes);
         if (drain) continue;
         return;
       }
       if (n < 0 && errno == EAGAIN) return;
       // End of file (or EIO from a terminal whose other side closed).
       stream.finish(unix_nanos_now());
+      attach.forget(fd);
       close(fd);
       fd = -1;
       return;
     }
   };
   siginfo_t exit_info{};
+  std::vector<pollfd> fds;
+  fds.reserve(3 + 2 + 2 * AttachServer::kMaxClients);
   for (;;) {
-    pollfd fds[3] = {{signal_fd, POLLIN, 0}, {held.out_fd, POLLIN, 0}, {held.err_fd, POLLIN, 0}};
-    if (poll(fds, 3, -1) < 0 && errno != EINTR) break;
+    fds = {{signal_fd, POLLIN, 0}, {held.out_fd, POLLIN, 0}, {held.err_fd, POLLIN, 0}};
+    attach.add_poll_fds(fds);
+    if (poll(fds.data(), fds.size(), -1) < 0 && errno != EINTR) break;
     if (fds[1].revents) pump(held.out_fd, out, false);
     if (fds[2].revents) pump(held.err_fd, err, false);
+    attach.handle(fds.data() + 3, fds.size() - 3);
     if (!(fds[0].revents & POLLIN)) continue;
     signalfd_siginfo info{};
     if (read(signal_fd, &info, sizeof info) != sizeof info) continue;
@@ -254,6 +265,7 @@ ExitRecord supervise(const LaunchSpec& spec, Supervised& held, int signal_fd) {
     record.exit_code = 128 + exit_info.si_status;
   }
   if (log_fd >= 0) close(log_fd);
+  attach.finish(record.exit_code);
   return record;
 }
 
@@ -302,8 +314,14 @@ int shim_run(const std::string& state_dir) {
     report(report_fd, recorded);
     return 1;
   }
+  // Before the report: a client may attach as soon as the start returned. Without the
+  // socket (an error) the container runs all the same; attach then answers that it cannot.
+  AttachServer attach;
+  const int terminal = spec->process.tty ? held->out_fd : -1;
+  [[maybe_unused]] Status listening = attach.listen(
+      state_dir, {spec->process.stdin ? held->stdin_fd : -1, terminal, spec->process.stdin_once});
   report(report_fd, Status::ok());
-  const ExitRecord exit_record = supervise(*spec, *held, signal_fd);
+  const ExitRecord exit_record = supervise(*spec, *held, signal_fd, attach);
   // A failed write (disk full) leaves no exit file: read_process_state then reports the
   // shim gone without a record, which is what happened.
   [[maybe_unused]] Status written = write_exit_record(state_dir, exit_record);

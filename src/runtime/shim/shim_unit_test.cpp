@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "runtime/shim/container_init.h"
@@ -144,6 +145,14 @@ TEST_CASE("launch spec and state records survive a round trip through their file
   CHECK(back->process.groups == std::vector<uint32_t>{1, 2});
   CHECK(back->oom_score_adj == -997);
   CHECK(shim::decode_launch_spec("{\"id\": 1}").status().code() == Code::kCorrupt);
+  // stdin_once round-trips; a process spec written by an older k3c (no such key) reads false.
+  spec.process.stdin_once = true;
+  CHECK(shim::decode_process_spec(shim::encode_process_spec(spec.process))->stdin_once);
+  auto old = nlohmann::json::parse(shim::encode_process_spec(spec.process));
+  old.erase("stdin_once");
+  auto decoded = shim::decode_process_spec(old.dump());
+  REQUIRE(decoded.is_ok());
+  CHECK_FALSE(decoded->stdin_once);
 
   TempDir dir;
   REQUIRE(shim::write_start_record(dir.path(), {10, 11, 12, 13}).is_ok());

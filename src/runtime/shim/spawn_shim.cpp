@@ -2,6 +2,7 @@
 #include "runtime/shim/spawn_shim.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -9,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+
+#include "runtime/shim/container_init.h"
 
 extern char** environ;
 
@@ -70,6 +73,25 @@ int wait_exit_code(pid_t pid) {
     if (errno != EINTR) return -1;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Reads the shim's report ("ok\n" or "<code>\n<message>") until it closes the pipe.
+Status read_shim_report(int fd, int timeout_ms) {
+  std::string bytes;
+  char buf[4096];
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return error(Code::kTimeout, "the shim did not report within the deadline");
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  if (bytes == "ok\n") return Status::ok();
+  if (bytes.empty()) return error(Code::kInternal, "the shim exited without reporting");
+  return parse_child_error(bytes);
 }
 
 }  // namespace k3c::runtime::shim

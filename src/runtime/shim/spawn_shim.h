@@ -18,6 +18,10 @@ namespace k3c::runtime::shim {
 Result<pid_t> spawn_shim(const std::string& binary, const std::vector<std::string>& args,
                          const std::vector<std::pair<int, int>>& fds, bool new_session);
 
+// Reads a shim's report ("ok\n" or "<code>\n<message>", see container_init.h) until it
+// closes the pipe; kTimeout after `timeout_ms` without a byte.
+Status read_shim_report(int fd, int timeout_ms);
+
 // The exit status of a spawned process as a shell shows it (128+signal when killed).
 int wait_exit_code(pid_t pid);
 

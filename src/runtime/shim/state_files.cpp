@@ -75,7 +75,8 @@ json process_to_json(const ProcessSpec& p) {
       {"no_new_privs", p.no_new_privs},
       {"seccomp", p.seccomp == SeccompProfile::kRuntimeDefault ? "RuntimeDefault" : "Unconfined"},
       {"tty", p.tty},
-      {"stdin", p.stdin}};
+      {"stdin", p.stdin},
+      {"stdin_once", p.stdin_once}};
 }
 
 ProcessSpec process_from_json(const json& j) {
@@ -93,6 +94,7 @@ ProcessSpec process_from_json(const json& j) {
                   : SeccompProfile::kUnconfined;
   p.tty = j.at("tty").get<bool>();
   p.stdin = j.at("stdin").get<bool>();
+  p.stdin_once = j.value("stdin_once", false);  // absent in specs of older k3c versions
   return p;
 }
 

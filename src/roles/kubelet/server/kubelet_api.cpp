@@ -56,6 +56,8 @@ http::Response KubeletApi::handle(const http::Request& request) {
   }
   if (first == "containerLogs" && parts.size() == 4)
     return container_logs(request, parts[1], parts[2], parts[3]);
+  if (request.path == "/stats/summary") return stats_summary_response(sources_.stats);
+  if (request.path == "/metrics/resource") return resource_metrics_response(sources_.stats);
   for (const char* later : {"exec", "attach", "portForward", "run", "stats", "metrics"}) {
     if (first == later)
       return text(501, "/" + first + " is not implemented yet by the k3c kubelet\n");

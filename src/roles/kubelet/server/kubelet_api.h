@@ -1,5 +1,6 @@
-// The kubelet API (what port 10250 serves upstream): /healthz, /pods, /containerLogs; the
-// streaming endpoints (exec, attach, portForward) and stats answer 501 until they are built.
+// The kubelet API (what port 10250 serves upstream): /healthz, /pods, /containerLogs,
+// /stats/summary, /metrics/resource; the streaming endpoints (exec, attach, portForward)
+// answer 501 until they are built.
 // The API server of this process calls handle() directly (http::LocalEndpoints).
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "http/http.h"
+#include "roles/kubelet/server/stats_endpoints.h"
 #include "runtime/runtime_service.h"
 
 namespace k3c::kubelet {
@@ -21,6 +23,7 @@ struct KubeletApiSources {
   // Every pod bound to this node.
   std::function<std::vector<nlohmann::json>()> pods;
   runtime::RuntimeService* runtime = nullptr;
+  StatsSource stats;  // /stats/summary, /metrics/resource; unset: 503
 };
 
 class KubeletApi {

@@ -267,8 +267,18 @@ Status FakeRuntime::reopen_container_log(const std::string& container_id) {
   return Status::ok();
 }
 
-Result<ContainerStats> FakeRuntime::container_stats(const std::string&) {
-  return error(Code::kNotImplemented, "stats are not faked");
+void FakeRuntime::set_stats(const std::string& container_name, ContainerStats stats) {
+  std::lock_guard lock(mu_);
+  stats_[container_name] = stats;
+}
+
+Result<ContainerStats> FakeRuntime::container_stats(const std::string& container_id) {
+  std::lock_guard lock(mu_);
+  auto c = containers_.find(container_id);
+  if (c == containers_.end()) return error(Code::kNotFound, "container " + container_id);
+  auto s = stats_.find(c->second.config.name);
+  if (s == stats_.end()) return error(Code::kNotImplemented, "stats are not faked");
+  return s->second;
 }
 
 Result<ImageSummary> FakeRuntime::image_status(const std::string& ref) {

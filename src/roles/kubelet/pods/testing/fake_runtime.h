@@ -40,6 +40,8 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   void break_sandbox(const std::string& sandbox_id);
   // What exec_sync answers in containers with this name (default: exit 0, no output).
   void set_exec_result(const std::string& container_name, runtime::ExecResult result);
+  // What container_stats answers for containers with this name (default: not faked).
+  void set_stats(const std::string& container_name, runtime::ContainerStats stats);
   // Adds a sandbox no pod asked for, as if left behind by an earlier run.
   std::string add_stray_sandbox(const std::string& pod_uid);
 
@@ -96,6 +98,7 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::string sandbox_failure_;
   std::map<std::string, std::string> create_failures_;
   std::map<std::string, runtime::ExecResult> exec_results_;
+  std::map<std::string, runtime::ContainerStats> stats_;  // by container name
 };
 
 }  // namespace k3c::kubelet::testing
