@@ -16,6 +16,7 @@
 #include "push_stream.h"
 #include "run_command.h"
 #include "temp_dir.h"
+#include "tls_client_duplex.h"
 
 namespace k3c::http {
 namespace {
@@ -148,6 +149,95 @@ TEST_CASE("a stalled client does not hold up others, and stop() ends open connec
   close(fd);
   server.stop();
   REQUIRE(server.connections() == 0);
+}
+
+TEST_CASE("a 101 answer hands the connection to the upgrade handler, without idle timeout") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.idle_timeout = 1s;  // a switched connection outlives it
+  o.max_upgraded = 1;
+  std::atomic<bool> handler_done{false};
+  HttpsServer server(o, cert.context(), [&](Request& r) {
+    Response resp;
+    if (r.header("upgrade") != "echo") return resp;
+    resp.status = 101;
+    resp.set_header("Upgrade", "echo");
+    resp.set_header("Connection", "Upgrade");
+    resp.upgrade = [&](Duplex& d) {
+      char buf[64];
+      for (;;) {
+        auto n = d.read_some(buf, sizeof buf, 5s);
+        if (!n.is_ok() || *n == 0) break;
+        std::string up(buf, *n);
+        for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (!d.write_all(up).is_ok()) break;
+      }
+      handler_done = true;
+    };
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  testing::TlsClientDuplex client(server.port());
+  REQUIRE(client.ok());
+  // The first bytes ride along with the request: the server must keep what it read ahead.
+  std::string head = client.request(
+      "GET /x HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nhello");
+  REQUIRE_THAT(head, Catch::StartsWith("HTTP/1.1 101"));
+  CHECK_THAT(head, Catch::Contains("Upgrade: echo"));
+  std::string got;
+  char buf[64];
+  while (got.size() < 5) {
+    auto n = client.read_some(buf, sizeof buf, 5s);
+    REQUIRE(n.is_ok());
+    REQUIRE(*n > 0);
+    got.append(buf, *n);
+  }
+  CHECK(got == "HELLO");
+  // Past the idle timeout the tunnel still works.
+  std::this_thread::sleep_for(1500ms);
+  REQUIRE(client.write_all("again").is_ok());
+  got.clear();
+  while (got.size() < 5) {
+    auto n = client.read_some(buf, sizeof buf, 5s);
+    REQUIRE(n.is_ok());
+    REQUIRE(*n > 0);
+    got.append(buf, *n);
+  }
+  CHECK(got == "AGAIN");
+
+  // A second switched connection is over the limit of one.
+  testing::TlsClientDuplex second(server.port());
+  REQUIRE(second.ok());
+  std::string refused =
+      second.request("GET /x HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n");
+  CHECK_THAT(refused, Catch::StartsWith("HTTP/1.1 503"));
+
+  // stop() ends the tunnel: the handler's read fails and it returns.
+  server.stop();
+  CHECK(handler_done);
+  CHECK(server.connections() == 0);
+}
+
+TEST_CASE("an in-memory pipe carries bytes both ways, bounded, and closes both ends") {
+  auto [a, b] = make_pipe(4);
+  std::thread writer([&a = a] { REQUIRE(a->write_all("0123456789").is_ok()); });
+  std::string got;
+  char buf[3];
+  while (got.size() < 10) {
+    auto n = b->read_some(buf, sizeof buf, 1s);
+    REQUIRE(n.is_ok());
+    got.append(buf, *n);
+  }
+  writer.join();
+  CHECK(got == "0123456789");
+  CHECK(b->read_some(buf, sizeof buf, 10ms).status().code() == Code::kTimeout);
+  a->close();
+  auto eof = b->read_some(buf, sizeof buf, 1s);
+  REQUIRE(eof.is_ok());
+  CHECK(*eof == 0);
+  CHECK(b->write_all("x").code() == Code::kServiceUnavailable);
 }
 
 }  // namespace
