@@ -51,9 +51,8 @@ class PipeEnd final : public Duplex {
   Status write_all(std::string_view bytes) override {
     std::unique_lock lock(out_.mu);
     while (!bytes.empty()) {
-      if (!out_.cv.wait_for(lock, 30s, [&] {
-            return out_.closed || out_.bytes.size() < shared_->capacity;
-          }))
+      if (!out_.cv.wait_for(lock, 30s,
+                            [&] { return out_.closed || out_.bytes.size() < shared_->capacity; }))
         return error(Code::kTimeout, "the peer did not read for 30 s");
       if (out_.closed) return error(Code::kServiceUnavailable, "the pipe is closed");
       size_t n = std::min(bytes.size(), shared_->capacity - out_.bytes.size());

@@ -1,9 +1,10 @@
 // The remote-command channels over WebSocket and over SPDY (see internal/command_channels.h).
+#include "streaming/internal/command_channels.h"
+
 #include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "streaming/internal/command_channels.h"
 #include "streaming/spdy.h"
 #include "streaming/websocket.h"
 

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,11 +14,15 @@
 #include <thread>
 
 #include "core/log.h"
+#include "streaming/internal/http_text.h"
 #include "streaming/spdy.h"
 #include "streaming/websocket.h"
 
 namespace k3c::streaming {
 namespace {
+
+using internal::iequals;
+using internal::plain_text;
 
 using namespace std::chrono_literals;
 
@@ -28,18 +31,6 @@ constexpr const char* kWebSocketProtocol = "SPDY/3.1+portforward.k8s.io";
 constexpr auto kPollEvery = 200ms;
 constexpr size_t kCopyChunk = 32 << 10;
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-http::Response text(int status, const std::string& body) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  r.body = body + "\n";
-  return r;
-}
-
 // One forwarded connection: the client's error and data streams and the pod-side socket.
 struct Forward {
   std::string port_text;
@@ -47,7 +38,8 @@ struct Forward {
   uint32_t error_id = 0, data_id = 0;
   int fd = -1;
   std::atomic<bool> stop{false};
-  std::thread reader;  // socket -> data stream
+  std::atomic<bool> done{false};  // the pod side ended (or the dial failed): both streams FINed
+  std::thread reader;             // socket -> data stream
 
   ~Forward() {
     stop = true;
@@ -82,6 +74,7 @@ class Tunnel {
 
  private:
   Status handle(spdy::Frame& f) {
+    reap();
     switch (f.type) {
       case spdy::FrameType::kSynStream:
         return open_stream(f);
@@ -115,7 +108,8 @@ class Tunnel {
       // Old clients: the data stream follows its error stream (ids two apart).
       request_id = std::to_string(type == "data" ? f.stream_id - 2 : f.stream_id);
     }
-    if (type != "error" && type != "data") return conn_.send_reset(f.stream_id, spdy::kProtocolError);
+    if (type != "error" && type != "data")
+      return conn_.send_reset(f.stream_id, spdy::kProtocolError);
     std::shared_ptr<Forward>& fw = pending_[request_id];
     if (!fw) {
       if (forwards_.size() >= options_.max_connections) {
@@ -140,11 +134,11 @@ class Tunnel {
   // Both streams are open: dial the pod's port and start copying its answers back.
   void start(Forward& fw) {
     uint16_t port = 0;
-    auto [end, ec] = std::from_chars(fw.port_text.data(),
-                                     fw.port_text.data() + fw.port_text.size(), port);
+    auto [end, ec] =
+        std::from_chars(fw.port_text.data(), fw.port_text.data() + fw.port_text.size(), port);
     std::string failure;
-    if (fw.port_text.empty() || ec != std::errc() || end != fw.port_text.data() + fw.port_text.size() ||
-        port == 0) {
+    if (fw.port_text.empty() || ec != std::errc() ||
+        end != fw.port_text.data() + fw.port_text.size() || port == 0) {
       failure = "invalid port \"" + fw.port_text + "\"";
     } else {
       auto fd = dial_(port);
@@ -160,6 +154,7 @@ class Tunnel {
       log::for_role("kubelet")->info("port-forward: {}", failure);
       (void)conn_.send_data(fw.error_id, failure, true);  // the client may be gone already
       (void)conn_.send_data(fw.data_id, "", true);
+      fw.done = true;
       return;
     }
     fw.reader = std::thread([this, &fw] { copy_to_client(fw); });
@@ -181,7 +176,23 @@ class Tunnel {
       // EOF (or a reset) from the pod: end both streams; the client closes its side.
       (void)conn_.send_data(fw.data_id, "", true);  // best effort: the client may be gone
       (void)conn_.send_data(fw.error_id, "", true);
+      fw.done = true;
       return;
+    }
+  }
+
+  // Forgets the connections whose pod side has ended (their streams are FINed), so that
+  // clients that never reset their streams do not use up the bound.
+  void reap() {
+    for (auto it = forwards_.begin(); it != forwards_.end();) {
+      std::shared_ptr<Forward> fw = *it;
+      if (!fw->done) {
+        ++it;
+        continue;
+      }
+      by_stream_.erase(fw->data_id);
+      by_stream_.erase(fw->error_id);
+      it = forwards_.erase(it);
     }
   }
 
@@ -245,10 +256,10 @@ http::Response serve_port_forward(const http::Request& request, PortForwardOptio
                                                                             std::move(dial));
   if (is_websocket_request(request)) {
     if (!choose_subprotocol(request, {kWebSocketProtocol}))
-      return text(400, std::string("unable to upgrade: the websocket subprotocol ") +
-                           kWebSocketProtocol + " was not offered");
+      return plain_text(400, std::string("unable to upgrade: the websocket subprotocol ") +
+                                 kWebSocketProtocol + " was not offered");
     auto answer = websocket_handshake(request, kWebSocketProtocol);
-    if (!answer.is_ok()) return text(400, answer.status().message());
+    if (!answer.is_ok()) return plain_text(400, answer.status().message());
     answer->upgrade = [shared](http::Duplex& io) {
       WebSocket ws(io, {.max_message = 1 << 20, .allow_text = false});
       WebSocketDuplex tunnel(ws, io);
@@ -259,11 +270,13 @@ http::Response serve_port_forward(const http::Request& request, PortForwardOptio
   }
   auto upgrade = request.header("upgrade");
   if (!upgrade || !iequals(*upgrade, "SPDY/3.1"))
-    return text(400, "unable to upgrade: missing upgrade headers in request (SPDY/3.1, or a "
-                     "websocket with SPDY/3.1+portforward.k8s.io)");
+    return plain_text(400,
+                      "unable to upgrade: missing upgrade headers in request (SPDY/3.1, or a "
+                      "websocket with SPDY/3.1+portforward.k8s.io)");
   if (!offers(request, kProtocol))
-    return text(403, std::string("unable to upgrade: unable to negotiate protocol: server "
-                                 "supports [") + kProtocol + "]");
+    return plain_text(403, std::string("unable to upgrade: unable to negotiate protocol: server "
+                                       "supports [") +
+                               kProtocol + "]");
   http::Response r;
   r.status = 101;
   r.set_header("Connection", "Upgrade");

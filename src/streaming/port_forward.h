@@ -35,7 +35,6 @@ http::Response serve_port_forward(const http::Request& request, PortForwardOptio
                                   PortDialer dial);
 
 // Serves the SPDY side of a tunnel over `io` (exposed for tests over in-memory pipes).
-void run_port_forward(http::Duplex& io, const PortForwardOptions& options,
-                      const PortDialer& dial);
+void run_port_forward(http::Duplex& io, const PortForwardOptions& options, const PortDialer& dial);
 
 }  // namespace k3c::streaming

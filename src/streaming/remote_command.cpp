@@ -4,19 +4,23 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/go_format.h"
 #include "core/log.h"
 #include "streaming/internal/command_channels.h"
+#include "streaming/internal/http_text.h"
 #include "streaming/websocket.h"
 
 namespace k3c::streaming {
 namespace {
+
+using internal::iequals;
+using internal::plain_text;
 
 using namespace std::chrono_literals;
 using internal::Input;
@@ -26,21 +30,9 @@ constexpr const char* kV4 = "v4.channel.k8s.io";
 constexpr auto kPollEvery = 200ms;
 constexpr size_t kCopyChunk = 32 << 10;
 
-http::Response text(int status, const std::string& body) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  r.body = body + "\n";
-  return r;
-}
-
 bool flag(const http::Request& request, std::string_view name) {
   auto v = request.param(name);
   return v && (*v == "1" || *v == "true");
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
 // Every protocol the client lists in X-Stream-Protocol-Version (repeated or comma-separated).
@@ -112,12 +104,6 @@ bool copy_outputs(internal::CommandChannels& ch, runtime::StreamSession& s,
     }
   }
   return true;
-}
-
-std::string go_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? " " : "") + items[i];
-  return out + "]";
 }
 
 // Runs one session over `ch`: this thread takes the client's input, a second thread copies
@@ -204,9 +190,9 @@ std::string command_status(const CommandRequest& what, const Result<int>& exit) 
     s["details"] = {{"causes", {{{"reason", "ExitCode"}, {"message", code}}}}};
     return s.dump();
   }
-  const std::string cause = (what.attach ? "error attaching to container: "
-                                         : "error executing command in container: ") +
-                            exit.status().message();
+  const std::string cause =
+      (what.attach ? "error attaching to container: " : "error executing command in container: ") +
+      exit.status().message();
   s["message"] = "Internal error occurred: " + cause;
   s["reason"] = "InternalError";
   s["details"] = {{"causes", {{{"message", cause}}}}};
@@ -221,10 +207,11 @@ http::Response serve_remote_command(const http::Request& request, CommandRequest
     case Transport::kWebSocket: {
       auto protocol = choose_subprotocol(request, {kV5, kV4});
       if (!protocol)
-        return text(400, "unable to upgrade: none of the offered websocket subprotocols is "
-                         "supported (supported: v5.channel.k8s.io, v4.channel.k8s.io)");
+        return plain_text(400,
+                          "unable to upgrade: none of the offered websocket subprotocols is "
+                          "supported (supported: v5.channel.k8s.io, v4.channel.k8s.io)");
       auto answer = websocket_handshake(request, *protocol);
-      if (!answer.is_ok()) return text(400, answer.status().message());
+      if (!answer.is_ok()) return plain_text(400, answer.status().message());
       const bool v5 = *protocol == kV5;
       answer->upgrade = [session, shared_what, v5](http::Duplex& io) {
         auto ch = internal::websocket_channels(io, v5);
@@ -235,8 +222,8 @@ http::Response serve_remote_command(const http::Request& request, CommandRequest
     case Transport::kSpdy: {
       std::vector<std::string> offered = stream_protocols(request);
       if (std::find(offered.begin(), offered.end(), kV4) == offered.end())
-        return text(403, "unable to upgrade: unable to negotiate protocol: client supports " +
-                             go_list(offered) + ", server supports [" + kV4 + "]");
+        return plain_text(403, "unable to upgrade: unable to negotiate protocol: client supports " +
+                                   go_list(offered) + ", server supports [" + kV4 + "]");
       http::Response r;
       r.status = 101;
       r.set_header("Connection", "Upgrade");
@@ -255,8 +242,9 @@ http::Response serve_remote_command(const http::Request& request, CommandRequest
     case Transport::kNone:
       break;
   }
-  return text(400, "unable to upgrade: missing upgrade headers in request (websocket with "
-                   "v5.channel.k8s.io, or SPDY/3.1)");
+  return plain_text(400,
+                    "unable to upgrade: missing upgrade headers in request (websocket with "
+                    "v5.channel.k8s.io, or SPDY/3.1)");
 }
 
 }  // namespace k3c::streaming

@@ -4,8 +4,8 @@
 #include "streaming/remote_command.h"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "fakes/host_process_session.h"
@@ -15,9 +15,9 @@ namespace k3c::streaming {
 namespace {
 
 using namespace std::chrono_literals;
+using nlohmann::json;
 using testing::client_frame;
 using testing::FrameReader;
-using nlohmann::json;
 
 http::Request ws_request(const std::string& protocol, const std::string& query_flags) {
   http::Request r;
@@ -77,7 +77,8 @@ TEST_CASE("exec over v5.channel.k8s.io: stdin, stdout, stderr, the close signal,
   std::vector<std::string> cmd = {"sh", "-c", "cat; echo oops >&2; exit 3"};
   auto session = std::make_shared<k3c::testing::HostProcessSession>(cmd, o);
   REQUIRE(session->started());
-  auto s = serve(ws_request("v4.channel.k8s.io,v5.channel.k8s.io", "ioe"), {o, cmd, false}, session);
+  auto s =
+      serve(ws_request("v4.channel.k8s.io,v5.channel.k8s.io", "ioe"), {o, cmd, false}, session);
   REQUIRE(s->client->write_all(client_frame(0x2, std::string("\0hello ", 7))).is_ok());
   REQUIRE(s->client->write_all(client_frame(0x2, std::string("\0world", 6))).is_ok());
   REQUIRE(s->client->write_all(client_frame(0x9, "ping?")).is_ok());
@@ -92,8 +93,7 @@ TEST_CASE("exec over v5.channel.k8s.io: stdin, stdout, stderr, the close signal,
   CHECK(status["message"] ==
         "command terminated with non-zero exit code: error executing command "
         "[sh -c cat; echo oops >&2; exit 3], exit code 3");
-  CHECK(status["details"]["causes"] ==
-        json::parse(R"([{"reason":"ExitCode","message":"3"}])"));
+  CHECK(status["details"]["causes"] == json::parse(R"([{"reason":"ExitCode","message":"3"}])"));
 }
 
 TEST_CASE("exec over v4 without stdin ends with Success and needs no client input") {
@@ -197,8 +197,8 @@ TEST_CASE("exec over SPDY v4: the client's streams, stdin with FIN, output FINs,
 
 TEST_CASE("requests the protocol cannot serve are answered in plain HTTP") {
   runtime::StreamOptions o;
-  auto session = std::make_shared<k3c::testing::HostProcessSession>(
-      std::vector<std::string>{"true"}, o);
+  auto session =
+      std::make_shared<k3c::testing::HostProcessSession>(std::vector<std::string>{"true"}, o);
   http::Request none;
   none.method = "POST";
   serve(none, {o, {"true"}, false}, session, 400);

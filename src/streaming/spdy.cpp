@@ -12,10 +12,12 @@ constexpr size_t kReadChunk = 32 << 10;
 constexpr size_t kMaxDataFrame = 32 << 10;
 
 void put32(std::string& out, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
 void put24(std::string& out, uint32_t v) {
-  for (int shift = 16; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xFF));
+  for (int shift = 16; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xFF));
 }
 uint32_t get32(std::string_view s, size_t at) {
   const auto* b = reinterpret_cast<const uint8_t*>(s.data() + at);

@@ -38,8 +38,8 @@ enum class FrameType : uint16_t {
 constexpr uint8_t kFlagFin = 0x01;
 constexpr uint8_t kFlagUnidirectional = 0x02;
 // RST_STREAM status codes.
-constexpr uint32_t kProtocolError = 1, kInvalidStream = 2, kRefusedStream = 3,
-                   kStreamInUse = 8, kCancel = 5, kInternalError = 6;
+constexpr uint32_t kProtocolError = 1, kInvalidStream = 2, kRefusedStream = 3, kStreamInUse = 8,
+                   kCancel = 5, kInternalError = 6;
 
 using Headers = std::vector<std::pair<std::string, std::string>>;  // names lower-case
 
@@ -124,10 +124,10 @@ class SpdyConnection {
 
  private:
   http::Duplex& io_;
-  FrameParser parser_;             // reader thread only
-  HeaderDecompressor inflater_;    // reader thread only
+  FrameParser parser_;                         // reader thread only
+  HeaderDecompressor inflater_;                // reader thread only
   std::atomic<uint32_t> last_peer_stream_{0};  // written by the reader thread
-  std::mutex write_mu_;            // guards deflater_ and the order of frames on the wire
+  std::mutex write_mu_;  // guards deflater_ and the order of frames on the wire
   HeaderCompressor deflater_;
 };
 

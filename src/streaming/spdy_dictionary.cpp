@@ -9,17 +9,71 @@
 namespace k3c::streaming::spdy {
 namespace {
 
-constexpr const char* kWords[] = {
-    "options", "head", "post", "put", "delete", "trace", "accept", "accept-charset",
-    "accept-encoding", "accept-language", "accept-ranges", "age", "allow", "authorization",
-    "cache-control", "connection", "content-base", "content-encoding", "content-language",
-    "content-length", "content-location", "content-md5", "content-range", "content-type",
-    "date", "etag", "expect", "expires", "from", "host", "if-match", "if-modified-since",
-    "if-none-match", "if-range", "if-unmodified-since", "last-modified", "location",
-    "max-forwards", "pragma", "proxy-authenticate", "proxy-authorization", "range", "referer",
-    "retry-after", "server", "te", "trailer", "transfer-encoding", "upgrade", "user-agent",
-    "vary", "via", "warning", "www-authenticate", "method", "get", "status", "200 OK",
-    "version", "HTTP/1.1", "url", "public", "set-cookie", "keep-alive", "origin"};
+constexpr const char* kWords[] = {"options",
+                                  "head",
+                                  "post",
+                                  "put",
+                                  "delete",
+                                  "trace",
+                                  "accept",
+                                  "accept-charset",
+                                  "accept-encoding",
+                                  "accept-language",
+                                  "accept-ranges",
+                                  "age",
+                                  "allow",
+                                  "authorization",
+                                  "cache-control",
+                                  "connection",
+                                  "content-base",
+                                  "content-encoding",
+                                  "content-language",
+                                  "content-length",
+                                  "content-location",
+                                  "content-md5",
+                                  "content-range",
+                                  "content-type",
+                                  "date",
+                                  "etag",
+                                  "expect",
+                                  "expires",
+                                  "from",
+                                  "host",
+                                  "if-match",
+                                  "if-modified-since",
+                                  "if-none-match",
+                                  "if-range",
+                                  "if-unmodified-since",
+                                  "last-modified",
+                                  "location",
+                                  "max-forwards",
+                                  "pragma",
+                                  "proxy-authenticate",
+                                  "proxy-authorization",
+                                  "range",
+                                  "referer",
+                                  "retry-after",
+                                  "server",
+                                  "te",
+                                  "trailer",
+                                  "transfer-encoding",
+                                  "upgrade",
+                                  "user-agent",
+                                  "vary",
+                                  "via",
+                                  "warning",
+                                  "www-authenticate",
+                                  "method",
+                                  "get",
+                                  "status",
+                                  "200 OK",
+                                  "version",
+                                  "HTTP/1.1",
+                                  "url",
+                                  "public",
+                                  "set-cookie",
+                                  "keep-alive",
+                                  "origin"};
 
 constexpr std::string_view kTail =
     "100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505"
@@ -34,7 +88,8 @@ std::string build() {
   std::string d;
   for (std::string_view w : kWords) {
     const auto n = static_cast<uint32_t>(w.size());
-    for (int shift = 24; shift >= 0; shift -= 8) d.push_back(static_cast<char>((n >> shift) & 0xFF));
+    for (int shift = 24; shift >= 0; shift -= 8)
+      d.push_back(static_cast<char>((n >> shift) & 0xFF));
     d.append(w);
   }
   d.append(kTail);

@@ -127,9 +127,10 @@ TEST_CASE("malformed frames are errors") {
   }
   {
     FrameParser p;
-    p.feed(std::string("\x80\x03\x00\x01\x00\x00\x00\x0e\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00"
-                       "junk",
-                       22));  // SYN_STREAM with a header block that is not zlib
+    p.feed(
+        std::string("\x80\x03\x00\x01\x00\x00\x00\x0e\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00"
+                    "junk",
+                    22));  // SYN_STREAM with a header block that is not zlib
     CHECK(p.next(in).status().code() == Code::kBadRequest);
   }
 }

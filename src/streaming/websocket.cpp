@@ -2,21 +2,19 @@
 #include "streaming/websocket.h"
 
 #include <openssl/evp.h>
-#include <strings.h>
 
 #include "core/base64.h"
+#include "streaming/internal/http_text.h"
 
 namespace k3c::streaming {
 namespace {
+
+using internal::iequals;
 
 constexpr std::string_view kGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 constexpr uint8_t kContinuation = 0x0, kText = 0x1, kBinary = 0x2, kClose = 0x8, kPing = 0x9,
                   kPong = 0xA;
 constexpr size_t kReadChunk = 32 << 10;
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -94,7 +92,8 @@ Result<std::optional<WebSocket::FrameHead>> WebSocket::parse_head() const {
   if (have < 2) return std::optional<FrameHead>();
   FrameHead h;
   h.fin = (b[0] & 0x80) != 0;
-  if ((b[0] & 0x70) != 0) return error(Code::kBadRequest, "reserved bits set (no extension was agreed)");
+  if ((b[0] & 0x70) != 0)
+    return error(Code::kBadRequest, "reserved bits set (no extension was agreed)");
   h.opcode = b[0] & 0x0F;
   h.masked = (b[1] & 0x80) != 0;
   uint64_t length = b[1] & 0x7F;
@@ -136,8 +135,8 @@ Result<std::optional<std::string>> WebSocket::read_message(std::chrono::millisec
     if (h && control && (h->length > 125 || !h->fin))
       return fail(1002, "control frame too long or fragmented");
     if (h && !control && partial_.size() + h->length > options_.max_message)
-      return fail(1009, "message over the limit of " + std::to_string(options_.max_message) +
-                            " bytes");
+      return fail(1009,
+                  "message over the limit of " + std::to_string(options_.max_message) + " bytes");
     if (h && !h->masked) return fail(1002, "client frames must be masked");
     if (!h || buffer_.size() < h->header_size + h->length) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -202,7 +201,8 @@ Status WebSocket::send_frame(uint8_t opcode, std::string_view payload) {
     frame.push_back(static_cast<char>(payload.size() & 0xFF));
   } else {
     frame.push_back(static_cast<char>(127));
-    for (int i = 7; i >= 0; --i) frame.push_back(static_cast<char>((uint64_t{payload.size()} >> (8 * i)) & 0xFF));
+    for (int i = 7; i >= 0; --i)
+      frame.push_back(static_cast<char>((uint64_t{payload.size()} >> (8 * i)) & 0xFF));
   }
   frame.append(payload);
   std::lock_guard lock(write_mu_);

@@ -86,7 +86,8 @@ class WebSocket {
 // WebSocket: message boundaries mean nothing). close() sends a close frame.
 class WebSocketDuplex final : public http::Duplex {
  public:
-  explicit WebSocketDuplex(WebSocket& ws, http::Duplex& transport) : ws_(ws), transport_(transport) {}
+  explicit WebSocketDuplex(WebSocket& ws, http::Duplex& transport)
+      : ws_(ws), transport_(transport) {}
   Result<size_t> read_some(char* buffer, size_t max, std::chrono::milliseconds timeout) override;
   Status write_all(std::string_view bytes) override { return ws_.send_binary(bytes); }
   void close() override;

@@ -29,7 +29,8 @@ inline std::string client_frame(uint8_t opcode, std::string_view payload, bool f
     f.push_back(static_cast<char>(payload.size() & 0xFF));
   } else {
     f.push_back(static_cast<char>(mask_bit | 127));
-    for (int i = 7; i >= 0; --i) f.push_back(static_cast<char>((uint64_t{payload.size()} >> (8 * i)) & 0xFF));
+    for (int i = 7; i >= 0; --i)
+      f.push_back(static_cast<char>((uint64_t{payload.size()} >> (8 * i)) & 0xFF));
   }
   const char key[4] = {0x12, 0x34, 0x56, 0x78};
   if (masked) f.append(key, 4);
