@@ -139,7 +139,7 @@ class HostProcessSession final : public runtime::StreamSession {
   mutable std::mutex mu_;  // guards cancelled_, sizes_, stdin_ closing
   bool cancelled_ = false;
   std::atomic<bool> reaped_{false};  // written under wait_mu_
-  int code_ = 0;         // guarded by wait_mu_
+  int code_ = 0;                     // guarded by wait_mu_
   std::vector<std::pair<uint16_t, uint16_t>> sizes_;
 };
 

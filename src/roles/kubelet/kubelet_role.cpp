@@ -198,6 +198,7 @@ void KubeletRole::stop() {
   cv_.notify_all();
   if (node_thread_.joinable()) node_thread_.join();
   if (config_.endpoints && !node_name_.empty()) config_.endpoints->remove(node_name_);
+  if (api_) api_->stop();  // exec and port-forward sessions end before the runtime is let go
   api_.reset();
   // Containers outlive k3c: a worker waiting out a grace period must not hold up the stop.
   if (runtime_) runtime_->cancel_waits();
