@@ -4,6 +4,7 @@
 // port-forward dials loopback: the whole chain of HTTPS upgrade, API server checks, the
 // in-process hop to the kubelet and the protocols, without containers.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -84,7 +85,8 @@ testing::Finished with_stdin(const KubectlRunner& k, const std::vector<std::stri
 }
 
 void create_pod(const KubectlRunner& k, const std::string& name,
-                const std::vector<std::string>& containers, kubelet::testing::FakeRuntime* rt = nullptr) {
+                const std::vector<std::string>& containers,
+                kubelet::testing::FakeRuntime* rt = nullptr) {
   json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
               {"metadata", {{"name", name}}},
@@ -106,7 +108,8 @@ void create_pod(const KubectlRunner& k, const std::string& name,
       30s);
   if (!running) {
     std::string calls;
-    if (rt) for (auto& c : rt->calls()) calls += c + "\n";
+    if (rt)
+      for (auto& c : rt->calls()) calls += c + "\n";
     FAIL(k({"get", "pod", name, "-o", "yaml"}).out << "\n" << calls);
   }
   REQUIRE(eventually(
@@ -123,7 +126,8 @@ TEST_CASE("kubectl exec: exit codes, stdin, stderr and the API server's checks")
   create_pod(admin, "one", {"app"}, &cluster.runtime);
   create_pod(admin, "two", {"web", "side"});
 
-  for (const char* version : {"1.27", "1.33"}) {
+  // 1.27-1.29 speak SPDY, 1.30+ WebSocket v5 (kubectl-wire.md section 7).
+  for (const char* version : {"1.27", "1.28", "1.29", "1.30", "1.31", "1.32", "1.33"}) {
     INFO("kubectl " << version);
     auto k = kubectl_for(cluster, version);
     auto three = k({"exec", "one", "--", "sh", "-c", "echo out; echo err >&2; exit 3"});
@@ -160,7 +164,8 @@ TEST_CASE("kubectl exec -t runs on a terminal; attach reaches the container's pr
     INFO("kubectl " << version);
     auto k = kubectl_for(cluster, version);
     // A terminal: `script` gives kubectl one, so it asks for tty and sends its size.
-    std::string cmd = "'" + k.binary + "' exec -it one -- sh -c 'tty >/dev/null && echo on-a-tty && stty size'";
+    std::string cmd =
+        "'" + k.binary + "' exec -it one -- sh -c 'tty >/dev/null && echo on-a-tty && stty size'";
     auto t = testing::run_to_end({"/usr/bin/script", "-qec", cmd, "/dev/null"}, k.env(),
                                  k.box.path("script"), 30s);
     CHECK(t.exit_code == 0);
@@ -177,7 +182,8 @@ TEST_CASE("kubectl port-forward carries TCP both ways and survives idle periods"
   auto admin = kubectl_for(cluster, "1.33");
   create_pod(admin, "one", {"app"});
   testing::EchoTcpServer echo("echo:");
-  for (const char* version : {"1.27", "1.33"}) {
+  // Plain SPDY up to 1.30, SPDY tunnelled in a WebSocket from 1.31.
+  for (const char* version : {"1.27", "1.30", "1.31", "1.33"}) {
     INFO("kubectl " << version);
     auto k = kubectl_for(cluster, version);
     const uint16_t local = free_port();
@@ -206,7 +212,51 @@ TEST_CASE("kubectl port-forward carries TCP both ways and survives idle periods"
     pf.signal(SIGTERM);
     (void)pf.wait(5s);
   }
-  CHECK(echo.connections() == 4);
+  CHECK(echo.connections() == 8);
+}
+
+TEST_CASE("an exec longer than kubectl's 61 s read deadline lives on pongs") {
+  REQUIRE_FALSE(kubectl_dir().empty());
+  Cluster cluster;
+  auto k = kubectl_for(cluster, "1.33");
+  create_pod(k, "one", {"app"});
+  // kubectl 1.30+ pings every 5 s and gives up 61 s after the last pong.
+  auto r =
+      testing::run_to_end(k.argv({"exec", "one", "--", "sh", "-c", "sleep 65; echo still-here"}),
+                          k.env(), k.box.path("long"), 90s);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "still-here\n");
+}
+
+// Whether a process whose command line contains `marker` runs on this host (kubectl's own
+// command line holds it too, until kubectl is gone).
+bool process_with(const std::string& marker) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_CASE("a kubectl killed mid-exec ends the session: the process is killed") {
+  REQUIRE_FALSE(kubectl_dir().empty());
+  Cluster cluster;
+  auto admin = kubectl_for(cluster, "1.33");
+  create_pod(admin, "one", {"app"});
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    auto k = kubectl_for(cluster, version);
+    const std::string marker = std::string("k3c-stream-marker-") + version;
+    testing::ChildProcess exec(k.argv({"exec", "one", "--", "sh", "-c",
+                                       "echo started; while :; do sleep 0.2; done; : " + marker}),
+                               k.env(), k.box.path(std::string("exec-") + version));
+    REQUIRE(eventually([&] { return exec.out().find("started") != std::string::npos; }));
+    REQUIRE(process_with(marker));
+    exec.signal(SIGKILL);
+    (void)exec.wait(5s);
+    CHECK(eventually([&] { return !process_with(marker); }, 10s));
+  }
 }
 
 }  // namespace
