@@ -87,4 +87,17 @@ class TlsClientDuplex final : public http::Duplex {
   bool closed_ = false;
 };
 
+// Reads until `n` bytes have come (or EOF, an error or `timeout` between reads).
+inline std::string read_bytes(http::Duplex& d, size_t n,
+                              std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  std::string got;
+  char buf[4096];
+  while (got.size() < n) {
+    auto r = d.read_some(buf, std::min(sizeof buf, n - got.size()), timeout);
+    if (!r.is_ok() || *r == 0) break;
+    got.append(buf, *r);
+  }
+  return got;
+}
+
 }  // namespace k3c::testing

@@ -186,26 +186,11 @@ TEST_CASE("a 101 answer hands the connection to the upgrade handler, without idl
       "GET /x HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nhello");
   REQUIRE_THAT(head, Catch::StartsWith("HTTP/1.1 101"));
   CHECK_THAT(head, Catch::Contains("Upgrade: echo"));
-  std::string got;
-  char buf[64];
-  while (got.size() < 5) {
-    auto n = client.read_some(buf, sizeof buf, 5s);
-    REQUIRE(n.is_ok());
-    REQUIRE(*n > 0);
-    got.append(buf, *n);
-  }
-  CHECK(got == "HELLO");
+  CHECK(testing::read_bytes(client, 5) == "HELLO");
   // Past the idle timeout the tunnel still works.
   std::this_thread::sleep_for(1500ms);
   REQUIRE(client.write_all("again").is_ok());
-  got.clear();
-  while (got.size() < 5) {
-    auto n = client.read_some(buf, sizeof buf, 5s);
-    REQUIRE(n.is_ok());
-    REQUIRE(*n > 0);
-    got.append(buf, *n);
-  }
-  CHECK(got == "AGAIN");
+  CHECK(testing::read_bytes(client, 5) == "AGAIN");
 
   // A second switched connection is over the limit of one.
   testing::TlsClientDuplex second(server.port());
@@ -223,15 +208,9 @@ TEST_CASE("a 101 answer hands the connection to the upgrade handler, without idl
 TEST_CASE("an in-memory pipe carries bytes both ways, bounded, and closes both ends") {
   auto [a, b] = make_pipe(4);
   std::thread writer([&a = a] { REQUIRE(a->write_all("0123456789").is_ok()); });
-  std::string got;
-  char buf[3];
-  while (got.size() < 10) {
-    auto n = b->read_some(buf, sizeof buf, 1s);
-    REQUIRE(n.is_ok());
-    got.append(buf, *n);
-  }
+  CHECK(testing::read_bytes(*b, 10) == "0123456789");
   writer.join();
-  CHECK(got == "0123456789");
+  char buf[3];
   CHECK(b->read_some(buf, sizeof buf, 10ms).status().code() == Code::kTimeout);
   a->close();
   auto eof = b->read_some(buf, sizeof buf, 1s);

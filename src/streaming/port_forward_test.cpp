@@ -163,13 +163,7 @@ TEST_CASE("the handshake: SPDY/3.1 with portforward.k8s.io, or SPDY in a WebSock
                          {"Connection", "Upgrade"},
                          {"Upgrade", "SPDY/3.1"},
                          {"X-Stream-Protocol-Version", "portforward.k8s.io"}});
-  http::Request ws;
-  ws.method = "GET";
-  ws.headers = {{"connection", "Upgrade"},
-                {"upgrade", "websocket"},
-                {"sec-websocket-version", "13"},
-                {"sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="},
-                {"sec-websocket-protocol", "SPDY/3.1+portforward.k8s.io"}};
+  http::Request ws = testing::websocket_request("SPDY/3.1+portforward.k8s.io");
   auto w = serve_port_forward(ws, {}, loopback());
   REQUIRE(w.status == 101);
   CHECK(w.headers.back().second == "SPDY/3.1+portforward.k8s.io");

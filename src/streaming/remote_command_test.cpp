@@ -20,13 +20,7 @@ using testing::client_frame;
 using testing::FrameReader;
 
 http::Request ws_request(const std::string& protocol, const std::string& query_flags) {
-  http::Request r;
-  r.method = "GET";
-  r.headers = {{"connection", "Upgrade"},
-               {"upgrade", "websocket"},
-               {"sec-websocket-version", "13"},
-               {"sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="},
-               {"sec-websocket-protocol", protocol}};
+  http::Request r = testing::websocket_request(protocol);
   for (char c : query_flags) {
     const char* name = c == 'i' ? "input" : c == 'o' ? "output" : c == 'e' ? "error" : "tty";
     r.query.emplace_back(name, "1");

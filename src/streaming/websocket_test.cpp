@@ -14,15 +14,8 @@ using namespace std::chrono_literals;
 using testing::client_frame;
 using testing::FrameReader;
 
-http::Request upgrade_request(std::string protocols) {
-  http::Request r;
-  r.method = "GET";
-  r.headers = {{"connection", "Upgrade"},
-               {"upgrade", "websocket"},
-               {"sec-websocket-version", "13"},
-               {"sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="},
-               {"sec-websocket-protocol", std::move(protocols)}};
-  return r;
+http::Request upgrade_request(const std::string& protocols) {
+  return testing::websocket_request(protocols);
 }
 
 TEST_CASE("the handshake answers RFC 6455's accept key and the preferred subprotocol") {

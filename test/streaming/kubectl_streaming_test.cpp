@@ -67,6 +67,8 @@ struct Cluster {
     kubelet->stop();
     apiserver->stop();
   }
+  // Creates a pod bound to the node and waits until it runs.
+  void run_pod(const std::string& name, const std::vector<std::string>& containers);
 };
 
 KubectlRunner kubectl_for(const Cluster& c, const std::string& version) {
@@ -84,9 +86,9 @@ testing::Finished with_stdin(const KubectlRunner& k, const std::vector<std::stri
   return testing::run_to_end({"/bin/sh", "-c", cmd}, k.env(), k.box.path("kubectl"), 30s);
 }
 
+// The pod's phase reaches Running, or the test fails showing the pod and the runtime's calls.
 void create_pod(const KubectlRunner& k, const std::string& name,
-                const std::vector<std::string>& containers,
-                kubelet::testing::FakeRuntime* rt = nullptr) {
+                const std::vector<std::string>& containers, kubelet::testing::FakeRuntime* rt) {
   json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
               {"metadata", {{"name", name}}},
@@ -108,23 +110,21 @@ void create_pod(const KubectlRunner& k, const std::string& name,
       30s);
   if (!running) {
     std::string calls;
-    if (rt)
-      for (auto& c : rt->calls()) calls += c + "\n";
+    for (auto& c : rt->calls()) calls += c + "\n";
     FAIL(k({"get", "pod", name, "-o", "yaml"}).out << "\n" << calls);
   }
-  REQUIRE(eventually(
-      [&] {
-        return k({"get", "pod", name, "-o", "jsonpath={.status.phase}"}).out == "Running";
-      },
-      30s));
+}
+
+void Cluster::run_pod(const std::string& name, const std::vector<std::string>& containers) {
+  REQUIRE_FALSE(kubectl_dir().empty());
+  create_pod(KubectlRunner{box, kubectl_dir() + "/kubectl.1.33"}, name, containers, &runtime);
 }
 
 TEST_CASE("kubectl exec: exit codes, stdin, stderr and the API server's checks") {
-  REQUIRE_FALSE(kubectl_dir().empty());
   Cluster cluster;
+  cluster.run_pod("one", {"app"});
+  cluster.run_pod("two", {"web", "side"});
   auto admin = kubectl_for(cluster, "1.33");
-  create_pod(admin, "one", {"app"}, &cluster.runtime);
-  create_pod(admin, "two", {"web", "side"});
 
   // 1.27-1.29 speak SPDY, 1.30+ WebSocket v5 (kubectl-wire.md section 7).
   for (const char* version : {"1.27", "1.28", "1.29", "1.30", "1.31", "1.32", "1.33"}) {
@@ -156,10 +156,8 @@ TEST_CASE("kubectl exec: exit codes, stdin, stderr and the API server's checks")
 }
 
 TEST_CASE("kubectl exec -t runs on a terminal; attach reaches the container's process") {
-  REQUIRE_FALSE(kubectl_dir().empty());
   Cluster cluster;
-  auto admin = kubectl_for(cluster, "1.33");
-  create_pod(admin, "one", {"app"});
+  cluster.run_pod("one", {"app"});
   for (const char* version : {"1.27", "1.33"}) {
     INFO("kubectl " << version);
     auto k = kubectl_for(cluster, version);
@@ -177,10 +175,8 @@ TEST_CASE("kubectl exec -t runs on a terminal; attach reaches the container's pr
 }
 
 TEST_CASE("kubectl port-forward carries TCP both ways and survives idle periods") {
-  REQUIRE_FALSE(kubectl_dir().empty());
   Cluster cluster;
-  auto admin = kubectl_for(cluster, "1.33");
-  create_pod(admin, "one", {"app"});
+  cluster.run_pod("one", {"app"});
   testing::EchoTcpServer echo("echo:");
   // Plain SPDY up to 1.30, SPDY tunnelled in a WebSocket from 1.31.
   for (const char* version : {"1.27", "1.30", "1.31", "1.33"}) {
@@ -218,8 +214,8 @@ TEST_CASE("kubectl port-forward carries TCP both ways and survives idle periods"
 TEST_CASE("an exec longer than kubectl's 61 s read deadline lives on pongs") {
   REQUIRE_FALSE(kubectl_dir().empty());
   Cluster cluster;
+  cluster.run_pod("one", {"app"});
   auto k = kubectl_for(cluster, "1.33");
-  create_pod(k, "one", {"app"});
   // kubectl 1.30+ pings every 5 s and gives up 61 s after the last pong.
   auto r =
       testing::run_to_end(k.argv({"exec", "one", "--", "sh", "-c", "sleep 65; echo still-here"}),
@@ -240,10 +236,8 @@ bool process_with(const std::string& marker) {
 }
 
 TEST_CASE("a kubectl killed mid-exec ends the session: the process is killed") {
-  REQUIRE_FALSE(kubectl_dir().empty());
   Cluster cluster;
-  auto admin = kubectl_for(cluster, "1.33");
-  create_pod(admin, "one", {"app"});
+  cluster.run_pod("one", {"app"});
   for (const char* version : {"1.27", "1.33"}) {
     INFO("kubectl " << version);
     auto k = kubectl_for(cluster, version);

@@ -9,11 +9,38 @@
 #include <string>
 
 #include "http/duplex.h"
+#include "http/http.h"
 #include "streaming/spdy.h"
 
 namespace k3c::streaming::testing {
 
 using namespace std::chrono_literals;
+
+// A WebSocket upgrade request as kubectl sends it (RFC 6455's sample key).
+inline http::Request websocket_request(const std::string& protocols, const std::string& path = "") {
+  http::Request r;
+  r.method = "GET";
+  r.path = path;
+  r.headers = {{"connection", "Upgrade"},
+               {"upgrade", "websocket"},
+               {"sec-websocket-version", "13"},
+               {"sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="},
+               {"sec-websocket-protocol", protocols}};
+  return r;
+}
+
+// Reads more bytes from `io` into `buffer` until `until`; false on EOF, error or deadline.
+inline bool read_more(http::Duplex& io, std::string& buffer,
+                      std::chrono::steady_clock::time_point until) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      until - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  char chunk[16384];
+  auto n = io.read_some(chunk, sizeof chunk, left);
+  if (!n.is_ok() || *n == 0) return false;
+  buffer.append(chunk, *n);
+  return true;
+}
 
 // A client frame: FIN (unless `fin` is false), the opcode, masked with a fixed key.
 inline std::string client_frame(uint8_t opcode, std::string_view payload, bool fin = true,
@@ -52,13 +79,7 @@ class FrameReader {
     const auto until = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       if (auto f = parse()) return f;
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          until - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      char chunk[16384];
-      auto n = io_.read_some(chunk, sizeof chunk, left);
-      if (!n.is_ok() || *n == 0) return std::nullopt;
-      buffer_.append(chunk, *n);
+      if (!read_more(io_, buffer_, until)) return std::nullopt;
     }
   }
   // The next data frame's payload (binary), skipping control frames; nullopt at a close.
@@ -129,13 +150,9 @@ class SpdyClient {
       auto f = parser_.next(in_);
       if (!f.is_ok()) return std::nullopt;
       if (*f) return std::move(**f);
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          until - std::chrono::steady_clock::now());
-      if (left.count() <= 0) return std::nullopt;
-      char chunk[16384];
-      auto n = io_.read_some(chunk, sizeof chunk, left);
-      if (!n.is_ok() || *n == 0) return std::nullopt;
-      parser_.feed(std::string_view(chunk, *n));
+      std::string more;
+      if (!read_more(io_, more, until)) return std::nullopt;
+      parser_.feed(more);
     }
   }
 

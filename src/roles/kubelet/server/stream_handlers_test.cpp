@@ -52,15 +52,8 @@ struct Node {
 
 http::Request ws(const std::string& path, std::vector<std::pair<std::string, std::string>> query,
                  const std::string& protocol = "v5.channel.k8s.io") {
-  http::Request r;
-  r.method = "GET";
-  r.path = path;
+  http::Request r = streaming::testing::websocket_request(protocol, path);
   r.query = std::move(query);
-  r.headers = {{"connection", "Upgrade"},
-               {"upgrade", "websocket"},
-               {"sec-websocket-version", "13"},
-               {"sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="},
-               {"sec-websocket-protocol", protocol}};
   return r;
 }
 
