@@ -219,5 +219,44 @@ TEST_CASE("an in-memory pipe carries bytes both ways, bounded, and closes both e
   CHECK(b->write_all("x").code() == Code::kServiceUnavailable);
 }
 
+TEST_CASE("a client that vanishes from a switched connection ends the handler and the connection") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  std::atomic<int> ended{0};
+  std::atomic<bool> saw_end{false};
+  HttpsServer server(o, cert.context(), [&](Request&) {
+    Response resp;
+    resp.status = 101;
+    resp.set_header("Upgrade", "echo");
+    resp.upgrade = [&](Duplex& d) {
+      char buf[64];
+      for (;;) {
+        auto n = d.read_some(buf, sizeof buf, 200ms);
+        if (n.is_ok() && *n > 0) continue;
+        if (!n.is_ok() && n.status().code() == Code::kTimeout) continue;
+        saw_end = true;  // EOF or a failed connection, not a hang
+        break;
+      }
+      ++ended;
+    };
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  {
+    testing::TlsClientDuplex client(server.port());
+    REQUIRE(client.ok());
+    std::string head = client.request("GET / HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\n\r\n");
+    REQUIRE_THAT(head, Catch::StartsWith("HTTP/1.1 101"));
+    REQUIRE(client.write_all(std::string(100000, 'g')).is_ok());  // garbage, then gone
+  }  // the socket closes without a TLS close_notify
+  for (int i = 0; i < 100 && (ended == 0 || server.connections() > 0); ++i)
+    std::this_thread::sleep_for(20ms);
+  CHECK(ended == 1);
+  CHECK(saw_end);
+  CHECK(server.connections() == 0);
+}
+
 }  // namespace
 }  // namespace k3c::http
