@@ -407,8 +407,6 @@ spec:
   CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
-}  // namespace k3c
-
 // The streaming chain into a real container: the API server, kubelet and protocols are done
 // (integration.streaming drives them over a fake runtime); this needs LinuxRuntime's exec,
 // attach and port_forward, built in parallel. Until they are, the runtime answers "not
@@ -431,3 +429,5 @@ TEST_CASE("kubectl exec into a real container: exit codes, stdin (needs the runt
     CHECK(p.s.ok({"exec", "sleeper", "--", "hostname"}) == "sleeper\n");
   }
 }
+
+}  // namespace k3c
