@@ -211,6 +211,31 @@ TEST_CASE("kubectl port-forward carries TCP both ways and survives idle periods"
   CHECK(echo.connections() == 8);
 }
 
+TEST_CASE("kubectl cp moves files both ways through exec (tar over stdin and stdout)") {
+  Cluster cluster;
+  cluster.run_pod("one", {"app"});
+  // The fake's "container" is the host, so pod paths are paths in the sandbox directory.
+  std::string payload;
+  for (int i = 0; i < 20000; ++i) payload += static_cast<char>(i * 7 % 251);
+  write_file(cluster.box.path("payload.bin"), payload);
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    auto k = kubectl_for(cluster, version);
+    const std::string up = cluster.box.path(std::string("up-") + version);
+    auto put = k({"cp", cluster.box.path("payload.bin"), "one:" + up});
+    CHECK(put.exit_code == 0);
+    std::ifstream in(up, std::ios::binary);
+    CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) ==
+          payload);
+    const std::string down = cluster.box.path(std::string("down-") + version);
+    auto get = k({"cp", "one:" + up, down});
+    CHECK(get.exit_code == 0);
+    std::ifstream back(down, std::ios::binary);
+    CHECK(std::string((std::istreambuf_iterator<char>(back)), std::istreambuf_iterator<char>()) ==
+          payload);
+  }
+}
+
 TEST_CASE("an exec longer than kubectl's 61 s read deadline lives on pongs") {
   REQUIRE_FALSE(kubectl_dir().empty());
   Cluster cluster;
