@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -713,18 +714,24 @@ net::awaitable<void> HttpsServer::Impl::switch_protocols(std::shared_ptr<Conn> c
   auto ex = conn->stream.get_executor();
   auto shared_upgrades = upgrades;
   auto logger = log;
-  std::thread([handler = std::move(resp.upgrade), duplex, wait, ex, shared_upgrades, logger] {
-    try {
-      handler(*duplex);
-    } catch (const std::exception& e) {
-      logger->error("switched-protocol handler threw: {}", e.what());
-    }
+  try {
+    std::thread([handler = std::move(resp.upgrade), duplex, wait, ex, shared_upgrades, logger] {
+      try {
+        handler(*duplex);
+      } catch (const std::exception& e) {
+        logger->error("switched-protocol handler threw: {}", e.what());
+      }
+      duplex->close();
+      (void)shared_upgrades->post(ex, [wait] {  // dropped when the server is gone
+        wait->done = true;
+        wait->waiter.resume();
+      });
+    }).detach();
+  } catch (const std::system_error& e) {  // no thread to be had: the connection ends
+    log->error("cannot start a thread for a switched connection: {}", e.what());
     duplex->close();
-    (void)shared_upgrades->post(ex, [wait] {  // dropped when the server is gone
-      wait->done = true;
-      wait->waiter.resume();
-    });
-  }).detach();
+    co_return;
+  }
   while (!wait->done && !stopping) co_await park(*wait);
 }
 
