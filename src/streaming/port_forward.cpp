@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "core/log.h"
@@ -157,7 +158,13 @@ class Tunnel {
       fw.done = true;
       return;
     }
-    fw.reader = std::thread([this, &fw] { copy_to_client(fw); });
+    try {
+      fw.reader = std::thread([this, &fw] { copy_to_client(fw); });
+    } catch (const std::system_error& e) {  // no thread to be had: this connection fails
+      (void)conn_.send_data(fw.error_id, std::string("cannot forward: ") + e.what(), true);
+      (void)conn_.send_data(fw.data_id, "", true);
+      fw.done = true;
+    }
   }
 
   void copy_to_client(Forward& fw) {

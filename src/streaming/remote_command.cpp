@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <nlohmann/json.hpp>
+#include <system_error>
 #include <thread>
 
 #include "core/go_format.h"
@@ -112,12 +113,19 @@ void pump(internal::CommandChannels& ch, runtime::StreamSession& s, const Comman
   std::atomic<bool> client_gone{false};
   std::atomic<bool> ended{false};
   Result<int> exit = error(Code::kServiceUnavailable, "not ended");  // written by `out`
-  std::thread out([&] {
-    if (!copy_outputs(ch, s, client_gone)) client_gone = true;
-    if (client_gone) s.cancel();
-    exit = s.wait();
-    ended = true;
-  });
+  std::thread out;
+  try {
+    out = std::thread([&] {
+      if (!copy_outputs(ch, s, client_gone)) client_gone = true;
+      if (client_gone) s.cancel();
+      exit = s.wait();
+      ended = true;
+    });
+  } catch (const std::system_error& e) {  // no thread to be had: end the session
+    s.cancel();
+    (void)ch.finish(command_status(what, error(Code::kInternal, e.what())));
+    return;
+  }
   const int stdin_fd = s.stdin_fd();
   bool stdin_open = stdin_fd >= 0;
   auto keep_going = [&] { return !ended && !client_gone; };
