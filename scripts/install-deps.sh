@@ -8,7 +8,7 @@ packages=(
   libboost-dev libboost-system-dev
   libsqlite3-dev sqlite3
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  catch2 libssl-dev openssl
+  catch2 libssl-dev openssl zlib1g-dev
   libarchive-dev busybox-static
   util-linux procps curl
   clang-14 libclang-rt-14-dev  # the libFuzzer targets under test/fuzz (doc/fuzzing.md)

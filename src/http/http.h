@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "http/duplex.h"
+
 namespace k3c::http {
 
 // Who is on the other end: the client certificate's subject when it verified against the
@@ -77,6 +79,11 @@ struct Response {
   // When set, the body is sent chunked from this stream after the headers, and `body` is
   // ignored.
   std::shared_ptr<BodyStream> stream;
+  // When set (with status 101 and the protocol's headers), the server switches protocols:
+  // it writes the status line and headers, then calls this on a thread of its own with the
+  // connection's byte stream (after TLS), and closes the connection when it returns. The
+  // connection gets no idle timeout then: the protocol keeps its own deadlines.
+  std::function<void(Duplex&)> upgrade;
 
   void set_header(std::string name, std::string value);
 };

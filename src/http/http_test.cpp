@@ -16,6 +16,7 @@
 #include "push_stream.h"
 #include "run_command.h"
 #include "temp_dir.h"
+#include "tls_client_duplex.h"
 
 namespace k3c::http {
 namespace {
@@ -148,6 +149,113 @@ TEST_CASE("a stalled client does not hold up others, and stop() ends open connec
   close(fd);
   server.stop();
   REQUIRE(server.connections() == 0);
+}
+
+TEST_CASE("a 101 answer hands the connection to the upgrade handler, without idle timeout") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.idle_timeout = 1s;  // a switched connection outlives it
+  o.max_upgraded = 1;
+  std::atomic<bool> handler_done{false};
+  HttpsServer server(o, cert.context(), [&](Request& r) {
+    Response resp;
+    if (r.header("upgrade") != "echo") return resp;
+    resp.status = 101;
+    resp.set_header("Upgrade", "echo");
+    resp.set_header("Connection", "Upgrade");
+    resp.upgrade = [&](Duplex& d) {
+      char buf[64];
+      for (;;) {
+        auto n = d.read_some(buf, sizeof buf, 5s);
+        if (!n.is_ok() || *n == 0) break;
+        std::string up(buf, *n);
+        for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (!d.write_all(up).is_ok()) break;
+      }
+      handler_done = true;
+    };
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  testing::TlsClientDuplex client(server.port());
+  REQUIRE(client.ok());
+  // The first bytes ride along with the request: the server must keep what it read ahead.
+  std::string head = client.request(
+      "GET /x HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nhello");
+  REQUIRE_THAT(head, Catch::StartsWith("HTTP/1.1 101"));
+  CHECK_THAT(head, Catch::Contains("Upgrade: echo"));
+  CHECK(testing::read_bytes(client, 5) == "HELLO");
+  // Past the idle timeout the tunnel still works.
+  std::this_thread::sleep_for(1500ms);
+  REQUIRE(client.write_all("again").is_ok());
+  CHECK(testing::read_bytes(client, 5) == "AGAIN");
+
+  // A second switched connection is over the limit of one.
+  testing::TlsClientDuplex second(server.port());
+  REQUIRE(second.ok());
+  std::string refused =
+      second.request("GET /x HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n");
+  CHECK_THAT(refused, Catch::StartsWith("HTTP/1.1 503"));
+
+  // stop() ends the tunnel: the handler's read fails and it returns.
+  server.stop();
+  CHECK(handler_done);
+  CHECK(server.connections() == 0);
+}
+
+TEST_CASE("an in-memory pipe carries bytes both ways, bounded, and closes both ends") {
+  auto [a, b] = make_pipe(4);
+  std::thread writer([&a = a] { REQUIRE(a->write_all("0123456789").is_ok()); });
+  CHECK(testing::read_bytes(*b, 10) == "0123456789");
+  writer.join();
+  char buf[3];
+  CHECK(b->read_some(buf, sizeof buf, 10ms).status().code() == Code::kTimeout);
+  a->close();
+  auto eof = b->read_some(buf, sizeof buf, 1s);
+  REQUIRE(eof.is_ok());
+  CHECK(*eof == 0);
+  CHECK(b->write_all("x").code() == Code::kServiceUnavailable);
+}
+
+TEST_CASE("a client that vanishes from a switched connection ends the handler and the connection") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  std::atomic<int> ended{0};
+  std::atomic<bool> saw_end{false};
+  HttpsServer server(o, cert.context(), [&](Request&) {
+    Response resp;
+    resp.status = 101;
+    resp.set_header("Upgrade", "echo");
+    resp.upgrade = [&](Duplex& d) {
+      char buf[64];
+      for (;;) {
+        auto n = d.read_some(buf, sizeof buf, 200ms);
+        if (n.is_ok() && *n > 0) continue;
+        if (!n.is_ok() && n.status().code() == Code::kTimeout) continue;
+        saw_end = true;  // EOF or a failed connection, not a hang
+        break;
+      }
+      ++ended;
+    };
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  {
+    testing::TlsClientDuplex client(server.port());
+    REQUIRE(client.ok());
+    std::string head = client.request("GET / HTTP/1.1\r\nHost: a\r\nUpgrade: echo\r\n\r\n");
+    REQUIRE_THAT(head, Catch::StartsWith("HTTP/1.1 101"));
+    REQUIRE(client.write_all(std::string(100000, 'g')).is_ok());  // garbage, then gone
+  }  // the socket closes without a TLS close_notify
+  for (int i = 0; i < 100 && (ended == 0 || server.connections() > 0); ++i)
+    std::this_thread::sleep_for(20ms);
+  CHECK(ended == 1);
+  CHECK(saw_end);
+  CHECK(server.connections() == 0);
 }
 
 }  // namespace

@@ -2,13 +2,17 @@
 // module that instantiates Asio/Beast templates; keep it that way for build time.
 #include "http/https_server.h"
 
+#include <array>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <condition_variable>
+#include <cstring>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -99,6 +103,146 @@ std::string status_json(int code, const std::string& reason, const std::string& 
          message + R"(","reason":")" + reason + R"(","code":)" + std::to_string(code) + "}";
 }
 
+// The switched connections of a server, so that stop() can end them and so that their
+// threads never post to an io_context that is gone: every post goes through post().
+struct Upgrades {
+  std::mutex mu;  // guards all below
+  std::condition_variable cv;
+  size_t active = 0;
+  bool gone = false;  // the io_context is stopping: posts are dropped
+  std::vector<std::weak_ptr<Duplex>> live;
+
+  // Runs `fn` on `ex` unless the server is gone; false when dropped.
+  template <class Fn>
+  bool post(const net::any_io_executor& ex, Fn&& fn) {
+    std::lock_guard lock(mu);
+    if (gone) return false;
+    net::post(ex, std::forward<Fn>(fn));
+    return true;
+  }
+};
+
+// The Duplex of a switched connection. The handler's thread blocks on a condition variable
+// while the strand runs the TLS reads and writes. One read is kept outstanding while the
+// inbox has room, so a read_some() that times out cancels nothing (cancelling a TLS read
+// would leave the stream unusable); the next call finds what arrived meanwhile.
+class UpgradedConn final : public Duplex, public std::enable_shared_from_this<UpgradedConn> {
+ public:
+  static constexpr size_t kInboxLimit = 256 << 10;
+
+  UpgradedConn(std::shared_ptr<Conn> conn, std::shared_ptr<Upgrades> upgrades,
+               std::chrono::seconds write_timeout)
+      : conn_(std::move(conn)),
+        ex_(conn_->stream.get_executor()),
+        upgrades_(std::move(upgrades)),
+        write_timeout_(write_timeout) {}
+
+  // Bytes the HTTP parser read past the request (sent before the 101 arrived).
+  void preload(std::string bytes) { inbox_ = std::move(bytes); }
+
+  Result<size_t> read_some(char* buffer, size_t max, std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(mu_);
+    start_read_locked();
+    cv_.wait_for(lock, timeout, [&] { return !inbox_.empty() || eof_ || closed_; });
+    if (closed_) return error(Code::kServiceUnavailable, "the connection is closed");
+    if (!inbox_.empty()) {
+      size_t n = std::min(max, inbox_.size());
+      std::memcpy(buffer, inbox_.data(), n);
+      inbox_.erase(0, n);
+      start_read_locked();
+      return n;
+    }
+    if (eof_) {
+      if (failed_) return error(Code::kServiceUnavailable, "the connection failed");
+      return size_t{0};
+    }
+    return error(Code::kTimeout, "no data within the deadline");
+  }
+
+  Status write_all(std::string_view bytes) override {
+    std::lock_guard one_writer(write_mu_);
+    auto data = std::make_shared<std::string>(bytes);
+    std::unique_lock lock(mu_);
+    if (closed_) return error(Code::kServiceUnavailable, "the connection is closed");
+    write_done_ = false;
+    auto self = shared_from_this();
+    bool posted = upgrades_->post(ex_, [self, data] {
+      net::async_write(self->conn_->stream, net::buffer(*data),
+                       [self, data](beast::error_code ec, size_t) {
+                         std::lock_guard l(self->mu_);
+                         self->write_done_ = true;
+                         self->write_failed_ = static_cast<bool>(ec);
+                         self->cv_.notify_all();
+                       });
+    });
+    if (!posted) return error(Code::kServiceUnavailable, "the server is stopping");
+    if (!cv_.wait_for(lock, write_timeout_, [&] { return write_done_ || closed_; })) {
+      lock.unlock();
+      close();
+      return error(Code::kTimeout, "the peer did not read for " +
+                                       std::to_string(write_timeout_.count()) + " s");
+    }
+    if (closed_ && !write_done_) return error(Code::kServiceUnavailable, "the connection is closed");
+    if (write_failed_) return error(Code::kServiceUnavailable, "writing to the connection failed");
+    return Status::ok();
+  }
+
+  void close() override {
+    {
+      std::lock_guard lock(mu_);
+      if (closed_) return;
+      closed_ = true;
+      cv_.notify_all();
+    }
+    // The socket closes under the strand; an outstanding read or write ends with an error.
+    auto conn = conn_;
+    (void)upgrades_->post(ex_, [conn] {  // dropped when stopping: stop() closes every socket
+      beast::error_code ec;
+      auto& socket = beast::get_lowest_layer(conn->stream).socket();
+      socket.shutdown(tcp::socket::shutdown_both, ec);
+      socket.close(ec);
+    });
+  }
+
+ private:
+  void start_read_locked() {
+    if (reading_ || eof_ || closed_ || inbox_.size() >= kInboxLimit) return;
+    reading_ = true;
+    auto self = shared_from_this();
+    bool posted = upgrades_->post(ex_, [self] {
+      self->conn_->stream.async_read_some(
+          net::buffer(self->chunk_), [self](beast::error_code ec, size_t n) {
+            std::lock_guard l(self->mu_);
+            self->reading_ = false;
+            if (n > 0) self->inbox_.append(self->chunk_.data(), n);
+            if (ec) {
+              self->eof_ = true;
+              // A peer that closes TCP without TLS close_notify ends the stream as well.
+              self->failed_ = ec != net::error::eof && ec != net::ssl::error::stream_truncated;
+            }
+            self->start_read_locked();
+            self->cv_.notify_all();
+          });
+    });
+    if (!posted) {
+      reading_ = false;
+      eof_ = failed_ = true;
+    }
+  }
+
+  std::shared_ptr<Conn> conn_;
+  net::any_io_executor ex_;
+  std::shared_ptr<Upgrades> upgrades_;
+  const std::chrono::seconds write_timeout_;
+  std::array<char, 16 << 10> chunk_;  // the outstanding read's buffer (strand only)
+  std::mutex write_mu_;               // one write_all() at a time
+  std::mutex mu_;                     // guards the fields below
+  std::condition_variable cv_;
+  std::string inbox_;
+  bool reading_ = false, eof_ = false, failed_ = false, closed_ = false;
+  bool write_done_ = false, write_failed_ = false;
+};
+
 }  // namespace
 
 struct HttpsServer::Impl {
@@ -122,6 +266,7 @@ struct HttpsServer::Impl {
   std::atomic<bool> stopping{false};
   std::mutex conns_mu;  // guards conns
   std::unordered_map<Conn*, std::weak_ptr<Conn>> conns;
+  std::shared_ptr<Upgrades> upgrades = std::make_shared<Upgrades>();
 
   net::awaitable<void> accept_loop();
   net::awaitable<void> session(std::shared_ptr<Conn> conn);
@@ -132,6 +277,8 @@ struct HttpsServer::Impl {
       Conn& conn, int status, std::string body, bool keep_alive, unsigned version,
       const std::vector<std::pair<std::string, std::string>>& headers);
   net::awaitable<void> write_stream(std::shared_ptr<Conn> conn, Response& resp, unsigned version);
+  net::awaitable<void> switch_protocols(std::shared_ptr<Conn> conn, beast::flat_buffer& buffer,
+                                        Response& resp, unsigned version);
   Response call_handler(Request& req);
   std::optional<Response> call_fast_handler(Request& req);
   std::string too_large_body() const {
@@ -200,8 +347,25 @@ void HttpsServer::stop() {
       beast::get_lowest_layer(c->stream).socket().close(ec);
     });
   }
+  // Switched connections: their threads see the close and return (the protocols poll their
+  // reads with short deadlines); wait a little for them before the loop stops.
+  {
+    std::vector<std::shared_ptr<Duplex>> upgraded;
+    {
+      std::lock_guard lock(im.upgrades->mu);
+      for (auto& weak : im.upgrades->live)
+        if (auto d = weak.lock()) upgraded.push_back(std::move(d));
+    }
+    for (auto& d : upgraded) d->close();
+    std::unique_lock lock(im.upgrades->mu);
+    im.upgrades->cv.wait_for(lock, 5s, [&] { return im.upgrades->active == 0; });
+  }
   // Give the coroutines a moment to unwind, then stop the loop for good.
   for (int i = 0; i < 100 && im.open_connections.load() > 0; ++i) std::this_thread::sleep_for(10ms);
+  {
+    std::lock_guard lock(im.upgrades->mu);
+    im.upgrades->gone = true;  // a straggling protocol thread posts nothing from now on
+  }
   im.ioc.stop();
   for (auto& t : im.threads) {
     if (t.joinable()) t.join();
@@ -338,6 +502,10 @@ net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
         net::use_awaitable);
   }
 
+  if (resp.upgrade && resp.status == 101) {
+    co_await switch_protocols(owner, buffer, resp, version);
+    co_return false;
+  }
   if (resp.stream) {
     co_await write_stream(owner, resp, version);
     co_return false;  // a streamed body ends the connection (see write_stream)
@@ -490,6 +658,81 @@ net::awaitable<void> HttpsServer::Impl::write_stream(std::shared_ptr<Conn> conn,
   wait->done = true;
   wait->watchdog.cancel();
   beast::get_lowest_layer(conn->stream).socket().close(ec);
+}
+
+// Answers 101 with the handler's headers, hands the connection to resp.upgrade on a thread
+// of its own and waits (parked) until that returns. Bounded by options.max_upgraded.
+net::awaitable<void> HttpsServer::Impl::switch_protocols(std::shared_ptr<Conn> conn,
+                                                         beast::flat_buffer& buffer, Response& resp,
+                                                         unsigned version) {
+  bool admitted = false;
+  {
+    std::lock_guard lock(upgrades->mu);
+    admitted = upgrades->active < options.max_upgraded && !upgrades->gone;
+    if (admitted) ++upgrades->active;
+  }
+  if (!admitted) {
+    std::vector<std::pair<std::string, std::string>> retry{{"Retry-After", "1"}};
+    co_await write_simple(*conn, 503,
+                          status_json(503, "ServiceUnavailable",
+                                      "too many streaming connections (exec, attach, "
+                                      "port-forward): the limit is " +
+                                          std::to_string(options.max_upgraded)),
+                          false, version, retry);
+    co_return;
+  }
+  struct Release {
+    std::shared_ptr<Upgrades> u;
+    ~Release() {
+      std::lock_guard lock(u->mu);
+      --u->active;
+      u->cv.notify_all();
+    }
+  } release{upgrades};
+
+  beast::error_code ec;
+  auto& lowest = beast::get_lowest_layer(conn->stream);
+  bhttp::response<bhttp::empty_body> res{bhttp::status::switching_protocols, version};
+  for (const auto& [k, v] : resp.headers) res.set(k, v);
+  lowest.expires_after(options.write_timeout);
+  co_await bhttp::async_write(conn->stream, res, net::redirect_error(net::use_awaitable, ec));
+  if (ec) co_return;
+  lowest.expires_never();  // tunnels live long; the protocol keeps its own deadlines
+
+  auto duplex = std::make_shared<UpgradedConn>(conn, upgrades, options.write_timeout);
+  if (buffer.size() > 0) {
+    auto data = buffer.data();
+    duplex->preload(std::string(static_cast<const char*>(data.data()), data.size()));
+    buffer.consume(buffer.size());
+  }
+  auto wait = std::make_shared<StreamWait>(conn->stream.get_executor());
+  {
+    std::lock_guard lock(upgrades->mu);
+    std::erase_if(upgrades->live, [](const std::weak_ptr<Duplex>& w) { return w.expired(); });
+    upgrades->live.push_back(duplex);
+  }
+  auto ex = conn->stream.get_executor();
+  auto shared_upgrades = upgrades;
+  auto logger = log;
+  try {
+    std::thread([handler = std::move(resp.upgrade), duplex, wait, ex, shared_upgrades, logger] {
+      try {
+        handler(*duplex);
+      } catch (const std::exception& e) {
+        logger->error("switched-protocol handler threw: {}", e.what());
+      }
+      duplex->close();
+      (void)shared_upgrades->post(ex, [wait] {  // dropped when the server is gone
+        wait->done = true;
+        wait->waiter.resume();
+      });
+    }).detach();
+  } catch (const std::system_error& e) {  // no thread to be had: the connection ends
+    log->error("cannot start a thread for a switched connection: {}", e.what());
+    duplex->close();
+    co_return;
+  }
+  while (!wait->done && !stopping) co_await park(*wait);
 }
 
 }  // namespace k3c::http

@@ -2,7 +2,9 @@
 // examples: one io_context on a few threads, a strand and a coroutine per connection,
 // limits and deadlines on every read and write, a bounded number of connections.
 // Handlers run on a separate worker pool because they may block (store writes wait for a
-// group commit); streaming bodies (watches) are written from the connection's coroutine.
+// group commit); streaming bodies (watches) are written from the connection's coroutine;
+// a switched protocol (Response::upgrade: WebSocket, SPDY) runs on a thread of its own over a
+// blocking Duplex whose reads and writes are carried out on the connection's strand.
 //
 // Ownership: the server owns its threads, the listening socket and every connection.
 // Thread-safety: start() and stop() from the owner's thread; the handler is called
@@ -30,6 +32,7 @@ struct ServerOptions {
   size_t body_limit = 3 << 20;    // 3 MiB, as the apiserver: bigger bodies get 413
   size_t header_limit = 1 << 20;  // 1 MiB of request line and headers
   size_t max_connections = 4096;  // past this, a new connection gets 429 and is closed
+  size_t max_upgraded = 256;       // switched connections (exec, port-forward); past it, 503
   std::chrono::seconds handshake_timeout{10};
   std::chrono::seconds idle_timeout{120};    // a kept-alive connection with no request
   std::chrono::seconds request_timeout{60};  // reading one request, once it started

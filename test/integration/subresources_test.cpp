@@ -250,7 +250,7 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
     CHECK_THAT(bad_container.err, Catch::Contains("container nope is not valid for pod p"));
     auto exec = kubectl({"exec", "p", "--", "true"});
     CHECK(exec.exit_code != 0);
-    CHECK_THAT(exec.err, Catch::Contains("exec (pods/p/exec) is not implemented yet in k3c"));
+    CHECK_THAT(exec.err, Catch::Contains("cannot reach the kubelet of node n1"));
 
     // A running pod under a budget with no disruptions left: 429 naming the budget.
     REQUIRE(kubectl({"patch", "pod", "p", "--subresource=status", "--type=merge", "-p",

@@ -50,12 +50,8 @@ namespace {
 // The subresources the kubelet serves, and what each would do.
 const char* kubelet_action(const Call& c) {
   const std::string& sub = c.info.subresource;
-  if (c.resource.group.empty() && c.resource.plural == "pods") {
-    if (sub == "exec") return "exec";
-    if (sub == "attach") return "attach";
-    if (sub == "portforward") return "port forwarding";
-    if (sub == "proxy") return "proxying to pods";
-  }
+  if (c.resource.group.empty() && c.resource.plural == "pods" && sub == "proxy")
+    return "proxying to pods";
   if (sub == "proxy" && c.resource.group.empty() && c.resource.plural == "nodes") {
     return "proxying to nodes";
   }
@@ -65,7 +61,7 @@ const char* kubelet_action(const Call& c) {
   return nullptr;
 }
 
-// exec, attach, port-forward and the proxies are not built yet: a clear 501.
+// The proxies are not built yet: a clear 501.
 http::Response kubelet_unavailable(const Call& c, const char* what) {
   std::string target = c.resource.plural + "/" + c.info.name + "/" + c.info.subresource;
   return error_response(api_error(Code::kNotImplemented, std::string(what) + " (" + target +
@@ -86,6 +82,10 @@ std::optional<http::Response> Actions::serve(const Call& c) {
   if (sub == "scale")
     return only(v == "get" || v == "update" || v == "patch", [&] { return scale(c); });
   if (g.empty() && p == "pods" && sub == "log") return only(v == "get", [&] { return pod_log(c); });
+  // kubectl 1.30+ opens exec and attach (1.31+ port-forward) as a WebSocket GET; older ones,
+  // and the fallback, POST with Upgrade: SPDY/3.1.
+  if (g.empty() && p == "pods" && (sub == "exec" || sub == "attach" || sub == "portforward"))
+    return only(v == "get" || v == "create", [&] { return pod_stream(c); });
   if (const char* what = kubelet_action(c)) return kubelet_unavailable(c, what);
   bool create = v == "create";
   if (g.empty() && p == "pods" && sub == "binding") {
@@ -115,6 +115,28 @@ std::optional<http::Response> Actions::serve(const Call& c) {
     return only(collection_create, [&] { return rules_review(c); });
   }
   return std::nullopt;
+}
+
+ApiResult<nlohmann::json> Actions::read_pod(const Call& c) {
+  const api::Resource* pods = registry_->find("", "v1", "pods");
+  auto current = actions::read(cache_, pods->storage_key(c.info.namespace_, c.info.name));
+  if (!current.ok()) {
+    if (current.error().code == Code::kNotFound) return not_found("", "pods", c.info.name);
+    return current.error();
+  }
+  return std::move(current.value().object);
+}
+
+ApiResult<http::Handler> Actions::kubelet_of(const std::string& node) {
+  std::optional<http::Handler> kubelet;
+  if (kubelets_) kubelet = kubelets_->find(node);
+  if (!kubelet) {
+    return api_error(Code::kServiceUnavailable,
+                     "cannot reach the kubelet of node " + node +
+                         ": connecting to a kubelet in another process is not implemented yet "
+                         "in k3c");
+  }
+  return std::move(*kubelet);
 }
 
 ApiResult<nlohmann::json> Actions::body_of(const Call& c, std::string_view api_version,

@@ -1,8 +1,9 @@
 // The API calls that are not plain CRUD on a stored object: the create-only review kinds
 // (TokenReview, SelfSubjectReview, the access reviews) and the subresources that act on
 // their parent (scale, pods/binding and /bindings, pods/eviction, serviceaccounts/token),
-// plus pods/log (passed on to the kubelet of the pod's node) and a clear 501 for the other
-// kubelet subresources (exec, attach, portforward, proxy) until they are built. Each lives in its own file; this class dispatches.
+// plus pods/log, pods/exec, pods/attach and pods/portforward (passed on to the kubelet of the
+// pod's node) and a clear 501 for the proxies until they are built. Each lives in its own
+// file; this class dispatches.
 //
 // Writes go through Rest (a synthetic update or delete on the parent), so metadata rules,
 // strategies and optimistic concurrency stay in one place. Binding writes the pod directly,
@@ -51,11 +52,17 @@ class Actions {
   http::Response bind(const Call& call, const std::string& name);
   http::Response evict(const Call& call);
   http::Response pod_log(const Call& call);
+  http::Response pod_stream(const Call& call);  // exec, attach, portforward
   http::Response token_request(const Call& call);
   http::Response self_subject_review(const Call& call);
   http::Response token_review(const Call& call);
   http::Response access_review(const Call& call);
   http::Response rules_review(const Call& call);
+
+  // The pod a pods/<sub> call names (404 as upstream when it is missing).
+  ApiResult<nlohmann::json> read_pod(const Call& call);
+  // The kubelet of `node` when this process can reach it; else 503.
+  ApiResult<http::Handler> kubelet_of(const std::string& node);
 
   BodyCodecs codecs() const { return {*schemas_, *registry_}; }
   // The request body as a JSON object of `kind` (apiVersion/kind checked when given).

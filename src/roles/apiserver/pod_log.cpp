@@ -100,14 +100,9 @@ http::Response from_kubelet_error(const http::Response& answer) {
 }  // namespace
 
 http::Response Actions::pod_log(const Call& c) {
-  const api::Resource* pods = registry_->find("", "v1", "pods");
-  auto current = actions::read(cache_, pods->storage_key(c.info.namespace_, c.info.name));
-  if (!current.ok()) {
-    if (current.error().code == Code::kNotFound)
-      return error_response(not_found("", "pods", c.info.name));
-    return error_response(current.error());
-  }
-  const json& pod = current.value().object;
+  auto current = read_pod(c);
+  if (!current.ok()) return error_response(current.error());
+  const json& pod = current.value();
   auto container = container_for(c, pod);
   if (!container.ok()) return error_response(container.error());
   if (auto bad = check_options(c)) return error_response(*bad);
@@ -119,14 +114,8 @@ http::Response Actions::pod_log(const Call& c) {
     empty.set_header("Content-Type", "text/plain");
     return empty;
   }
-  std::optional<http::Handler> kubelet;
-  if (kubelets_) kubelet = kubelets_->find(node);
-  if (!kubelet) {
-    return error_response(api_error(
-        Code::kServiceUnavailable,
-        "cannot reach the kubelet of node " + node +
-            ": connecting to a kubelet in another process is not implemented yet in k3c"));
-  }
+  auto kubelet = kubelet_of(node);
+  if (!kubelet.ok()) return error_response(kubelet.error());
   http::Request forward;
   forward.method = "GET";
   forward.path =
@@ -135,7 +124,7 @@ http::Response Actions::pod_log(const Call& c) {
     if (auto value = c.request.param(param)) forward.query.emplace_back(param, std::string(*value));
   forward.target = forward.path;  // informational: handlers read path and query
   forward.peer = c.request.peer;
-  http::Response answer = (*kubelet)(forward);
+  http::Response answer = kubelet.value()(forward);
   if (answer.status < 200 || answer.status >= 300) return from_kubelet_error(answer);
   answer.set_header("Content-Type", "text/plain");
   return answer;

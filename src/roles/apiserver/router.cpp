@@ -59,6 +59,15 @@ http::Response Router::dispatch(http::Request& request) {
     Attributes attributes = attributes_of(request, info);
     Decision d = authorize(*request.peer, attributes);
     if (!d.allowed) return error_response(forbidden(*request.peer, attributes, d.reason));
+    // A WebSocket GET that opens exec, attach or port-forward also needs create, the verb of
+    // the older clients' POST (upstream 1.31+: AuthorizePodWebsocketUpgradeCreatePermission).
+    const std::string& sub = attributes.subresource;
+    if (attributes.verb == "get" && attributes.group.empty() && attributes.resource == "pods" &&
+        (sub == "exec" || sub == "attach" || sub == "portforward")) {
+      attributes.verb = "create";
+      d = authorize(*request.peer, attributes);
+      if (!d.allowed) return error_response(forbidden(*request.peer, attributes, d.reason));
+    }
   }
   auto api = api_.current();
   if (!info) return non_resource(*api, request);

@@ -283,6 +283,7 @@ void KubeletRole::stop() {
   if (config_.endpoints && !node_name_.empty()) config_.endpoints->remove(node_name_);
   if (https_) https_->stop();
   https_.reset();
+  if (api_) api_->stop();  // exec and port-forward sessions end before the runtime is let go
   api_.reset();
   stats_.reset();
   // Containers outlive k3c: a worker waiting out a grace period must not hold up the stop.

@@ -11,6 +11,7 @@
 
 #include "api/json_fields.h"
 #include "core/ids.h"
+#include "roles/kubelet/server/plain_text.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -162,11 +163,7 @@ class LogFollowStream final : public http::BodyStream {
 };
 
 http::Response text_error(int status, const std::string& message) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  r.body = message + "\n";
-  return r;
+  return plain_text(status, message + "\n");
 }
 
 }  // namespace

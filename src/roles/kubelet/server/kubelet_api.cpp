@@ -1,20 +1,17 @@
+// The kubelet API's dispatch (see kubelet_api.h).
 #include "roles/kubelet/server/kubelet_api.h"
 
 #include "api/json_fields.h"
 #include "roles/kubelet/server/container_logs.h"
+#include "roles/kubelet/server/plain_text.h"
+#include "roles/kubelet/server/stream_handlers.h"
 
 namespace k3c::kubelet {
 namespace {
 
 using nlohmann::json;
 
-http::Response text(int status, const std::string& body) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  r.body = body;
-  return r;
-}
+http::Response text(int status, std::string body) { return plain_text(status, std::move(body)); }
 
 std::vector<std::string> segments(const std::string& path) {
   std::vector<std::string> parts;
@@ -58,7 +55,12 @@ http::Response KubeletApi::handle(const http::Request& request) {
     return container_logs(request, parts[1], parts[2], parts[3]);
   if (request.path == "/stats/summary") return stats_summary_response(sources_.stats);
   if (request.path == "/metrics/resource") return resource_metrics_response(sources_.stats);
-  for (const char* later : {"exec", "attach", "portForward", "run", "stats", "metrics"}) {
+  if (first == "exec" || first == "attach" || first == "portForward") {
+    if (request.method != "GET" && request.method != "POST")
+      return text(405, "method not allowed\n");
+    return stream(request, parts);
+  }
+  for (const char* later : {"run", "stats", "metrics"}) {
     if (first == later)
       return text(501, "/" + first + " is not implemented yet by the k3c kubelet\n");
   }
@@ -79,6 +81,48 @@ http::Response KubeletApi::container_logs(const http::Request& request, const st
   if (!id.is_ok()) return text(400, id.status().message());
   if (sources_.runtime == nullptr) return text(503, "the container runtime is not running\n");
   return container_log_response(*sources_.runtime, *id, *options);
+}
+
+// /exec|attach/<ns>/<pod>[/<uid>]/<container> and /portForward/<ns>/<pod>[/<uid>].
+http::Response KubeletApi::stream(const http::Request& request,
+                                  const std::vector<std::string>& parts) {
+  const bool port_forward = parts[0] == "portForward";
+  const size_t plain = port_forward ? 3 : 4;
+  if (parts.size() != plain && parts.size() != plain + 1) return text(404, "404 page not found\n");
+  std::optional<json> pod = sources_.find_pod(parts[1], parts[2]);
+  if (!pod) return text(404, "pod does not exist\n");
+  if (parts.size() == plain + 1 && api::text(api::member(*pod, "metadata"), "uid") != parts[3])
+    return text(404, "pod does not exist\n");
+  if (sources_.runtime == nullptr) return text(503, "the container runtime is not running\n");
+  if (port_forward) return tracked(serve_port_forward(*sources_.runtime, *pod, request));
+  const std::string& container = parts.back();
+  if (!has_container(*pod, container))
+    return text(404, "container \"" + container + "\" not found in pod \"" + parts[2] + "\"\n");
+  return tracked(
+      serve_exec_or_attach(*sources_.runtime, *pod, container, request, parts[0] == "attach"));
+}
+
+http::Response KubeletApi::tracked(http::Response response) {
+  if (!response.upgrade) return response;
+  response.upgrade = [inner = std::move(response.upgrade), streams = streams_](http::Duplex& io) {
+    {
+      std::lock_guard lock(streams->mu);
+      if (streams->stopped) return;
+      streams->open.insert(&io);
+    }
+    inner(io);
+    std::lock_guard lock(streams->mu);
+    streams->open.erase(&io);
+    streams->cv.notify_all();
+  };
+  return response;
+}
+
+void KubeletApi::stop() {
+  std::unique_lock lock(streams_->mu);
+  streams_->stopped = true;
+  for (http::Duplex* io : streams_->open) io->close();  // the sessions see the client gone
+  streams_->cv.wait_for(lock, std::chrono::seconds(5), [&] { return streams_->open.empty(); });
 }
 
 }  // namespace k3c::kubelet

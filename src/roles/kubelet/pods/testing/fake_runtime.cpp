@@ -1,6 +1,9 @@
 // The fake runtime for kubelet tests (see fake_runtime.h).
 #include "roles/kubelet/pods/testing/fake_runtime.h"
 
+#include "fakes/echo_tcp_server.h"
+#include "fakes/host_process_session.h"
+
 namespace k3c::kubelet::testing {
 
 using namespace runtime;
@@ -242,6 +245,64 @@ Result<std::vector<ContainerStatus>> FakeRuntime::list_containers() {
   std::vector<ContainerStatus> out;
   for (const auto& [id, c] : containers_) out.push_back(c.status);
   return out;
+}
+
+void FakeRuntime::set_attach_command(const std::string& container_name,
+                                     std::vector<std::string> argv) {
+  std::lock_guard lock(mu_);
+  attach_commands_[container_name] = std::move(argv);
+}
+
+namespace {
+Result<std::unique_ptr<StreamSession>> host_session(const std::vector<std::string>& argv,
+                                                    const StreamOptions& options) {
+  auto session = std::make_unique<k3c::testing::HostProcessSession>(argv, options);
+  if (!session->started()) return error(Code::kInternal, "cannot start " + argv[0]);
+  return std::unique_ptr<StreamSession>(std::move(session));
+}
+}  // namespace
+
+Result<std::unique_ptr<StreamSession>> FakeRuntime::exec(const std::string& container_id,
+                                                         const std::vector<std::string>& cmd,
+                                                         const StreamOptions& options) {
+  {
+    std::lock_guard lock(mu_);
+    std::string line = "exec " + container_id;
+    for (const auto& arg : cmd) line += " " + arg;
+    log(line);
+    auto it = containers_.find(container_id);
+    if (it == containers_.end()) return error(Code::kNotFound, "container " + container_id);
+    if (it->second.status.state != ContainerState::kRunning)
+      return error(Code::kInvalid, "container " + container_id + " is not running");
+  }
+  if (cmd.empty()) return error(Code::kInvalid, "no command");
+  return host_session(cmd, options);
+}
+
+Result<std::unique_ptr<StreamSession>> FakeRuntime::attach(const std::string& container_id,
+                                                           const StreamOptions& options) {
+  std::vector<std::string> argv = {"cat"};
+  {
+    std::lock_guard lock(mu_);
+    log("attach " + container_id);
+    auto it = containers_.find(container_id);
+    if (it == containers_.end()) return error(Code::kNotFound, "container " + container_id);
+    auto command = attach_commands_.find(it->second.status.name);
+    if (command != attach_commands_.end()) argv = command->second;
+  }
+  return host_session(argv, options);
+}
+
+Result<int> FakeRuntime::port_forward(const std::string& sandbox_id, uint16_t port) {
+  {
+    std::lock_guard lock(mu_);
+    log("port_forward " + sandbox_id + " " + std::to_string(port));
+    if (!sandboxes_.count(sandbox_id)) return error(Code::kNotFound, "sandbox " + sandbox_id);
+  }
+  int fd = k3c::testing::connect_loopback(port);
+  if (fd < 0) return error(Code::kServiceUnavailable, "dial tcp 127.0.0.1:" + std::to_string(port) +
+                                                          ": connect: connection refused");
+  return fd;
 }
 
 Result<ExecResult> FakeRuntime::exec_sync(const std::string& container_id,

@@ -3,7 +3,10 @@
 // ends them (exit()) or the kubelet stops them; images are present or pullable as the test
 // sets up; switches make pulls, sandbox creation or container creation fail. Every call is
 // logged ("run_pod_sandbox web", "create_container sb1 app", "stop_container c3 30s") so a
-// test can check what a sync did and in which order.
+// test can check what a sync did and in which order. Streaming is real behind the seam:
+// exec runs its argv as a host process (pipes or a pseudo terminal), attach runs the
+// container's attach command (set_attach_command; default `cat`), and port_forward connects
+// to 127.0.0.1:<port> (a listener the test runs).
 //
 // Thread-safety: every method from any thread (the pod manager's workers and the test).
 #pragma once
@@ -42,6 +45,8 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   void set_exec_result(const std::string& container_name, runtime::ExecResult result);
   // What container_stats answers for containers with this name (default: not faked).
   void set_stats(const std::string& container_name, runtime::ContainerStats stats);
+  // What attach runs on the host for containers with this name (default: cat).
+  void set_attach_command(const std::string& container_name, std::vector<std::string> argv);
   // Adds a sandbox no pod asked for, as if left behind by an earlier run.
   std::string add_stray_sandbox(const std::string& pod_uid);
 
@@ -71,6 +76,12 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
                                         const std::vector<std::string>& cmd,
                                         std::chrono::milliseconds timeout) override;
   Result<runtime::ContainerStats> container_stats(const std::string& container_id) override;
+  Result<std::unique_ptr<runtime::StreamSession>> exec(const std::string& container_id,
+                                                       const std::vector<std::string>& cmd,
+                                                       const runtime::StreamOptions& options) override;
+  Result<std::unique_ptr<runtime::StreamSession>> attach(
+      const std::string& container_id, const runtime::StreamOptions& options) override;
+  Result<int> port_forward(const std::string& sandbox_id, uint16_t port) override;
 
   // ---- ImageService ---------------------------------------------------------------------
   Result<runtime::ImageSummary> image_status(const std::string& ref) override;
@@ -99,6 +110,7 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::map<std::string, std::string> create_failures_;
   std::map<std::string, runtime::ExecResult> exec_results_;
   std::map<std::string, runtime::ContainerStats> stats_;  // by container name
+  std::map<std::string, std::vector<std::string>> attach_commands_;
 };
 
 }  // namespace k3c::kubelet::testing
