@@ -120,8 +120,10 @@ Result<std::unique_ptr<net::ssl::context>> make_tls_context(const ClientTls& tls
       return error(Code::kInternal, "cannot load the system CAs: " + openssl_reason());
     }
   }
-  if (tls.cert_file.empty() != tls.key_file.empty() ||
-      tls.cert_pem.empty() != tls.key_pem.empty()) {
+  if (tls.cert_file.empty() != tls.key_file.empty()) {
+    return error(Code::kInvalid, "a client certificate needs both a certificate and a key file");
+  }
+  if (tls.cert_pem.empty() != tls.key_pem.empty()) {
     return error(Code::kInvalid, "a client certificate needs both a certificate and a key");
   }
   if (!tls.cert_pem.empty()) RETURN_IF_ERROR(use_client_pem(native, tls.cert_pem, tls.key_pem));

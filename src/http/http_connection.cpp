@@ -231,6 +231,11 @@ Result<ClientResponse> Connection::exchange(const OutgoingRequest& request,
   }
   if (ec) return c.fail(ec, "read response");
   auto message = parser.release();
+  if (message.body().size() > body_limit) {  // also when the parser's own limit let it pass
+    c.broken = true;
+    return error(Code::kRequestEntityTooLarge, c.what + ": answer over the limit of " +
+                                                   std::to_string(body_limit) + " bytes");
+  }
   c.keep_alive = message.keep_alive();
   if (!c.keep_alive) c.broken = true;
   ClientResponse response;
