@@ -6,10 +6,11 @@ Running and Ready as the hollow nodes report them.
 
 Not a test: it prints medians and ratios, never fails on timing. See doc/benchmarks.md.
 
-Figures, per repetition (medians printed):
-  - reference (same run, same server): the same Deployment with a nodeSelector no node has, so
-    the ReplicaSet controller and the apiserver create the R pods and nothing binds them:
-    pods created per second. Deleted (and waited for) before the next step.
+Each measurement starts a fresh server (and tool) in a scratch directory of its own, so that
+nothing an earlier one left behind weighs on it. Figures, per repetition (medians printed):
+  - reference (same run, a fresh server of its own): the same Deployment with a nodeSelector no
+    node has, so the ReplicaSet controller and the apiserver create the R pods and nothing
+    binds them: pods created per second.
   - end to end: apply -> all R pods created, all bound (spec.nodeName set), all Ready
     (deployment readyReplicas == R); pods bound per second; ratio to the reference's
     creation rate and to the issue's target (1,000 pods/s).
@@ -151,13 +152,6 @@ def create_namespace(api, name, limit):
              lambda: api.call("GET", f"{ns(name)}/serviceaccounts/default")[0] == 200, limit)
 
 
-def delete_and_wait(api, name, limit):
-    api.call("DELETE", f"{deployments(name)}/{name}",
-             {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
-    wait_for(f"pods of {name} gone", lambda: api.count(f"{ns(name)}/pods") == 0, limit,
-             period=0.5)
-
-
 def reference_run(api, replicas, name, limit):
     """Pods created per second when nothing binds them."""
     create_namespace(api, name, limit)
@@ -168,7 +162,6 @@ def reference_run(api, replicas, name, limit):
         raise RuntimeError(f"create {name}: {status} {body}")
     t = wait_for("reference pods created", lambda: api.count(f"{ns(name)}/pods") >= replicas,
                  limit)
-    delete_and_wait(api, name, limit)
     return replicas / (t - t0)
 
 
@@ -204,6 +197,73 @@ def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
     return result
 
 
+class Cluster:
+    """A fresh `k3c server --disable-agent` (and, with nodes > 0, the hollow-nodes tool) in a
+    scratch directory of its own: every measurement starts from an empty cluster, so nothing
+    a previous one left (pods being deleted, watch history) weighs on it."""
+
+    def __init__(self, args, nodes):
+        self.args = args
+        self.scratch = tempfile.mkdtemp(prefix="k3c-hollow-bench-")
+        port = free_port()
+        config = os.path.join(self.scratch, "config.yaml")
+        with open(config, "w") as f:
+            f.write(f"bind-address: 127.0.0.1\nhttps-listen-port: {port}\n")
+        self.kubeconfig = os.path.join(self.scratch, "kubeconfig.yaml")
+        self.env = {"HOME": self.scratch, "PATH": "/usr/bin:/bin"}
+        log = open(os.path.join(self.scratch, "server.log"), "w")
+        self.server = subprocess.Popen([args.k3c, "server", "-c", config, "-d",
+                                        os.path.join(self.scratch, "data"), "--write-kubeconfig",
+                                        self.kubeconfig, "--disable-agent"], env=self.env,
+                                       stdout=log, stderr=subprocess.STDOUT)
+        self.tool = None
+        self.nodes = nodes
+
+    def __enter__(self):
+        wait_for("kubeconfig", lambda: os.path.exists(self.kubeconfig), 60)
+        self.api = Api(self.kubeconfig, self.scratch)
+        wait_for("readyz", lambda: self.api.call("GET", "/readyz")[0] == 200, 60, period=0.2)
+        self.rss_idle = vm(self.server.pid, "VmRSS")
+        if self.nodes == 0:
+            return self
+        t0 = time.monotonic()
+        log = open(os.path.join(self.scratch, "hollow.log"), "w")
+        self.tool = subprocess.Popen([self.args.k3c, "bench", "hollow-nodes", "--kubeconfig",
+                                      self.kubeconfig, "--count", str(self.nodes),
+                                      "--status-workers", str(self.args.status_workers)],
+                                     env=self.env, stdout=log, stderr=subprocess.STDOUT)
+
+        def nodes_ready():
+            _, body = self.api.call("GET", "/api/v1/nodes")
+            ready = 0
+            for n in body.get("items", []):
+                conds = {c["type"]: c["status"] for c in n.get("status", {}).get("conditions", [])}
+                if conds.get("Ready") == "True" and n.get("spec", {}).get("podCIDR"):
+                    ready += 1
+            return ready >= self.nodes
+
+        self.nodes_s = wait_for(f"{self.nodes} nodes Ready with pod CIDRs", nodes_ready,
+                                self.args.limit, period=0.5) - t0
+        self.rss_nodes = vm(self.server.pid, "VmRSS")
+        return self
+
+    def __exit__(self, *exc):
+        for proc in (self.tool, self.server):
+            if proc is None:
+                continue
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self.args.keep:
+            print(f"  scratch kept in {self.scratch}")
+        else:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+        return False
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -213,102 +273,52 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--status-workers", type=int, default=8)
     p.add_argument("--limit", type=float, default=600, help="seconds any one wait may take")
-    p.add_argument("--keep", action="store_true", help="keep the scratch directory")
+    p.add_argument("--keep", action="store_true", help="keep the scratch directories")
     args = p.parse_args()
 
-    scratch = tempfile.mkdtemp(prefix="k3c-hollow-bench-")
-    port = free_port()
-    with open(os.path.join(scratch, "config.yaml"), "w") as f:
-        f.write(f"bind-address: 127.0.0.1\nhttps-listen-port: {port}\n")
-    kubeconfig = os.path.join(scratch, "kubeconfig.yaml")
-    env = {"HOME": scratch, "PATH": "/usr/bin:/bin"}
-    server_log = open(os.path.join(scratch, "server.log"), "w")
-    tool_log = open(os.path.join(scratch, "hollow.log"), "w")
-    server = subprocess.Popen([args.k3c, "server", "-c", os.path.join(scratch, "config.yaml"),
-                               "-d", os.path.join(scratch, "data"), "--write-kubeconfig",
-                               kubeconfig, "--disable-agent"], env=env, stdout=server_log,
-                              stderr=subprocess.STDOUT)
-    tool = None
-    try:
-        wait_for("kubeconfig", lambda: os.path.exists(kubeconfig), 60)
-        api = Api(kubeconfig, scratch)
-        wait_for("readyz", lambda: api.call("GET", "/readyz")[0] == 200, 60, period=0.2)
-        rss_idle = vm(server.pid, "VmRSS")
-
-        t0 = time.monotonic()
-        tool = subprocess.Popen([args.k3c, "bench", "hollow-nodes", "--kubeconfig", kubeconfig,
-                                 "--count", str(args.nodes), "--status-workers",
-                                 str(args.status_workers)], env=env, stdout=tool_log,
-                                stderr=subprocess.STDOUT)
-
-        def nodes_ready():
-            _, body = api.call("GET", "/api/v1/nodes")
-            ready = 0
-            for n in body.get("items", []):
-                conds = {c["type"]: c["status"] for c in n.get("status", {}).get("conditions", [])}
-                if conds.get("Ready") == "True" and n.get("spec", {}).get("podCIDR"):
-                    ready += 1
-            return ready >= args.nodes
-
-        t_nodes = wait_for(f"{args.nodes} nodes Ready with pod CIDRs", nodes_ready, args.limit,
-                           period=0.5) - t0
-        rss_nodes = vm(server.pid, "VmRSS")
-        print(f"k3c hollow-nodes benchmark: {args.nodes} nodes, {args.replicas} replicas, "
-              f"{args.reps} repetitions, status workers {args.status_workers}")
-        print(f"  {args.nodes} nodes registered, Ready, with pod CIDRs after {t_nodes:.1f} s; "
-              f"server VmRSS {rss_idle:.0f} MB before, {rss_nodes:.0f} MB with the nodes")
-        refs, runs = [], []
-        for rep in range(args.reps):
-            ref = reference_run(api, args.replicas, f"ref{rep}", args.limit)
-            refs.append(ref)
-            run = e2e_run(api, args.replicas, f"web{rep}", args.limit, server.pid, tool.pid)
+    print(f"k3c hollow-nodes benchmark: {args.nodes} nodes, {args.replicas} replicas, "
+          f"{args.reps} repetitions, status workers {args.status_workers}", flush=True)
+    refs, runs = [], []
+    for rep in range(args.reps):
+        with Cluster(args, 0) as c:
+            refs.append(reference_run(c.api, args.replicas, "ref", args.limit))
+        with Cluster(args, args.nodes) as c:
+            run = e2e_run(c.api, args.replicas, "web", args.limit, c.server.pid, c.tool.pid)
+            run["nodes_s"] = c.nodes_s
+            run["rss_nodes"] = c.rss_nodes
             runs.append(run)
-            load = os.getloadavg()[0]
-            print(f"  rep {rep + 1}: reference {ref:.0f} pods created/s | e2e created "
-                  f"{run['created_s']:.1f} s, bound {run['bound_s']:.1f} s "
-                  f"({run['bound_per_s']:.0f}/s), ready {run['ready_s']:.1f} s "
-                  f"({run['ready_per_s']:.0f}/s) | server RSS {run['server_rss']:.0f} MB "
-                  f"(peak {run['server_hwm']:.0f}), tool RSS {run['tool_rss']:.0f} MB | "
-                  f"load {load:.1f}", flush=True)
-            if rep + 1 < args.reps:
-                delete_and_wait(api, f"web{rep}", args.limit)
+        load = os.getloadavg()[0]
+        print(f"  rep {rep + 1}: reference {refs[-1]:.0f} pods created/s | {args.nodes} nodes "
+              f"Ready in {run['nodes_s']:.1f} s (server RSS {run['rss_nodes']:.0f} MB) | e2e "
+              f"created {run['created_s']:.1f} s, bound {run['bound_s']:.1f} s "
+              f"({run['bound_per_s']:.0f}/s), ready {run['ready_s']:.1f} s "
+              f"({run['ready_per_s']:.0f}/s) | server RSS {run['server_rss']:.0f} MB "
+              f"(peak {run['server_hwm']:.0f}), tool RSS {run['tool_rss']:.0f} MB | "
+              f"load {load:.1f}", flush=True)
 
-        def med(key):
-            return statistics.median(r[key] for r in runs)
+    def med(key):
+        return statistics.median(r[key] for r in runs)
 
-        ref = statistics.median(refs)
-        bound = med("bound_per_s")
-        print("summary (medians):")
-        print(f"  reference: pods created/s, nothing binding        {ref:8.0f}")
-        print(f"  apply -> all created                 {med('created_s'):8.1f} s")
-        print(f"  apply -> all bound                   {med('bound_s'):8.1f} s   "
-              f"{bound:6.0f} pods bound/s  ratio to reference {bound / ref:.2f}, "
-              f"to target {TARGET_PODS_PER_S:.0f}/s {bound / TARGET_PODS_PER_S:.2f} "
-              f"({'met' if bound >= TARGET_PODS_PER_S else 'NOT MET'})")
-        print(f"  apply -> all Running and Ready       {med('ready_s'):8.1f} s   "
-              f"{med('ready_per_s'):6.0f} pods/s")
-        srv = med("server_rss")
-        print(f"  server VmRSS with {args.nodes} nodes, {args.replicas} pods: {srv:.0f} MB "
-              f"(peak {med('server_hwm'):.0f} MB); target {TARGET_RSS_MB:.0f} MB: ratio "
-              f"{srv / TARGET_RSS_MB:.2f} ({'met' if srv <= TARGET_RSS_MB else 'NOT MET'})"
-              + ("" if args.nodes >= 1000 and args.replicas >= 10000 else
-                 " [target is for 1,000 nodes and 10,000 pods]"))
-        print(f"  hollow-nodes tool VmRSS: {med('tool_rss'):.0f} MB (peak {med('tool_hwm'):.0f})")
-        print(f"  load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
-    finally:
-        for proc in (tool, server):
-            if proc is None:
-                continue
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if args.keep:
-            print(f"scratch kept in {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
+    ref = statistics.median(refs)
+    bound = med("bound_per_s")
+    print("summary (medians):")
+    print(f"  reference: pods created/s, nothing binding        {ref:8.0f}")
+    print(f"  {args.nodes} nodes registered and Ready in   {med('nodes_s'):8.1f} s")
+    print(f"  apply -> all created                 {med('created_s'):8.1f} s")
+    print(f"  apply -> all bound                   {med('bound_s'):8.1f} s   "
+          f"{bound:6.0f} pods bound/s  ratio to reference {bound / ref:.2f}, "
+          f"to target {TARGET_PODS_PER_S:.0f}/s {bound / TARGET_PODS_PER_S:.2f} "
+          f"({'met' if bound >= TARGET_PODS_PER_S else 'NOT MET'})")
+    print(f"  apply -> all Running and Ready       {med('ready_s'):8.1f} s   "
+          f"{med('ready_per_s'):6.0f} pods/s")
+    srv = med("server_rss")
+    print(f"  server VmRSS with {args.nodes} nodes, {args.replicas} pods: {srv:.0f} MB "
+          f"(peak {med('server_hwm'):.0f} MB); target {TARGET_RSS_MB:.0f} MB: ratio "
+          f"{srv / TARGET_RSS_MB:.2f} ({'met' if srv <= TARGET_RSS_MB else 'NOT MET'})"
+          + ("" if args.nodes >= 1000 and args.replicas >= 10000 else
+             " [target is for 1,000 nodes and 10,000 pods]"))
+    print(f"  hollow-nodes tool VmRSS: {med('tool_rss'):.0f} MB (peak {med('tool_hwm'):.0f})")
+    print(f"  load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
