@@ -214,7 +214,9 @@ class Cluster:
         log = open(os.path.join(self.scratch, "server.log"), "w")
         self.server = subprocess.Popen([args.k3c, "server", "-c", config, "-d",
                                         os.path.join(self.scratch, "data"), "--write-kubeconfig",
-                                        self.kubeconfig, "--disable-agent"], env=self.env,
+                                        self.kubeconfig, "--disable-agent",
+                                        # 4,096 node /24s: the default 10.42.0.0/16 has 256
+                                        "--cluster-cidr=10.96.0.0/12"], env=self.env,
                                        stdout=log, stderr=subprocess.STDOUT)
         self.tool = None
         self.nodes = nodes
