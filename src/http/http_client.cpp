@@ -32,8 +32,8 @@ namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kHeaderLimit = 64 << 10;
-constexpr size_t kReadChunk = 64 << 10;
+using internal::kHeaderLimit;
+using internal::kReadChunk;
 
 std::string lower(std::string_view text) {
   std::string out(text);

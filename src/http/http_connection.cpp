@@ -27,8 +27,8 @@ namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr size_t kHeaderLimit = 64 << 10;
-constexpr size_t kReadChunk = 64 << 10;
+using internal::kHeaderLimit;
+using internal::kReadChunk;
 constexpr size_t kErrorBodyLimit = 1 << 20;
 
 bool is_2xx(int status) { return status >= 200 && status <= 299; }
