@@ -3,9 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <sstream>
 
 #include "api/quantity.h"
+#include "cli/subcommand_parse.h"
 #include "client/https_client.h"
 #include "core/log.h"
 #include "core/signals.h"
@@ -65,14 +65,7 @@ BenchParse parse_bench(const std::vector<std::string>& args, const Environment&)
   hollow->add_option("--status-workers", s.status_workers,
                      "Pod status writes and deletions in flight at most")
       ->capture_default_str();
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out, err;
-    const int code = app.exit(e, out, err);
-    return {std::nullopt, {code == 0 ? 0 : 1, out.str(), err.str()}};
-  }
+  if (auto outcome = parse_subcommand(app, args)) return {std::nullopt, *outcome};
   if (s.count <= 0) return {std::nullopt, usage_error("--count must be at least 1")};
   if (s.cpus <= 0) return {std::nullopt, usage_error("--cpu must be at least 1")};
   if (s.max_pods <= 0) return {std::nullopt, usage_error("--pods must be at least 1")};
