@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_command.h"
 #include "cli/command_line.h"
 #include "cli/images_command.h"
 #include "cli/server.h"
@@ -22,6 +23,8 @@ int run(int argc, char** argv) {
     std::fputs(outcome.err.c_str(), stderr);
     return outcome.exit_code;
   }
+  // `k3c bench ...`: tools that drive a cluster from outside, through a kubeconfig.
+  if (args.size() >= 2 && args[1] == "bench") return run_bench({args.begin() + 2, args.end()}, env);
   const LocalFileReader files;
   Invocation invocation = parse_command_line(args, env, files);
   switch (invocation.kind) {

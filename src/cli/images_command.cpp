@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 
 #include "cli/config.h"
 #include "cli/registry_transport.h"
+#include "cli/subcommand_parse.h"
 #include "runtime/image_store.h"
 #include "runtime/reference.h"
 
@@ -189,14 +189,7 @@ CommandOutcome run_images(const std::vector<std::string>& args, const Environmen
   unpack->add_option("REF", o.ref, "Image reference or id")->required();
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
 
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    std::ostringstream out, err;
-    const int code = app.exit(e, out, err);
-    return {code == 0 ? 0 : 1, out.str(), err.str()};
-  }
+  if (auto outcome = parse_subcommand(app, args)) return *outcome;
   auto store = open_store(o.data_dir, env);
   if (!store.is_ok()) return fail("", store.status());
   if (pull->parsed()) return do_pull(**store, o);

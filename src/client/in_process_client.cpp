@@ -5,6 +5,8 @@
 #include <deque>
 #include <mutex>
 
+#include "client/line_buffer.h"
+
 namespace k3c::client {
 namespace {
 
@@ -36,7 +38,7 @@ class StreamLines final : public WatchLines {
       }
       if (cancelled_) return std::nullopt;
       http::BodyStream::Chunk chunk = stream_->poll();
-      for (const auto& piece : chunk.pieces) buffer_ += *piece;
+      for (const auto& piece : chunk.pieces) lines_.append(*piece);
       if (chunk.ended) ended_ = true;
       // A poll may leave more queued than one chunk carries: poll again before sleeping.
       if (!chunk.empty()) {
@@ -46,7 +48,7 @@ class StreamLines final : public WatchLines {
     }
   }
 
-  bool ended() const override { return ended_ && buffer_.empty(); }
+  bool ended() const override { return ended_ && lines_.empty(); }
 
   void cancel() override {
     {
@@ -59,23 +61,7 @@ class StreamLines final : public WatchLines {
   }
 
  private:
-  std::optional<std::string> pop_line() {
-    size_t nl = buffer_.find('\n', scanned_);
-    if (nl == std::string::npos) {
-      scanned_ = buffer_.size();
-      if (ended_ && !buffer_.empty()) {  // a last line without its newline
-        std::string line = std::move(buffer_);
-        buffer_.clear();
-        scanned_ = 0;
-        return line;
-      }
-      return std::nullopt;
-    }
-    std::string line = buffer_.substr(0, nl);
-    buffer_.erase(0, nl + 1);
-    scanned_ = 0;
-    return line;
-  }
+  std::optional<std::string> pop_line() { return lines_.pop(ended_); }
 
   std::shared_ptr<http::BodyStream> stream_;
   std::mutex mu_;
@@ -83,8 +69,7 @@ class StreamLines final : public WatchLines {
   bool woken_ = true;  // poll once at the start: events may already be queued
   std::atomic<bool> cancelled_{false};
   bool ended_ = false;
-  std::string buffer_;
-  size_t scanned_ = 0;
+  LineBuffer lines_;
 };
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <memory>
 
 #include "core/version.h"
+#include "http/internal/client_tls.h"
 
 namespace k3c::http {
 namespace {
@@ -31,8 +32,8 @@ namespace bhttp = beast::http;
 using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
-constexpr size_t kHeaderLimit = 64 << 10;
-constexpr size_t kReadChunk = 64 << 10;
+using internal::kHeaderLimit;
+using internal::kReadChunk;
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -70,6 +71,34 @@ Status add_ca_pem(SSL_CTX* ctx, const std::string& pem) {
   return Status::ok();
 }
 
+// The client certificate (with any chain after it) and its key from PEM text.
+Status use_client_pem(SSL_CTX* ctx, const std::string& cert_pem, const std::string& key_pem) {
+  std::unique_ptr<BIO, decltype(&BIO_free)> certs(
+      BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())), &BIO_free);
+  X509* leaf = PEM_read_bio_X509(certs.get(), nullptr, nullptr, nullptr);
+  if (leaf == nullptr || SSL_CTX_use_certificate(ctx, leaf) != 1) {
+    if (leaf) X509_free(leaf);
+    return error(Code::kInvalid, "cannot load the client certificate: " + openssl_reason());
+  }
+  X509_free(leaf);
+  while (X509* extra = PEM_read_bio_X509(certs.get(), nullptr, nullptr, nullptr)) {
+    if (SSL_CTX_add0_chain_cert(ctx, extra) != 1) X509_free(extra);
+  }
+  ERR_clear_error();  // the end of the PEM text reads as an error
+  std::unique_ptr<BIO, decltype(&BIO_free)> key(
+      BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size())), &BIO_free);
+  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(key.get(), nullptr, nullptr, nullptr);
+  const bool ok = pkey != nullptr && SSL_CTX_use_PrivateKey(ctx, pkey) == 1 &&
+                  SSL_CTX_check_private_key(ctx) == 1;
+  if (pkey) EVP_PKEY_free(pkey);
+  if (!ok) return error(Code::kInvalid, "cannot load the client key: " + openssl_reason());
+  return Status::ok();
+}
+
+}  // namespace
+
+namespace internal {
+
 Result<std::unique_ptr<net::ssl::context>> make_tls_context(const ClientTls& tls) {
   auto ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_client);
   SSL_CTX* native = ctx->native_handle();
@@ -94,6 +123,10 @@ Result<std::unique_ptr<net::ssl::context>> make_tls_context(const ClientTls& tls
   if (tls.cert_file.empty() != tls.key_file.empty()) {
     return error(Code::kInvalid, "a client certificate needs both a certificate and a key file");
   }
+  if (tls.cert_pem.empty() != tls.key_pem.empty()) {
+    return error(Code::kInvalid, "a client certificate needs both a certificate and a key");
+  }
+  if (!tls.cert_pem.empty()) RETURN_IF_ERROR(use_client_pem(native, tls.cert_pem, tls.key_pem));
   if (!tls.cert_file.empty()) {
     if (SSL_CTX_use_certificate_chain_file(native, tls.cert_file.c_str()) != 1) {
       return error(Code::kInvalid,
@@ -108,8 +141,6 @@ Result<std::unique_ptr<net::ssl::context>> make_tls_context(const ClientTls& tls
   return ctx;
 }
 
-// Server name checks for one connection: SNI for names, and the certificate must name the
-// host (a DNS SAN, or an IP SAN for addresses).
 Status expect_host(SSL* ssl, const std::string& host, bool verify) {
   unsigned char addr[16];
   const bool is_ip =
@@ -123,6 +154,13 @@ Status expect_host(SSL* ssl, const std::string& host, bool verify) {
   if (rc != 1) return error(Code::kInvalid, "bad TLS server name " + host);
   return Status::ok();
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::expect_host;
+using internal::make_tls_context;
 
 // One request/response on one connection, without redirects.
 struct Hop {

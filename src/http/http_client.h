@@ -27,6 +27,8 @@ struct ClientTls {
   std::string ca_pem;     // PEM text to trust (the agent's pinned server CA), instead of a file
   std::string cert_file;  // client certificate (PEM) and its key, both or neither
   std::string key_file;
+  std::string cert_pem;  // or the same as PEM text (a kubeconfig's client-certificate-data)
+  std::string key_pem;
   bool insecure_skip_verify = false;  // no verification at all (registries.yaml's option)
 };
 

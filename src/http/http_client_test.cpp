@@ -1,11 +1,13 @@
 // Tests of the blocking HTTP client against fake plain-TCP peers (garbage, hangs, redirects)
 // and the project's HTTPS server with a throwaway CA made by the openssl tool.
 #include "http/http_client.h"
+#include "http/http_connection.h"
 
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
 #include <catch2/catch.hpp>
+#include <fstream>
 
 #include "fake_tcp_server.h"
 #include "http/https_server.h"
@@ -292,6 +294,84 @@ TEST_CASE("a client certificate is presented when the server asks for one") {
   req.tls.key_file.clear();
   CHECK(fetch(req).status().message() ==
         "a client certificate needs both a certificate and a key file");
+  server.stop();
+}
+
+// A body of two lines, then the end (a watch in miniature).
+class TwoLines final : public BodyStream {
+ public:
+  void set_wake(std::function<void()> wake) override { wake(); }
+  Chunk poll() override {
+    Chunk c;
+    c.append(std::string("one\ntwo\n"));
+    c.ended = true;
+    return c;
+  }
+  void cancel() override {}
+};
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_CASE("a kept-alive connection carries several requests and a streamed answer") {
+  TestCa ca;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.identify_peer = [](SSL* ssl) -> std::optional<PeerIdentity> {
+    X509* peer = SSL_get1_peer_certificate(ssl);
+    if (peer == nullptr) return std::nullopt;
+    X509_free(peer);
+    return PeerIdentity{"client", {}, "", {}};
+  };
+  HttpsServer server(o, ca.context(/*require_client_cert=*/true), [](Request& r) {
+    Response resp;
+    if (r.path == "/stream") {
+      resp.stream = std::make_shared<TwoLines>();
+    } else {
+      resp.body = r.method + " " + r.path + " " + r.body + (r.peer ? " as " + r.peer->user : "");
+    }
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  auto [cert, key] = ca.client_cert();
+  ClientTls tls;
+  tls.ca_file = ca.ca;
+  tls.cert_pem = file_text(cert);  // as a kubeconfig's client-certificate-data gives it
+  tls.key_pem = file_text(key);
+  auto context = ClientTlsContext::make(tls);
+  REQUIRE(context.is_ok());
+  auto url = parse_url("https://127.0.0.1:" + std::to_string(server.port()));
+  REQUIRE(url.is_ok());
+  auto conn = Connection::open(*url, *context, 5s);
+  REQUIRE(conn.is_ok());
+  for (const char* body : {"first", "second"}) {
+    auto r = (*conn)->exchange({"PUT", "/x", {}, body}, 5s, 1 << 20);
+    INFO(r.status().message());
+    REQUIRE(r.is_ok());
+    CHECK(r->body == std::string("PUT /x ") + body + " as client");
+    CHECK((*conn)->reusable());
+  }
+  auto small = (*conn)->exchange({"GET", "/big", {}, ""}, 5s, 4);
+  CHECK(small.status().code() == Code::kRequestEntityTooLarge);
+  CHECK_FALSE((*conn)->reusable());
+
+  auto watch = Connection::open(*url, *context, 5s);
+  REQUIRE(watch.is_ok());
+  auto head = (*watch)->start_stream({"GET", "/stream", {}, ""}, 5s);
+  REQUIRE(head.is_ok());
+  CHECK(head->status == 200);
+  std::string got;
+  for (int i = 0; i < 50 && !(*watch)->stream_ended(); ++i) {
+    auto bytes = (*watch)->read_stream(100ms);
+    REQUIRE(bytes.is_ok());
+    got += *bytes;
+  }
+  CHECK(got == "one\ntwo\n");
+  (*watch)->cancel();
+  CHECK_FALSE((*watch)->read_stream(10ms).is_ok());
   server.stop();
 }
 

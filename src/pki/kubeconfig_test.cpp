@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/base64.h"
+#include "pki/kubeconfig_reader.h"
 #include "pki/pki.h"
 #include "temp_dir.h"
 
@@ -77,6 +78,73 @@ TEST_CASE("a kubeconfig that cannot be written is an error naming the path") {
       write_kubeconfig(blocker + "/k3c.yaml", 0600, "https://127.0.0.1:6443", kCa, kCert, kKey);
   REQUIRE_FALSE(s.is_ok());
   CHECK(s.message().find(blocker) != std::string::npos);
+}
+
+TEST_CASE("read_kubeconfig gives back what write_kubeconfig wrote") {
+  TempDir tmp;
+  std::string path = tmp.path() + "/k3c.yaml";
+  REQUIRE(write_kubeconfig(path, 0600, "https://127.0.0.1:6443", kCa, kCert, kKey).is_ok());
+  auto read = read_kubeconfig(path);
+  REQUIRE(read.is_ok());
+  CHECK(read->server == "https://127.0.0.1:6443");
+  CHECK(read->ca_pem == kCa);
+  CHECK(read->client_cert_pem == kCert);
+  CHECK(read->client_key_pem == kKey);
+  CHECK_FALSE(read->insecure_skip_tls_verify);
+}
+
+TEST_CASE("read_kubeconfig follows the current context and reads files beside it") {
+  TempDir tmp;
+  std::ofstream(tmp.path() + "/ca.crt") << kCa;
+  std::ofstream(tmp.path() + "/me.crt") << kCert;
+  std::ofstream(tmp.path() + "/me.key") << kKey;
+  std::ofstream(tmp.path() + "/config") << R"(apiVersion: v1
+kind: Config
+clusters:
+- name: other
+  cluster: {server: "https://other:6443"}
+- name: mine
+  cluster: {server: "https://10.0.0.1:6443", certificate-authority: ca.crt}
+users:
+- name: me
+  user: {client-certificate: me.crt, client-key: me.key}
+contexts:
+- name: a
+  context: {cluster: other, user: me}
+- name: b
+  context: {cluster: mine, user: me}
+current-context: b
+)";
+  auto read = read_kubeconfig(tmp.path() + "/config");
+  REQUIRE(read.is_ok());
+  CHECK(read->server == "https://10.0.0.1:6443");
+  CHECK(read->ca_pem == kCa);
+  CHECK(read->client_cert_pem == kCert);
+  CHECK(read->client_key_pem == kKey);
+}
+
+TEST_CASE("read_kubeconfig refuses what is not a usable kubeconfig, naming the file") {
+  TempDir tmp;
+  const std::string path = tmp.path() + "/config";
+  auto check_bad = [&](const std::string& yaml, const std::string& words) {
+    std::ofstream(path) << yaml;
+    auto read = read_kubeconfig(path);
+    INFO(yaml << " -> " << read.status().message());
+    REQUIRE_FALSE(read.is_ok());
+    CHECK(read.status().message().find(path) != std::string::npos);
+    CHECK(read.status().message().find(words) != std::string::npos);
+  };
+  check_bad("{{{ not yaml", "not valid YAML");
+  check_bad("just a string", "not a kubeconfig");
+  check_bad("clusters: []\n", "no current-context");
+  check_bad("current-context: x\n", "context \"x\" is not defined");
+  check_bad("current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+            "clusters: [{name: c, cluster: {server: \"https://h:1\"}}]\n",
+            "user \"u\" is not defined");
+  check_bad("current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+            "clusters: [{name: c, cluster: {}}]\nusers: [{name: u, user: {}}]\n",
+            "has no server");
+  CHECK(read_kubeconfig(tmp.path() + "/missing").status().code() == Code::kNotFound);
 }
 
 }  // namespace

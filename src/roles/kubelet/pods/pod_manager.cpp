@@ -6,6 +6,7 @@
 #include "api/json_fields.h"
 #include "core/log.h"
 #include "roles/kubelet/pods/labels.h"
+#include "roles/kubelet/pods/pod_api_writes.h"
 
 namespace k3c::kubelet {
 
@@ -57,17 +58,6 @@ client::ListOptions node_selector(const std::string& node) {
   client::ListOptions options;
   options.field_selector = "spec.nodeName=" + node;
   return options;
-}
-
-// A merge patch turning `from` into `to` (top-level keys of status; nulls remove).
-json status_patch(const json& from, const json& to) {
-  json patch = to;
-  if (from.is_object()) {
-    for (const auto& [k, v] : from.items()) {
-      if (!to.contains(k)) patch[k] = nullptr;
-    }
-  }
-  return patch;
 }
 
 }  // namespace
@@ -382,28 +372,17 @@ Result<std::vector<json>> PodManager::list_services() const {
 }
 
 Status PodManager::write_status(const json& pod, const json& status) {
-  const std::string uid = meta(pod, "uid");
-  const json& current = pod.value("status", json::object());
-  if (status == current) return Status::ok();
-  json patch = {{"metadata", {{"uid", uid}}}, {"status", status_patch(current, status)}};
-  auto r = client::patch(client_, resources::kPods, meta(pod, "namespace"), meta(pod, "name"),
-                         "application/merge-patch+json", patch, "status");
-  if (!r.is_ok()) {
-    if (r.status().code() == Code::kNotFound) return Status::ok();  // gone meanwhile
-    return r.status();
-  }
+  if (status == pod.value("status", json::object())) return Status::ok();
+  Status written = patch_pod_status(client_, pod, status);
+  if (written.code() == Code::kNotFound) return Status::ok();  // gone meanwhile
+  RETURN_IF_ERROR(written);
   std::lock_guard lock(mu_);
-  written_[uid] = status;
+  written_[meta(pod, "uid")] = status;
   return Status::ok();
 }
 
 Status PodManager::delete_pod(const json& pod) {
-  client::DeleteOptions options;
-  options.grace_period_seconds = 0;
-  options.precondition_uid = meta(pod, "uid");
-  Status s =
-      client::remove(client_, resources::kPods, meta(pod, "namespace"), meta(pod, "name"), options);
-  if (!s.is_ok() && s.code() != Code::kNotFound && s.code() != Code::kConflict) return s;
+  RETURN_IF_ERROR(confirm_pod_deletion(client_, pod));
   std::lock_guard lock(mu_);
   written_.erase(meta(pod, "uid"));
   return Status::ok();
