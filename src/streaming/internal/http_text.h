@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "http/http.h"
+#include "http/text_response.h"
 
 namespace k3c::streaming::internal {
 
@@ -15,12 +15,9 @@ inline bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
 }
 
-inline http::Response plain_text(int status, const std::string& body) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "text/plain; charset=utf-8");
-  r.body = body + "\n";
-  return r;
+// One line of text (the newline added), as upstream's kubelet answers before a switch.
+inline http::Response plain_text(int status, const std::string& line) {
+  return http::text_response(status, line + "\n");
 }
 
 }  // namespace k3c::streaming::internal

@@ -11,7 +11,7 @@
 
 #include "api/json_fields.h"
 #include "core/ids.h"
-#include "roles/kubelet/server/plain_text.h"
+#include "http/text_response.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -163,7 +163,7 @@ class LogFollowStream final : public http::BodyStream {
 };
 
 http::Response text_error(int status, const std::string& message) {
-  return plain_text(status, message + "\n");
+  return http::text_response(status, message + "\n");
 }
 
 }  // namespace

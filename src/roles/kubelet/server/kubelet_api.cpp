@@ -3,7 +3,7 @@
 
 #include "api/json_fields.h"
 #include "roles/kubelet/server/container_logs.h"
-#include "roles/kubelet/server/plain_text.h"
+#include "http/text_response.h"
 #include "roles/kubelet/server/stream_handlers.h"
 
 namespace k3c::kubelet {
@@ -11,7 +11,9 @@ namespace {
 
 using nlohmann::json;
 
-http::Response text(int status, std::string body) { return plain_text(status, std::move(body)); }
+http::Response text(int status, std::string body) {
+  return http::text_response(status, std::move(body));
+}
 
 std::vector<std::string> segments(const std::string& path) {
   std::vector<std::string> parts;

@@ -5,7 +5,7 @@
 
 #include "http/https_server.h"
 #include "pki/pki.h"
-#include "roles/kubelet/server/text_response.h"
+#include "http/text_response.h"
 #include "runtime/files.h"
 
 namespace k3c::kubelet {
@@ -86,7 +86,7 @@ Result<std::unique_ptr<KubeletServer>> KubeletServer::start(const KubeletServerO
   auto https = std::make_unique<http::HttpsServer>(
       server, context.release(), [handler = std::move(handler)](http::Request& request) {
         if (Status allowed = authorize_kubelet_request(request); !allowed.is_ok())
-          return text_response(allowed.code() == Code::kUnauthorized ? 401 : 403,
+          return http::text_response(allowed.code() == Code::kUnauthorized ? 401 : 403,
                                allowed.message());
         return handler(request);
       });

@@ -3,7 +3,7 @@
 
 #include "roles/kubelet/server/resource_metrics.h"
 #include "roles/kubelet/server/stats_summary.h"
-#include "roles/kubelet/server/text_response.h"
+#include "http/text_response.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -19,19 +19,19 @@ http::Response stats_summary_response(const StatsSource& stats) {
   auto snapshot = collect(stats);
   if (!snapshot.is_ok()) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
-    return text_response(status,
+    return http::text_response(status,
                          "failed to get node summary: " + snapshot.status().message() + "\n");
   }
-  return text_response(200, stats_summary(*snapshot).dump(2), "application/json");
+  return http::text_response(200, stats_summary(*snapshot).dump(2), "application/json");
 }
 
 http::Response resource_metrics_response(const StatsSource& stats) {
   auto snapshot = collect(stats);
   if (!snapshot.is_ok()) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
-    return text_response(status, snapshot.status().message() + "\n");
+    return http::text_response(status, snapshot.status().message() + "\n");
   }
-  return text_response(200, resource_metrics(*snapshot),
+  return http::text_response(200, resource_metrics(*snapshot),
                        "text/plain; version=0.0.4; charset=utf-8");
 }
 

@@ -4,7 +4,7 @@
 #include "api/json_fields.h"
 #include "core/log.h"
 #include "roles/kubelet/pods/labels.h"
-#include "roles/kubelet/server/plain_text.h"
+#include "http/text_response.h"
 #include "streaming/port_forward.h"
 #include "streaming/remote_command.h"
 
@@ -13,7 +13,9 @@ namespace {
 
 using nlohmann::json;
 
-http::Response text(int status, const std::string& line) { return plain_text(status, line + "\n"); }
+http::Response text(int status, const std::string& line) {
+  return http::text_response(status, line + "\n");
+}
 
 // A runtime error before the upgrade, as upstream's kubelet writes it (the runtime's code
 // when there is one, else 500).
