@@ -2,6 +2,7 @@
 #include "roles/scheduler/role/scheduling_queue.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace k3c::scheduler {
 
@@ -34,6 +35,8 @@ void SchedulingQueue::place_locked(Entry& entry, Place place) {
   } else if (place == Place::kBackoff) {
     backoff_.insert({backoff_expiry(p), entry.seq, p.key()});
     cv_.notify_one();  // a waiting pop() recomputes how long to sleep
+  } else if (place == Place::kUnschedulable) {
+    unschedulable_.insert(p.key());
   }
 }
 
@@ -43,10 +46,13 @@ void SchedulingQueue::unplace_locked(Entry& entry) {
     active_.erase({p.info->priority, p.timestamp, entry.seq, p.key()});
   } else if (entry.place == Place::kBackoff) {
     backoff_.erase({backoff_expiry(p), entry.seq, p.key()});
+  } else if (entry.place == Place::kUnschedulable) {
+    unschedulable_.erase(p.key());
   }
 }
 
 void SchedulingQueue::activate_or_backoff_locked(Entry& entry) {
+  unplace_locked(entry);  // no-op for an entry already taken out
   bool backing_off = entry.pod.attempts > 0 && backoff_expiry(entry.pod) > clock_.now();
   place_locked(entry, backing_off ? Place::kBackoff : Place::kActive);
 }
@@ -102,8 +108,11 @@ void SchedulingQueue::remove(const std::string& key) {
 void SchedulingQueue::move_all(const std::function<bool(const PodInfo&)>& which) {
   std::lock_guard lock(mu_);
   move_request_cycle_ = scheduling_cycle_;
-  for (auto& [key, entry] : entries_) {
-    if (entry.place != Place::kUnschedulable) continue;
+  // Only the parked pods are walked (every bind calls this: walking all the queued pods made
+  // a large rollout quadratic). A copy, as activating takes a key out of the index.
+  const std::vector<std::string> parked(unschedulable_.begin(), unschedulable_.end());
+  for (const std::string& key : parked) {
+    Entry& entry = entries_.at(key);
     if (which && !which(*entry.pod.info)) continue;
     activate_or_backoff_locked(entry);
   }
@@ -119,11 +128,11 @@ void SchedulingQueue::flush_locked() {
   }
   if (now - last_unschedulable_flush_ < kUnschedulableFlushPeriod) return;
   last_unschedulable_flush_ = now;
-  for (auto& [key, entry] : entries_) {
-    if (entry.place == Place::kUnschedulable &&
-        now - entry.pod.timestamp >= settings_.max_in_unschedulable) {
+  const std::vector<std::string> parked(unschedulable_.begin(), unschedulable_.end());
+  for (const std::string& key : parked) {
+    Entry& entry = entries_.at(key);
+    if (now - entry.pod.timestamp >= settings_.max_in_unschedulable)
       activate_or_backoff_locked(entry);
-    }
   }
 }
 

@@ -24,6 +24,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "client/informer.h"
 #include "core/clock.h"
@@ -111,6 +112,7 @@ class SchedulingQueue {
   std::unordered_map<std::string, Entry> entries_;
   std::set<ActiveKey> active_;
   std::set<BackoffKey> backoff_;
+  std::unordered_set<std::string> unschedulable_;  // keys of the entries in kUnschedulable
   uint64_t next_seq_ = 0;
   uint64_t scheduling_cycle_ = 0;
   uint64_t move_request_cycle_ = 0;
