@@ -6,7 +6,8 @@
 // ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
-// a static pod from the manifest directory with its mirror pod; fsGroup on volumes.
+// a static pod from the manifest directory with its mirror pod; fsGroup on volumes; exec and
+// port-forward into real containers.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -548,4 +549,34 @@ TEST_CASE("kubectl exec into a real container: exit codes, stdin") {
   }
 }
 
+
+TEST_CASE("kubectl port-forward reaches a real container's port") {
+  if (!skip_reason().empty()) return;
+  // Plain SPDY (1.27) and SPDY tunnelled in a WebSocket (1.33).
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    Sandbox box;
+    PodSession p(box, version);
+    p.s.ok({"run", "web", "--image=busybox:1", "--restart=Never", "--", "sh", "-c",
+            "mkdir -p /www && echo hello-from-pod > /www/index.html && httpd -f -p 8080 -h /www"});
+    REQUIRE(eventually([&] { return p.phase("web") == "Running"; }, 60s));
+    testing::ChildProcess forward(p.s.kubectl.argv({"port-forward", "pod/web", "18080:8080"}),
+                                  p.s.kubectl.env(), box.path("port-forward"));
+    REQUIRE(eventually([&] { return forward.out().find("Forwarding from") != std::string::npos; }));
+    // curl in the server's network namespace, where kubectl listens.
+    std::vector<std::string> curl = p.s.server.enter_prefix();
+    for (const char* arg : {"/usr/bin/curl", "-sS", "--max-time", "10", "http://127.0.0.1:18080/"})
+      curl.push_back(arg);
+    std::string got;
+    REQUIRE(eventually([&] {
+      got = run_to_end(curl, box.env(), box.path("curl"), 20s).out;
+      return !got.empty();
+    }));
+    CHECK(got == "hello-from-pod\n");
+    // A second connection through the same tunnel.
+    CHECK(run_to_end(curl, box.env(), box.path("curl"), 20s).out == "hello-from-pod\n");
+    forward.signal(SIGTERM);
+    (void)forward.wait(5s);
+  }
+}
 }  // namespace k3c
