@@ -7,7 +7,7 @@
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
 // a static pod from the manifest directory with its mirror pod; fsGroup on volumes; exec and
-// port-forward into real containers.
+// port-forward into real containers; kubectl run -i attaching to one.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -577,6 +577,25 @@ TEST_CASE("kubectl port-forward reaches a real container's port") {
     CHECK(run_to_end(curl, box.env(), box.path("curl"), 20s).out == "hello-from-pod\n");
     forward.signal(SIGTERM);
     (void)forward.wait(5s);
+  }
+}
+
+TEST_CASE("kubectl run -i attaches to a real container's stdin and output") {
+  if (!skip_reason().empty()) return;
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    Sandbox box;
+    PodSession p(box, version);
+    std::vector<std::string> piped = {"/bin/sh", "-c", "printf 'abc\\n' | \"$@\"", "sh"};
+    for (std::string& arg :
+         p.s.kubectl.argv({"run", "reader", "-i", "--restart=Never", "--image=busybox:1", "--",
+                           "sh", "-c", "read x; echo got:$x"}))
+      piped.push_back(std::move(arg));
+    auto attached = run_to_end(piped, p.s.kubectl.env(), box.path("kubectl"), 60s);
+    INFO(attached.err);
+    CHECK(attached.exit_code == 0);
+    CHECK(attached.out.find("got:abc") != std::string::npos);
+    REQUIRE(eventually([&] { return p.phase("reader") == "Succeeded"; }, 30s));
   }
 }
 }  // namespace k3c
