@@ -133,6 +133,8 @@ void pump(internal::CommandChannels& ch, runtime::StreamSession& s, const Comman
     auto in = ch.read(kPollEvery);
     if (!in.is_ok()) {
       if (in.status().code() == Code::kTimeout) continue;
+      log::for_role("kubelet")->info("exec/attach session: the client's side failed: {}",
+                                     in.status().message());
       client_gone = true;
       break;
     }
@@ -151,6 +153,7 @@ void pump(internal::CommandChannels& ch, runtime::StreamSession& s, const Comman
         (void)s.resize(in->width, in->height);  // kInvalid without a tty: nothing to resize
         break;
       case Input::Kind::kClosed:
+        log::for_role("kubelet")->info("exec/attach session: the client closed the connection");
         client_gone = true;
         break;
       case Input::Kind::kNothing:
