@@ -148,10 +148,22 @@ class TestCgroupRoot {
   const std::string& name() const { return name_; }
 
  private:
+  // A teardown cut short (a server stopped in the middle of a kill_all) can leave a
+  // container frozen, and a frozen process outlives even its PID namespace: thaw (v1
+  // freezer) and kill whatever is still in the test's cgroup.
+  static void release(const std::filesystem::path& dir) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir / "freezer.state", ec))
+      std::ofstream(dir / "freezer.state") << "THAWED";
+    std::ifstream procs(dir / "cgroup.procs");
+    for (pid_t pid; procs >> pid;)
+      if (pid > 1) kill(pid, SIGKILL);
+  }
   // Leaf first; a cgroup whose last processes are still exiting is busy for a moment.
   static void remove_tree(const std::filesystem::path& dir) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) return;
+    release(dir);
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
       if (entry.is_directory(ec)) remove_tree(entry.path());
     for (int attempt = 0; attempt < 50 && rmdir(dir.c_str()) != 0 && errno == EBUSY; ++attempt)
