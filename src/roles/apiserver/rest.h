@@ -75,6 +75,10 @@ class Rest {
     int64_t revision;
   };
   std::variant<Current, http::Response> read_current(const Call& call);
+  // A list page read from the store at a past `revision` (a continue token the watch cache
+  // has moved past); kCompacted when the store no longer has that revision.
+  Result<ListSnapshot> list_at(const Filter& filter, int64_t revision, const std::string& after,
+                               int64_t limit);
   // Stores an update of `current` (read at `revision`); the update that removes the last
   // finalizer of an object marked for deletion deletes it instead.
   http::Response write_updated(const Call& call, nlohmann::json updated,

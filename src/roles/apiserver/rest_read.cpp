@@ -147,22 +147,27 @@ http::Response Rest::list(const Call& c) {
     limit = *n;
   }
   std::string after;
+  Result<ListSnapshot> snapshot = error(Code::kInternal, "not listed");
   if (auto token = c.request.param("continue"); token && !token->empty()) {
     auto t = parse_continue(*token, filter.value().prefix);
     if (!t) return error_response(bad_request("invalid continue token"));
-    if (t->revision != cache_.revision()) {
-      // The cache has moved on; a consistent continuation would need the store's history.
-      // Upstream answers an expired token the same way.
-      return error_response(
-          api_error(Code::kGone,
-                    "The provided continue parameter is too old to display a consistent list "
-                    "result. You can start a new list without the continue parameter, or use the "
-                    "continue token in this response to retrieve the remainder of the results."));
+    if (t->revision == cache_.revision()) {
+      snapshot = cache_.list(filter.value(), -1, t->after, limit);
+    } else {
+      // The cache has moved on: the rest of the list comes from the store's history at the
+      // first page's revision (as etcd serves it), until compaction removes that revision.
+      snapshot = list_at(filter.value(), t->revision, t->after, limit);
+      if (!snapshot.is_ok() && snapshot.status().code() == Code::kCompacted) {
+        return error_response(api_error(
+            Code::kGone,
+            "The provided continue parameter is too old to display a consistent list "
+            "result. You can start a new list without the continue parameter, or use the "
+            "continue token in this response to retrieve the remainder of the results."));
+      }
     }
-    after = t->after;
-    *min = -1;
+  } else {
+    snapshot = cache_.list(filter.value(), *min, after, limit);
   }
-  auto snapshot = cache_.list(filter.value(), *min, after, limit);
   if (!snapshot.is_ok()) return error_response(from_status(snapshot.status()));
   const ListSnapshot& s = *snapshot;
   std::string next = s.next_key.empty() ? "" : continue_token(s.revision, s.next_key);
@@ -179,7 +184,7 @@ http::Response Rest::list(const Call& c) {
   json meta = {{"resourceVersion", std::to_string(s.revision)}};
   if (!next.empty()) {
     meta["continue"] = next;
-    if (filter.value().labels.empty() && filter.value().fields.empty()) {
+    if (filter.value().labels.empty() && filter.value().fields.empty() && s.remaining >= 0) {
       meta["remainingItemCount"] = s.remaining;
     }
   }
@@ -195,6 +200,34 @@ http::Response Rest::list(const Call& c) {
   }
   body += "]}";
   return json_response(200, std::move(body));
+}
+
+Result<ListSnapshot> Rest::list_at(const Filter& filter, int64_t revision,
+                                   const std::string& after, int64_t limit) {
+  ListSnapshot out;
+  out.revision = revision;
+  out.remaining = -1;  // not counted: remainingItemCount is left out, as it may be
+  store::ListOptions o;
+  o.revision = revision;
+  o.after = after;
+  // Read in pages of the store until `limit` objects match (selectors filter here).
+  o.limit = limit > 0 ? std::max<int64_t>(limit, 100) : 0;
+  for (;;) {
+    auto page = store_.list(filter.prefix, o);
+    if (!page.is_ok()) return page.status();
+    for (const store::KeyValue& kv : page->items) {
+      auto decoded = decode_stored(kv);
+      if (!decoded.is_ok()) return decoded.status();
+      if (!filter.matches(*decoded)) continue;
+      if (limit > 0 && static_cast<int64_t>(out.items.size()) == limit) {
+        out.next_key = out.items.back()->key;  // one more matches: the page is cut here
+        return out;
+      }
+      out.items.push_back(std::make_shared<const CachedObject>(std::move(*decoded)));
+    }
+    if (!page->more || page->items.empty()) return out;
+    o.after = page->items.back().key;
+  }
 }
 
 http::Response Rest::watch(const Call& c) {

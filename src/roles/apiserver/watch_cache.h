@@ -67,7 +67,7 @@ struct ListSnapshot {
   std::vector<ObjectPtr> items;
   int64_t revision = 0;
   std::string next_key;   // non-empty when `limit` cut the list: continue after this key
-  int64_t remaining = 0;  // matching items after the page (when cut)
+  int64_t remaining = 0;  // matching items after the page (when cut); -1: not counted
 };
 
 // One watch on the cache. poll() hands over what has arrived; `ended` is set once the
