@@ -59,6 +59,26 @@ struct Fixture {
     return config;
   }
 
+  // A sandbox with shareProcessNamespace: its id, directory and pause pid.
+  struct Shared {
+    std::string id, dir;
+    int pause = 0;
+  };
+  Shared shared_sandbox(const std::string& uid) {
+    SandboxConfig config = sandbox(uid);
+    config.share_process_namespace = true;
+    auto id = runtime->run_pod_sandbox(config);
+    INFO(id.status().to_string());
+    REQUIRE(id.is_ok());
+    Shared made{*id, sandbox_dir(*id), 0};
+    made.pause = running_pause(made.dir);
+    REQUIRE(made.pause > 0);
+    return made;
+  }
+  std::string sandbox_dir(const std::string& id) const {
+    return dir.path() + "/data/agent/runtime/sandboxes/" + id;
+  }
+
   ContainerStatus wait_exited(const std::string& id, std::chrono::seconds limit = 15s) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     for (;;) {
@@ -200,14 +220,8 @@ std::string status_line(int pid, const std::string& key) {
 TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the containers share") {
   REQUIRE_ROOT_AND_BUSYBOX();
   Fixture f;
-  SandboxConfig config = f.sandbox("u4");
-  config.share_process_namespace = true;
-  auto sandbox = f.runtime->run_pod_sandbox(config);
-  INFO(sandbox.status().to_string());
-  REQUIRE(sandbox.is_ok());
-  const std::string dir = f.dir.path() + "/data/agent/runtime/sandboxes/" + *sandbox;
-  const int pause = running_pause(dir);
-  REQUIRE(pause > 0);
+  const auto [id, dir, pause] = f.shared_sandbox("u4");
+  const std::string* sandbox = &id;
   CHECK(status_line(pause, "NSpid:") == "NSpid:\t" + std::to_string(pause) + "\t1");
   CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kReady);
   // Its PSS, for doc/runtime.md (the shim's is about 1.3 MB).
@@ -254,13 +268,8 @@ TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the contai
 TEST_CASE("a pause whose sandbox was stopped or is gone is stopped when the runtime opens") {
   REQUIRE_ROOT_AND_BUSYBOX();
   Fixture f;
-  SandboxConfig config = f.sandbox("u5");
-  config.share_process_namespace = true;
-  auto sandbox = f.runtime->run_pod_sandbox(config);
-  REQUIRE(sandbox.is_ok());
-  const std::string dir = f.dir.path() + "/data/agent/runtime/sandboxes/" + *sandbox;
-  const int pause = running_pause(dir);
-  REQUIRE(pause > 0);
+  const auto [id, dir, pause] = f.shared_sandbox("u5");
+  const std::string* sandbox = &id;
   // As if k3c died in the middle of removing it: the record is gone, the pause is not.
   REQUIRE(std::rename((dir + "/sandbox.json").c_str(), (dir + "/sandbox.json.away").c_str()) == 0);
   auto again = LinuxRuntime::open({f.dir.path() + "/data", "", "/sys/fs/cgroup", nullptr});
@@ -272,10 +281,12 @@ TEST_CASE("a pause whose sandbox was stopped or is gone is stopped when the runt
   REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
 
   // hostPID wins over shareProcessNamespace: no pause, the host's namespace.
+  SandboxConfig config = f.sandbox("u6");
+  config.share_process_namespace = true;
   config.host_pid = true;
   auto host = f.runtime->run_pod_sandbox(config);
   REQUIRE(host.is_ok());
-  CHECK(running_pause(f.dir.path() + "/data/agent/runtime/sandboxes/" + *host) == 0);
+  CHECK(running_pause(f.sandbox_dir(*host)) == 0);
   auto c = f.runtime->create_container(*host, container("c", {"sleep", "1000"}));
   REQUIRE(c.is_ok());
   REQUIRE(f.runtime->start_container(*c).is_ok());

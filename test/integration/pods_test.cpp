@@ -16,6 +16,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <thread>
 
@@ -103,6 +104,17 @@ struct SharedNamespaces {
     kill(k3c, SIGTERM);
     CHECK(server.wait(20s).has_value());
   }
+  // Stops `server`, lets a second pass without k3c (its containers live on), starts k3c again
+  // and waits until `running()` holds and a few syncs of the new kubelet have passed.
+  std::unique_ptr<testing::ChildProcess> restart_server(testing::ChildProcess& server,
+                                                        const std::function<bool()>& running) {
+    stop_server(server);
+    std::this_thread::sleep_for(1s);
+    auto again = start_server("second");
+    REQUIRE(eventually(running));
+    std::this_thread::sleep_for(2s);
+    return again;
+  }
   std::vector<std::string> enter_prefix() const {
     return {"/usr/bin/nsenter", "--net=/proc/" + std::to_string(holder.pid()) + "/ns/net"};
   }
@@ -112,35 +124,34 @@ struct SharedNamespaces {
   testing::ChildProcess holder;
 };
 
+// The busybox image staged, the namespaces k3c restarts in, and kubectl 1.33 into them.
+struct RestartableNode {
+  RestartableNode() { PodSession::stage_image(box); }
+  Sandbox box;
+  SharedNamespaces ns{box};
+  KubectlRunner kubectl{box, kubectl_dir() + "/kubectl.1.33", {}, ns.enter_prefix()};
+};
+
 }  // namespace
 
 TEST_CASE("containers outlive a restart of k3c and are adopted again") {
   if (!skip_reason().empty()) return;
-  Sandbox box;
-  PodSession::stage_image(box);
-  SharedNamespaces ns(box);
-  KubectlRunner kubectl{box, kubectl_dir() + "/kubectl.1.33", {}, ns.enter_prefix()};
+  RestartableNode node;
+  auto& [box, ns, kubectl] = node;
   auto jsonpath = [&](const std::string& path) {
     return kubectl({"get", "pod/keep", "-o", "jsonpath=" + path}).out;
   };
   const std::string started = "{.status.containerStatuses[0].state.running.startedAt}";
   const std::string id = "{.status.containerStatuses[0].containerID}";
-  std::string first_start, first_id;
-  {
-    auto server = ns.start_server("first");
-    REQUIRE(kubectl({"run", "keep", "--image=busybox:1", "--", "sh", "-c",
-                     "i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done"})
-                .exit_code == 0);
-    REQUIRE(eventually([&] { return !jsonpath(started).empty(); }));
-    first_start = jsonpath(started);
-    first_id = jsonpath(id);
-    ns.stop_server(*server);
-  }
-  // k3c is gone; the container is not.
-  std::this_thread::sleep_for(1s);
-  auto server = ns.start_server("second");
-  REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }));
-  std::this_thread::sleep_for(2s);  // a few syncs of the new kubelet
+  auto server = ns.start_server("first");
+  REQUIRE(kubectl({"run", "keep", "--image=busybox:1", "--", "sh", "-c",
+                   "i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done"})
+              .exit_code == 0);
+  REQUIRE(eventually([&] { return !jsonpath(started).empty(); }));
+  const std::string first_start = jsonpath(started);
+  const std::string first_id = jsonpath(id);
+  // k3c goes; the container does not.
+  server = ns.restart_server(*server, [&] { return jsonpath("{.status.phase}") == "Running"; });
   CHECK(jsonpath(started) == first_start);
   CHECK(jsonpath(id) == first_id);
   CHECK(jsonpath("{.status.containerStatuses[0].restartCount}") == "0");
@@ -153,10 +164,8 @@ TEST_CASE("containers outlive a restart of k3c and are adopted again") {
 
 TEST_CASE("shareProcessNamespace: containers see each other, PID 1 is the pause, across a restart") {
   if (!skip_reason().empty()) return;
-  Sandbox box;
-  PodSession::stage_image(box);
-  SharedNamespaces ns(box);
-  KubectlRunner kubectl{box, kubectl_dir() + "/kubectl.1.33", {}, ns.enter_prefix()};
+  RestartableNode node;
+  auto& [box, ns, kubectl] = node;
   const std::string manifest = box.path("shared.yaml");
   write_file(manifest, R"(apiVersion: v1
 kind: Pod
@@ -180,23 +189,16 @@ spec:
     CHECK(ps.out.find("sleep 3601") != std::string::npos);
   };
   const std::string ids = "{.status.containerStatuses[*].containerID}";
-  std::string first_ids;
-  {
-    auto server = ns.start_server("first");
-    REQUIRE(kubectl({"apply", "-f", manifest}).exit_code == 0);
-    REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }, 60s));
-    sees_web();
-    // `web` sees `side` too, and a process of one container can signal the other's.
-    auto web = kubectl({"exec", "shared", "-c", "web", "--", "sh", "-c", "ps | grep -c '[s]leep 360'"});
-    CHECK(web.out == "2\n");
-    first_ids = jsonpath(ids);
-    ns.stop_server(*server);
-  }
-  // k3c is gone; the pause and the containers are not.
-  std::this_thread::sleep_for(1s);
-  auto server = ns.start_server("second");
-  REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }));
-  std::this_thread::sleep_for(2s);  // a few syncs of the new kubelet
+  auto server = ns.start_server("first");
+  REQUIRE(kubectl({"apply", "-f", manifest}).exit_code == 0);
+  REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }, 60s));
+  sees_web();
+  // `web` sees `side`'s process too.
+  auto web = kubectl({"exec", "shared", "-c", "web", "--", "sh", "-c", "ps | grep -c '[s]leep 360'"});
+  CHECK(web.out == "2\n");
+  const std::string first_ids = jsonpath(ids);
+  // k3c goes; the pause and the containers do not.
+  server = ns.restart_server(*server, [&] { return jsonpath("{.status.phase}") == "Running"; });
   CHECK(jsonpath(ids) == first_ids);
   CHECK(jsonpath("{.status.containerStatuses[*].restartCount}") == "0 0");
   sees_web();

@@ -71,13 +71,6 @@ Status kill_pause(int pid, const std::string& sandbox_dir) {
   return status;
 }
 
-void report(int fd, const Status& status) {
-  const std::string text =
-      status.is_ok() ? std::string("ok\n")
-                     : std::to_string(static_cast<int>(status.code())) + "\n" + status.message();
-  [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
-  close(fd);
-}
 
 // PID 1 of the pod's namespace. Single-threaded (forked from the freshly exec'd pause mode):
 // only system calls. Signals it does not wait for keep their default action, which the
@@ -122,21 +115,21 @@ int shim_pause(const std::string& sandbox_dir) {
   Status made = make_dirs(dir, 0700);
   if (made.is_ok()) made = make_dirs(root, 0500);
   if (!made.is_ok()) {
-    report(report_fd, made);
+    write_shim_report(report_fd, made);
     return 1;
   }
   if (unshare(CLONE_NEWPID) != 0) {
-    report(report_fd, errno_status("unshare the pid namespace", errno));
+    write_shim_report(report_fd, errno_status("unshare the pid namespace", errno));
     return 1;
   }
   int ready[2];
   if (pipe2(ready, O_CLOEXEC) != 0) {
-    report(report_fd, errno_status("pipe", errno));
+    write_shim_report(report_fd, errno_status("pipe", errno));
     return 1;
   }
   const pid_t pid = fork();
   if (pid < 0) {
-    report(report_fd, errno_status("fork", errno));
+    write_shim_report(report_fd, errno_status("fork", errno));
     return 1;
   }
   if (pid == 0) {
@@ -152,17 +145,17 @@ int shim_pause(const std::string& sandbox_dir) {
   close(ready[0]);
   if (n != 1) {
     waitpid(pid, nullptr, 0);
-    report(report_fd, error(Code::kInternal, "the pause process failed to set itself up"));
+    write_shim_report(report_fd, error(Code::kInternal, "the pause process failed to set itself up"));
     return 1;
   }
   const StartRecord record{pid, pid, unix_nanos_now(), process_start_ticks(pid)};
   if (Status s = write_start_record(dir, record); !s.is_ok()) {
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
-    report(report_fd, s);
+    write_shim_report(report_fd, s);
     return 1;
   }
-  report(report_fd, Status::ok());
+  write_shim_report(report_fd, Status::ok());
   return 0;
 }
 
