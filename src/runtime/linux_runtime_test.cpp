@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -263,6 +264,28 @@ TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the contai
   CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kNotReady);
   REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
   CHECK(slurp("/proc/self/mountinfo").find(f.dir.path()) == std::string::npos);
+}
+
+TEST_CASE("the pause process: a session of its own, exits 0 on SIGTERM and on SIGINT") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TempDir dir;
+  for (int sig : {SIGTERM, SIGINT}) {
+    const std::string sandbox = dir.path() + "/" + std::to_string(sig);
+    std::filesystem::create_directories(sandbox);
+    auto pid = start_pause(sandbox);
+    INFO(pid.status().to_string());
+    REQUIRE(pid.is_ok());
+    CHECK(getsid(*pid) == *pid);
+    CHECK(slurp("/proc/" + std::to_string(*pid) + "/comm") == "pause\n");
+    REQUIRE(kill(*pid, sig) == 0);
+    int status = -1;
+    REQUIRE(waitpid(*pid, &status, 0) == *pid);  // this test binary is its subreaper
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(running_pause(sandbox) == 0);
+    CHECK(stop_pause(sandbox).is_ok());
+    CHECK_FALSE(std::filesystem::exists(sandbox + "/pause"));
+  }
 }
 
 TEST_CASE("a pause whose sandbox was stopped or is gone is stopped when the runtime opens") {

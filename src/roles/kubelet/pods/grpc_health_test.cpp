@@ -1,8 +1,18 @@
 // The grpc probe's messages and verdicts (grpc_health.h), and the socket prober against a
-// loopback port where nothing listens.
+// real gRPC health server (nghttp2's server side, test/fakes/grpc_health_service.h) on a
+// loopback port, a silent peer and a closed port.
 #include "roles/kubelet/pods/grpc_health.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <thread>
+
+#include "fakes/grpc_health_service.h"
 
 namespace k3c::kubelet::grpc_health {
 namespace {
@@ -90,6 +100,84 @@ TEST_CASE("code names as Go prints them") {
   CHECK(code_name(14) == "Unavailable");
   CHECK(code_name(16) == "Unauthenticated");
   CHECK(code_name(42) == "Code(42)");
+}
+
+// A loopback listener on a free port; each connection is served by `serve` in a thread of
+// its own, one after the other, until the destructor.
+struct LoopbackServer {
+  int fd = -1;
+  int port = 0;
+  std::thread thread;
+  template <typename Serve>
+  explicit LoopbackServer(Serve serve) {
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(listen(fd, 4) == 0);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    thread = std::thread([this, serve] {
+      for (;;) {
+        const int c = accept(fd, nullptr, nullptr);
+        if (c < 0) return;
+        serve(c);
+        close(c);
+      }
+    });
+  }
+  ~LoopbackServer() {
+    shutdown(fd, SHUT_RDWR);
+    close(fd);
+    thread.join();
+  }
+};
+
+TEST_CASE("the socket prober speaks Health/Check over HTTP/2 to a real gRPC server") {
+  std::atomic<int> status{kServing};
+  k3c::testing::GrpcHealthService service([&](const std::string& name) {
+    return name == "missing" ? -5 : status.load();  // NotFound for that service
+  });
+  LoopbackServer server([&](int fd) { service.serve(fd); });
+  SocketProbeNetwork network;
+  auto served = network.grpc("127.0.0.1", server.port, "app", 2s);
+  INFO(served.output);
+  CHECK(served.success);
+  CHECK(served.output == "service healthy");
+  CHECK(service.last_service() == "app");
+  status = kNotServing;
+  auto down = network.grpc("127.0.0.1", server.port, "", 2s);
+  CHECK_FALSE(down.success);
+  CHECK(down.output == "service unhealthy (responded with \"NOT_SERVING\")");
+  CHECK(service.last_service().empty());
+  CHECK(network.grpc("127.0.0.1", server.port, "missing", 2s).output ==
+        "error: health rpc probe failed: rpc error: code = NotFound desc = unknown service");
+}
+
+TEST_CASE("the socket prober: a silent peer and a closed port fail within the timeout") {
+  // Accepts, reads, says nothing: no HTTP/2 settings, so no transport within the deadline.
+  LoopbackServer silent([](int fd) {
+    char buf[256];
+    while (recv(fd, buf, sizeof buf, 0) > 0) {
+    }
+  });
+  SocketProbeNetwork network;
+  const auto before = std::chrono::steady_clock::now();
+  auto quiet = network.grpc("127.0.0.1", silent.port, "", 300ms);
+  CHECK(std::chrono::steady_clock::now() - before < 2s);
+  CHECK(quiet.output == "timeout: failed to connect service \"127.0.0.1:" +
+                            std::to_string(silent.port) +
+                            "\" within 300ms: context deadline exceeded");
+  int closed_port = 0;
+  {
+    LoopbackServer gone([](int) {});
+    closed_port = gone.port;
+  }
+  auto refused = network.grpc("127.0.0.1", closed_port, "", 300ms);
+  CHECK_FALSE(refused.success);
+  CHECK(refused.output.rfind("timeout: failed to connect service", 0) == 0);
 }
 
 }  // namespace
