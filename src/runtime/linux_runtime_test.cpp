@@ -224,6 +224,9 @@ TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the contai
   const auto [id, dir, pause] = f.shared_sandbox("u4");
   const std::string* sandbox = &id;
   CHECK(status_line(pause, "NSpid:") == "NSpid:\t" + std::to_string(pause) + "\t1");
+  CHECK(status_line(pause, "CapEff:") == "CapEff:\t0000000000000000");
+  CHECK(status_line(pause, "CapBnd:") == "CapBnd:\t0000000000000000");
+  CHECK(status_line(pause, "NoNewPrivs:") == "NoNewPrivs:\t1");
   CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kReady);
   // Its PSS, for doc/runtime.md (the shim's is about 1.3 MB).
   const std::string rollup = slurp("/proc/" + std::to_string(pause) + "/smaps_rollup");

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "runtime/files.h"
+#include "runtime/shim/identity.h"
 #include "runtime/shim/pause_process.h"
 #include "runtime/shim/shim_modes.h"
 #include "runtime/shim/spawn_shim.h"
@@ -76,17 +77,20 @@ Status kill_pause(int pid, const std::string& sandbox_dir) {
 // only system calls. Signals it does not wait for keep their default action, which the
 // kernel does not deliver to a namespace's init from inside the namespace; SIGKILL from
 // outside ends it (and with it every process of the namespace).
-[[noreturn]] void pause_main(const std::string& root, int ready_fd) {
+[[noreturn]] void pause_main(const std::string& root, int last_cap, int ready_fd) {
   setsid();
   prctl(PR_SET_NAME, "pause", 0, 0, 0);
   sigset_t mask;
   sigemptyset(&mask);
   for (int sig : {SIGCHLD, SIGTERM, SIGINT}) sigaddset(&mask, sig);
   sigprocmask(SIG_BLOCK, &mask, nullptr);
-  // Nothing of the host through /proc/1/root, /proc/1/cwd or (not dumpable) /proc/1/fd.
+  // Nothing of the host through /proc/1/root, /proc/1/cwd or (not dumpable) /proc/1/fd, and
+  // no capability left (root without any, no_new_privs) for a process that would get at it.
   if (chroot(root.c_str()) != 0 || chdir("/") != 0) _exit(1);
+  ProcessSpec nobody_special;  // uid 0, gid 0, no groups, no capabilities
+  nobody_special.no_new_privs = true;
+  if (!apply_identity(nobody_special, last_cap).is_ok()) _exit(1);
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   [[maybe_unused]] ssize_t n = write(ready_fd, "x", 1);
   close_range(0, ~0U, 0);  // stdio is /dev/null; the ready pipe is done
   for (;;) {
@@ -127,6 +131,7 @@ int shim_pause(const std::string& sandbox_dir) {
     write_shim_report(report_fd, errno_status("pipe", errno));
     return 1;
   }
+  const int last_cap = last_capability();  // from /proc, before the chroot
   const pid_t pid = fork();
   if (pid < 0) {
     write_shim_report(report_fd, errno_status("fork", errno));
@@ -135,7 +140,7 @@ int shim_pause(const std::string& sandbox_dir) {
   if (pid == 0) {
     close(ready[0]);
     close(report_fd);
-    pause_main(root, ready[1]);
+    pause_main(root, last_cap, ready[1]);
   }
   close(ready[1]);
   char byte = 0;
