@@ -355,8 +355,8 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   spec.uts = join_or_host(pinned.uts);
   if (has_pause(pod)) {
     if (pinned.pid.empty())
-      return fail(error(Code::kInvalid,
-                        "the pid namespace of sandbox " + record->sandbox_id + " is gone"));
+      return fail(
+          error(Code::kInvalid, "the pid namespace of sandbox " + record->sandbox_id + " is gone"));
     spec.pid = {NamespaceMode::kJoin, pinned.pid};
   } else {
     spec.pid = pod.host_pid ? NamespaceSetting{NamespaceMode::kHost, ""}

@@ -80,14 +80,13 @@ class GrpcHealthService {
           reinterpret_cast<const char*>(value), valuelen);
     return 0;
   }
-  static int on_data(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data,
-                     size_t len, void* user_data) {
+  static int on_data(nghttp2_session*, uint8_t, int32_t stream_id, const uint8_t* data, size_t len,
+                     void* user_data) {
     self(user_data).streams_[stream_id].request.append(reinterpret_cast<const char*>(data), len);
     return 0;
   }
-  static ssize_t read_body(nghttp2_session* session, int32_t stream_id, uint8_t* buf,
-                           size_t length, uint32_t* flags, nghttp2_data_source*,
-                           void* user_data) {
+  static ssize_t read_body(nghttp2_session* session, int32_t stream_id, uint8_t* buf, size_t length,
+                           uint32_t* flags, nghttp2_data_source*, void* user_data) {
     Stream& s = self(user_data).streams_[stream_id];
     const size_t n = std::min(length, s.body.size() - s.sent);
     std::copy_n(s.body.data() + s.sent, n, buf);

@@ -16,8 +16,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "images/test_images.h"
@@ -162,7 +162,8 @@ TEST_CASE("containers outlive a restart of k3c and are adopted again") {
   ns.stop_server(*server);
 }
 
-TEST_CASE("shareProcessNamespace: containers see each other, PID 1 is the pause, across a restart") {
+TEST_CASE(
+    "shareProcessNamespace: containers see each other, PID 1 is the pause, across a restart") {
   if (!skip_reason().empty()) return;
   RestartableNode node;
   auto& [box, ns, kubectl] = node;
@@ -194,7 +195,8 @@ spec:
   REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }, 60s));
   sees_web();
   // `web` sees `side`'s process too.
-  auto web = kubectl({"exec", "shared", "-c", "web", "--", "sh", "-c", "ps | grep -c '[s]leep 360'"});
+  auto web =
+      kubectl({"exec", "shared", "-c", "web", "--", "sh", "-c", "ps | grep -c '[s]leep 360'"});
   CHECK(web.out == "2\n");
   const std::string first_ids = jsonpath(ids);
   // k3c goes; the pause and the containers do not.
@@ -271,9 +273,8 @@ spec:
   write_file(status, "SERVING\n");
   CHECK(eventually([&] { return ready() == "true"; }));
   // Nothing listens on the second container's port: upstream's dial timeout.
-  CHECK(eventually([&] {
-    return described("Readiness probe failed: timeout: failed to connect service");
-  }));
+  CHECK(eventually(
+      [&] { return described("Readiness probe failed: timeout: failed to connect service"); }));
   CHECK(p.s.jsonpath("pod/healthy", "{.status.containerStatuses[1].ready}") == "false");
 }
 

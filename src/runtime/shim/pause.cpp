@@ -63,15 +63,14 @@ Status kill_pause(int pid, const std::string& sandbox_dir) {
       while (poll(&p, 1, kKillWaitMs) < 0 && errno == EINTR) {
       }
       if (!(p.revents & POLLIN)) {
-        status = error(Code::kTimeout, "the pause process " + std::to_string(pid) +
-                                           " did not exit after SIGKILL");
+        status = error(Code::kTimeout,
+                       "the pause process " + std::to_string(pid) + " did not exit after SIGKILL");
       }
     }
   }
   close(pidfd);
   return status;
 }
-
 
 // PID 1 of the pod's namespace. Single-threaded (forked from the freshly exec'd pause mode):
 // only system calls. Signals it does not wait for keep their default action, which the
@@ -150,7 +149,8 @@ int shim_pause(const std::string& sandbox_dir) {
   close(ready[0]);
   if (n != 1) {
     waitpid(pid, nullptr, 0);
-    write_shim_report(report_fd, error(Code::kInternal, "the pause process failed to set itself up"));
+    write_shim_report(report_fd,
+                      error(Code::kInternal, "the pause process failed to set itself up"));
     return 1;
   }
   const StartRecord record{pid, pid, unix_nanos_now(), process_start_ticks(pid)};
@@ -169,8 +169,7 @@ int shim_pause(const std::string& sandbox_dir) {
 Result<int> start_pause(const std::string& sandbox_dir, const std::string& binary) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return errno_status("pipe", errno);
-  auto spawned =
-      spawn_shim(binary, {"k3c", "shim", kMode, sandbox_dir}, {{pipe_fds[1], 3}}, true);
+  auto spawned = spawn_shim(binary, {"k3c", "shim", kMode, sandbox_dir}, {{pipe_fds[1], 3}}, true);
   close(pipe_fds[1]);
   Status status = spawned.status();
   if (spawned.is_ok()) {

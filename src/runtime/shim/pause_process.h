@@ -7,8 +7,8 @@
 // Like a shim it is detached from k3c (reparented to init or a subreaper) and survives k3c
 // restarts; its pid and start time are in <sandbox_dir>/pause/state.json, so a new k3c
 // process finds it again (running_pause). It holds no file of k3c's, is chrooted into an
-// empty directory, has no capability and is not dumpable, so that a container seeing it as PID 1 cannot reach the
-// host through /proc/1/root or /proc/1/fd.
+// empty directory, has no capability and is not dumpable, so that a container seeing it as PID 1
+// cannot reach the host through /proc/1/root or /proc/1/fd.
 //
 // Functions are blocking and thread-safe (state is only in files; callers serialise calls for
 // one sandbox). doc/runtime.md, "Shared PID namespace", has the details.

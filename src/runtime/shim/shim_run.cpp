@@ -35,7 +35,6 @@ Status fail(const std::string& what, int err) {
   return error(Code::kInternal, what + ": " + std::strerror(err));
 }
 
-
 int open_log(const std::string& path) {
   if (path.empty()) return -1;
   return open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);

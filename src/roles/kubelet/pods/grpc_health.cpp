@@ -27,12 +27,21 @@ std::string frame(const std::string& message) {
 // grpc-go's code for a response whose HTTP status is not 200 (its HTTP-to-gRPC mapping).
 int code_of_http_status(int http) {
   switch (http) {
-    case 400: return 13;  // Internal
-    case 401: return 16;  // Unauthenticated
-    case 403: return 7;   // PermissionDenied
-    case 404: return 12;  // Unimplemented
-    case 429: case 502: case 503: case 504: return 14;  // Unavailable
-    default: return 2;  // Unknown
+    case 400:
+      return 13;  // Internal
+    case 401:
+      return 16;  // Unauthenticated
+    case 403:
+      return 7;  // PermissionDenied
+    case 404:
+      return 12;  // Unimplemented
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return 14;  // Unavailable
+    default:
+      return 2;  // Unknown
   }
 }
 
@@ -65,20 +74,25 @@ Result<int64_t> decode_response(std::string_view body) {
 
 std::string status_name(int64_t status) {
   switch (status) {
-    case kUnknown: return "UNKNOWN";
-    case kServing: return "SERVING";
-    case kNotServing: return "NOT_SERVING";
-    case kServiceUnknown: return "SERVICE_UNKNOWN";
-    default: return std::to_string(static_cast<int32_t>(status));
+    case kUnknown:
+      return "UNKNOWN";
+    case kServing:
+      return "SERVING";
+    case kNotServing:
+      return "NOT_SERVING";
+    case kServiceUnknown:
+      return "SERVICE_UNKNOWN";
+    default:
+      return std::to_string(static_cast<int32_t>(status));
   }
 }
 
 std::string code_name(int code) {
   static const char* const kNames[] = {
-      "OK",      "Canceled",          "Unknown",        "InvalidArgument", "DeadlineExceeded",
-      "NotFound", "AlreadyExists",    "PermissionDenied", "ResourceExhausted",
-      "FailedPrecondition", "Aborted", "OutOfRange",    "Unimplemented",   "Internal",
-      "Unavailable", "DataLoss",      "Unauthenticated"};
+      "OK",       "Canceled",       "Unknown",          "InvalidArgument",   "DeadlineExceeded",
+      "NotFound", "AlreadyExists",  "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
+      "Aborted",  "OutOfRange",     "Unimplemented",    "Internal",          "Unavailable",
+      "DataLoss", "Unauthenticated"};
   if (code >= 0 && code < static_cast<int>(std::size(kNames))) return kNames[code];
   return "Code(" + std::to_string(code) + ")";
 }
@@ -110,28 +124,31 @@ ProbeOutcome verdict(const CallResult& r, const std::string& address,
     if (code == 12) {
       return ProbeOutcome{false,
                           "error: this server does not implement the grpc health protocol "
-                          "(grpc.health.v1.Health): " + desc};
+                          "(grpc.health.v1.Health): " +
+                              desc};
     }
-    if (code == 4) return ProbeOutcome{false, "timeout: health rpc did not complete within " + within};
+    if (code == 4)
+      return ProbeOutcome{false, "timeout: health rpc did not complete within " + within};
     return ProbeOutcome{false, "error: health rpc probe failed: rpc error: code = " +
                                    code_name(code) + " desc = " + desc};
   };
   if (r.timed_out) return rpc_error(4, "context deadline exceeded");
   if (!r.transport_error.empty() && r.http_status == 0) return rpc_error(14, r.transport_error);
   if (r.http_status != 0 && r.http_status != 200) {
-    return rpc_error(code_of_http_status(r.http_status),
-                     "unexpected HTTP status code received from server: " +
-                         std::to_string(r.http_status));
+    return rpc_error(
+        code_of_http_status(r.http_status),
+        "unexpected HTTP status code received from server: " + std::to_string(r.http_status));
   }
   if (!r.grpc_status) {
-    return rpc_error(13, r.transport_error.empty() ? "server closed the stream without sending trailers"
-                                                   : r.transport_error);
+    return rpc_error(13, r.transport_error.empty()
+                             ? "server closed the stream without sending trailers"
+                             : r.transport_error);
   }
   if (*r.grpc_status != 0) return rpc_error(*r.grpc_status, r.grpc_message);
   auto status = decode_response(r.body);
   if (!status.is_ok()) {
-    return rpc_error(13, "grpc: failed to unmarshal the received message: " +
-                             status.status().message());
+    return rpc_error(
+        13, "grpc: failed to unmarshal the received message: " + status.status().message());
   }
   if (*status != kServing) {
     return {false, "service unhealthy (responded with \"" + status_name(*status) + "\")"};

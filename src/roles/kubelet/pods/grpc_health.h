@@ -38,8 +38,8 @@ std::string code_name(int code);
 
 // What one Check call ended with, as the HTTP/2 client saw it.
 struct CallResult {
-  bool connected = false;  // a transport came up (TCP, then the server's HTTP/2 SETTINGS)
-  bool timed_out = false;  // the deadline passed first
+  bool connected = false;       // a transport came up (TCP, then the server's HTTP/2 SETTINGS)
+  bool timed_out = false;       // the deadline passed first
   std::string transport_error;  // a failure after connecting (connection reset, GOAWAY ...)
   int http_status = 0;          // :status; 0 when no headers came
   std::optional<int> grpc_status;

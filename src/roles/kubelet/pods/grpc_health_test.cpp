@@ -46,10 +46,10 @@ TEST_CASE("HealthCheckResponse: the status field, unknown fields skipped, bad me
   // An unknown string field 2 before the status.
   CHECK(*decode_response(framed(std::string("\x12\x02hi\x08\x03", 6))) == kServiceUnknown);
   CHECK_FALSE(decode_response("").is_ok());
-  CHECK_FALSE(decode_response(std::string("\0\0\0\0\5\x08", 6)).is_ok());  // truncated
+  CHECK_FALSE(decode_response(std::string("\0\0\0\0\5\x08", 6)).is_ok());    // truncated
   CHECK_FALSE(decode_response(std::string("\1\0\0\0\2\x08\1", 7)).is_ok());  // compressed
-  CHECK_FALSE(decode_response(framed("\x0a\x01x")).is_ok());  // status as a string
-  CHECK_FALSE(decode_response(framed("\x08")).is_ok());       // a cut varint
+  CHECK_FALSE(decode_response(framed("\x0a\x01x")).is_ok());                 // status as a string
+  CHECK_FALSE(decode_response(framed("\x08")).is_ok());                      // a cut varint
 }
 
 TEST_CASE("the verdict: SERVING succeeds, the rest fails with upstream's messages") {
@@ -80,8 +80,9 @@ TEST_CASE("the verdict: SERVING succeeds, the rest fails with upstream's message
   CallResult not_found = answered("");
   not_found.http_status = 404;
   not_found.grpc_status.reset();
-  CHECK(verdict(not_found, at, 1s).output.rfind(
-            "error: this server does not implement the grpc health protocol", 0) == 0);
+  CHECK(verdict(not_found, at, 1s)
+            .output.rfind("error: this server does not implement the grpc health protocol", 0) ==
+        0);
   CallResult reset;
   reset.connected = true;
   reset.transport_error = "error reading from server: EOF";
@@ -167,9 +168,9 @@ TEST_CASE("the socket prober: a silent peer and a closed port fail within the ti
   const auto before = std::chrono::steady_clock::now();
   auto quiet = network.grpc("127.0.0.1", silent.port, "", 300ms);
   CHECK(std::chrono::steady_clock::now() - before < 2s);
-  CHECK(quiet.output == "timeout: failed to connect service \"127.0.0.1:" +
-                            std::to_string(silent.port) +
-                            "\" within 300ms: context deadline exceeded");
+  CHECK(quiet.output ==
+        "timeout: failed to connect service \"127.0.0.1:" + std::to_string(silent.port) +
+            "\" within 300ms: context deadline exceeded");
   int closed_port = 0;
   {
     LoopbackServer gone([](int) {});

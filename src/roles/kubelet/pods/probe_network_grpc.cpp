@@ -78,8 +78,8 @@ int on_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* use
   return 0;
 }
 
-ssize_t read_request(nghttp2_session*, int32_t, uint8_t* buf, size_t length,
-                     uint32_t* data_flags, nghttp2_data_source*, void* user_data) {
+ssize_t read_request(nghttp2_session*, int32_t, uint8_t* buf, size_t length, uint32_t* data_flags,
+                     nghttp2_data_source*, void* user_data) {
   Call& call = call_of(user_data);
   const size_t n = std::min(length, call.request.size() - call.request_sent);
   std::memcpy(buf, call.request.data() + call.request_sent, n);
@@ -127,17 +127,23 @@ void exchange(int fd, Call& call, const std::string& authority, Deadline deadlin
     return;
   }
   const std::string timeout = std::to_string(std::max(1, remaining_ms(deadline))) + "m";
-  const std::string names[] = {":method", ":scheme", ":path", ":authority", "content-type",
-                               "te", "user-agent", "grpc-timeout"};
-  const std::string values[] = {"POST", "http", grpc_health::kCheckPath, authority,
-                                "application/grpc", "trailers", "kube-probe/1.32", timeout};
+  const std::string names[] = {":method",      ":scheme", ":path",      ":authority",
+                               "content-type", "te",      "user-agent", "grpc-timeout"};
+  const std::string values[] = {"POST",
+                                "http",
+                                grpc_health::kCheckPath,
+                                authority,
+                                "application/grpc",
+                                "trailers",
+                                "kube-probe/1.32",
+                                timeout};
   nghttp2_nv headers[std::size(names)];
   for (size_t i = 0; i < std::size(names); ++i) headers[i] = header(names[i], values[i]);
   nghttp2_data_provider body{};
   body.read_callback = read_request;
   (void)nghttp2_submit_settings(session, NGHTTP2_FLAG_NONE, nullptr, 0);  // queued; cannot fail
-  call.stream_id = nghttp2_submit_request(session, nullptr, headers, std::size(headers), &body,
-                                          nullptr);
+  call.stream_id =
+      nghttp2_submit_request(session, nullptr, headers, std::size(headers), &body, nullptr);
   if (call.stream_id < 0) {
     call.result.transport_error = nghttp2_strerror(call.stream_id);
     call.closed = true;
@@ -150,9 +156,11 @@ void exchange(int fd, Call& call, const std::string& authority, Deadline deadlin
       if (!send_all(fd, out, static_cast<size_t>(n), deadline)) break;
     }
     if (n != 0) {
-      if (remaining_ms(deadline) == 0) call.result.timed_out = true;
-      else call.result.transport_error = n < 0 ? nghttp2_strerror(static_cast<int>(n))
-                                               : "write: connection reset";
+      if (remaining_ms(deadline) == 0)
+        call.result.timed_out = true;
+      else
+        call.result.transport_error =
+            n < 0 ? nghttp2_strerror(static_cast<int>(n)) : "write: connection reset";
       break;
     }
     pollfd p{fd, POLLIN, 0};
@@ -180,8 +188,7 @@ void exchange(int fd, Call& call, const std::string& authority, Deadline deadlin
 
 }  // namespace
 
-ProbeOutcome SocketProbeNetwork::grpc(const std::string& host, int port,
-                                      const std::string& service,
+ProbeOutcome SocketProbeNetwork::grpc(const std::string& host, int port, const std::string& service,
                                       std::chrono::milliseconds timeout) {
   const std::string address =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
