@@ -163,6 +163,11 @@ void exchange(int fd, Call& call, const std::string& authority, Deadline deadlin
             n < 0 ? nghttp2_strerror(static_cast<int>(n)) : "write: connection reset";
       break;
     }
+    if (!nghttp2_session_want_read(session) && !nghttp2_session_want_write(session)) {
+      // The session ended (a GOAWAY, a protocol error) before the stream did.
+      if (call.result.transport_error.empty()) call.result.transport_error = "connection closed";
+      break;
+    }
     pollfd p{fd, POLLIN, 0};
     const int ready = poll(&p, 1, remaining_ms(deadline));
     if (ready < 0 && errno == EINTR) continue;
