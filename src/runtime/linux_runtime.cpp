@@ -96,8 +96,22 @@ Result<std::unique_ptr<LinuxRuntime>> LinuxRuntime::open(const LinuxRuntimeConfi
     auto record = load_sandbox_record(dir + "/sandbox.json");
     return record.is_ok() && !record->stopped;
   });
-  return std::unique_ptr<LinuxRuntime>(
+  auto runtime = std::unique_ptr<LinuxRuntime>(
       new LinuxRuntime(std::move(root), std::move(*images), std::move(*cgroups), config.puller));
+  runtime->thaw_containers();
+  return runtime;
+}
+
+// A kill_all cut short (k3c stopped between its freeze and its thaw) leaves a container's
+// cgroup frozen: its processes neither run nor die, and a frozen PID 1 outlives its PID
+// namespace's end. Every container this runtime knows is thawed before it is adopted.
+void LinuxRuntime::thaw_containers() {
+  auto ids = list_dir(state_root_ + "/containers");
+  if (!ids.is_ok()) return;
+  for (const std::string& id : *ids) {
+    auto record = load_container_record(container_dir(id) + "/container.json");
+    if (record.is_ok() && !record->cgroup.empty()) cgroups_->thaw(record->cgroup);
+  }
 }
 
 std::string LinuxRuntime::sandbox_dir(const std::string& id) const {

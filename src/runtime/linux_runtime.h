@@ -94,6 +94,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   // The lock of one sandbox (created on first use, dropped when the sandbox is removed).
   std::shared_ptr<std::mutex> sandbox_lock(const std::string& sandbox_id);
   void forget_sandbox_lock(const std::string& sandbox_id);
+  void thaw_containers();
 
   std::mutex locks_mu_;  // guards sandbox_locks_
   std::map<std::string, std::shared_ptr<std::mutex>> sandbox_locks_;

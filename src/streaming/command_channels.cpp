@@ -1,8 +1,10 @@
 // The remote-command channels over WebSocket and over SPDY (see internal/command_channels.h).
 #include "streaming/internal/command_channels.h"
 
+#include <atomic>
 #include <deque>
 #include <map>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "streaming/spdy.h"
@@ -18,10 +20,19 @@ constexpr auto kLinger = 2s;
 // How long a SPDY client gets to open its streams (upstream's streamCreationTimeout).
 constexpr auto kStreamCreation = 30s;
 constexpr uint8_t kCloseSignal = 255;  // v5: [255, channel] = no more data on channel
+// How long after the switch the first WebSocket message waits. client-go starts reading the
+// connection and creating its local streams (stdout, stderr, error) in two goroutines at
+// once, and drops a message for a stream it has not created yet ("Unknown stream id ...,
+// discarding message"). Our process is running before the 101 goes out, so its first output
+// could follow the 101 at once and be dropped: kubectl then printed nothing and exited 0.
+// Upstream's runtimes start the process only after the switch, which leaves the client
+// that much time; this gives it the same head start.
+constexpr auto kClientSetup = 100ms;
 
 class WebSocketChannels final : public CommandChannels {
  public:
-  WebSocketChannels(http::Duplex& io, bool v5) : ws_(io), v5_(v5) {}
+  WebSocketChannels(http::Duplex& io, bool v5)
+      : ws_(io), v5_(v5), first_write_(std::chrono::steady_clock::now() + kClientSetup) {}
 
   Result<Input> read(std::chrono::milliseconds timeout) override {
     auto m = ws_.read_message(timeout);
@@ -52,6 +63,10 @@ class WebSocketChannels final : public CommandChannels {
   }
 
   Status write(int channel, std::string_view data) override {
+    if (!client_ready_) {  // written from the output thread and, at the end, the input one
+      std::this_thread::sleep_until(first_write_);
+      client_ready_ = true;
+    }
     std::string message(1, static_cast<char>(channel));
     message.append(data);
     return ws_.send_binary(message);
@@ -74,6 +89,8 @@ class WebSocketChannels final : public CommandChannels {
   WebSocket ws_;
   const bool v5_;
   ResizeDecoder resize_;
+  const std::chrono::steady_clock::time_point first_write_;
+  std::atomic<bool> client_ready_{false};
 };
 
 class SpdyChannels final : public CommandChannels {

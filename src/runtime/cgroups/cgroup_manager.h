@@ -69,6 +69,11 @@ class CgroupManager {
   // (remove() waits for that). kOk when the cgroup does not exist.
   Status kill_all(const std::string& path);
 
+  // Thaws the cgroup if it is frozen. k3c freezes only inside kill_all, which always thaws;
+  // a k3c that died between the two leaves the container frozen, so the runtime thaws every
+  // container it finds when it opens. Nothing to do without a freezer or a cgroup.
+  void thaw(const std::string& path);
+
   // Removes the cgroup and its descendants in every hierarchy, deepest first, retrying while
   // processes drain (about a second). kOk when already gone; kConflict when processes stay.
   Status remove(const std::string& path);

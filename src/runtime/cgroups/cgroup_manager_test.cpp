@@ -361,5 +361,26 @@ TEST_CASE("bad paths and resources are refused; a failed create leaves no half-m
   CHECK(fs->has(kRoot + "/" + kPod));
 }
 
+TEST_CASE("thaw: a cgroup left frozen is thawed; a missing one or a bad path is nothing") {
+  auto v1 = FakeCgroupOs::v1();
+  auto m1 = manager(v1);
+  REQUIRE(m1->create(kContainer, LinuxResources{}).is_ok());
+  const std::string state = kRoot + "/freezer/" + kContainer + "/freezer.state";
+  v1->set(state, "FROZEN");
+  m1->thaw(kContainer);
+  CHECK(v1->file(state) == "THAWED");
+
+  auto v2 = FakeCgroupOs::v2();
+  auto m2 = manager(v2);
+  REQUIRE(m2->create(kContainer, LinuxResources{}).is_ok());
+  REQUIRE(v2->write(kRoot + "/" + kContainer + "/cgroup.freeze", "1") == 0);
+  m2->thaw(kContainer);
+  CHECK(v2->file(kRoot + "/" + kContainer + "/cgroup.freeze") == "0");
+
+  m2->thaw("kubepods/none");  // no such cgroup: nothing happens
+  m2->thaw("../escape");
+  CHECK_FALSE(v2->has(kRoot + "/kubepods/none"));
+}
+
 }  // namespace
 }  // namespace k3c::runtime

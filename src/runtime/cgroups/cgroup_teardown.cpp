@@ -112,6 +112,11 @@ Status CgroupManager::kill_all(const std::string& path) {
   return signal_all(path);
 }
 
+void CgroupManager::thaw(const std::string& path) {
+  if (!cgroup_files::check_path(path).is_ok() || !exists_anywhere(path)) return;
+  (void)freeze(path, false);
+}
+
 // rmdir of `dir`'s subtree, deepest first. EBUSY means processes are still leaving (a killed
 // process holds its cgroup until it is reaped): retried for about a second.
 Status CgroupManager::remove_tree(const std::string& dir) {

@@ -29,7 +29,7 @@ HostConfig config_for(const RegistriesConfig& config, const std::string& host,
 
 std::string rewritten(const Mirror& mirror, const std::string& path) {
   for (const Rewrite& r : mirror.rewrites) {
-    if (std::regex_search(path, r.regex)) return std::regex_replace(path, r.regex, r.replacement);
+    if (r.regex.search(path)) return r.regex.replace_all(path, r.replacement);
   }
   return path;
 }

@@ -68,11 +68,11 @@ class Parser {
       for (const auto& [pattern, value] : it->items()) {
         const std::string where = key + ".rewrite." + pattern;
         ASSIGN_OR_RETURN(std::string replacement, text(value, where));
-        try {
-          m.rewrites.push_back({pattern, std::regex(pattern), replacement});
-        } catch (const std::regex_error& e) {
-          return bad(where, std::string("bad regular expression: ") + e.what());
+        auto regex = Regex::compile(pattern);
+        if (!regex.is_ok()) {
+          return bad(where, "bad regular expression: " + regex.status().message());
         }
+        m.rewrites.push_back({std::move(*regex), replacement});
       }
     }
     return m;

@@ -15,11 +15,11 @@
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/regex.h"
 #include "core/status.h"
 #include "runtime/registry/transport.h"
 #include "runtime/runtime_service.h"
@@ -27,9 +27,8 @@
 namespace k3c::runtime::registry {
 
 struct Rewrite {
-  std::string pattern;  // as written (an ECMAScript regular expression)
-  std::regex regex;
-  std::string replacement;  // $1... name the pattern's groups
+  Regex regex;              // Go's syntax, as k3s reads it; regex.pattern() is as written
+  std::string replacement;  // $1, ${name}... name the pattern's groups (Go's Expand)
 };
 
 struct Mirror {

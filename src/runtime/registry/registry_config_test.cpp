@@ -89,6 +89,10 @@ TEST_CASE("registries.yaml: bad input names the file and the key") {
   CHECK(parse_error("mirrors:\n  docker.io:\n    rewrite:\n      \"(\": x\n")
             .starts_with("/etc/k3c/registries.yaml: mirrors.docker.io.rewrite.(: bad regular "
                          "expression"));
+  // Go's syntax, checked by RE2: a repeat count past 1000 is refused.
+  CHECK(parse_error("mirrors:\n  docker.io:\n    rewrite:\n      \"a{1001}\": x\n")
+            .starts_with("/etc/k3c/registries.yaml: mirrors.docker.io.rewrite.a{1001}: "
+                         "bad regular expression: error parsing regexp: "));
   CHECK(parse_error("configs:\n  r:\n    auth:\n      auth: '!!!'\n") ==
         "/etc/k3c/registries.yaml: configs.r.auth.auth: must be base64 of \"username:password\"");
   CHECK(parse_error("configs:\n  r:\n    tls:\n      insecure_skip_verify: maybe\n") ==
