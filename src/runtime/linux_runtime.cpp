@@ -17,6 +17,7 @@
 #include "runtime/linux/stop_signal.h"
 #include "runtime/linux/user_lookup.h"
 #include "runtime/shim/container_process.h"
+#include "runtime/shim/pause_process.h"
 
 namespace k3c::runtime {
 namespace {
@@ -62,6 +63,12 @@ NamespaceSetting join_or_host(const std::string& pinned) {
 
 bool process_started(const Result<ProcessState>& state) { return state.is_ok() && state->pid > 0; }
 
+// shareProcessNamespace: a pause process owns the pod's PID namespace (hostPID wins, as
+// upstream's validation allows only one of the two).
+bool has_pause(const SandboxConfig& config) {
+  return config.share_process_namespace && !config.host_pid;
+}
+
 }  // namespace
 
 LinuxRuntime::LinuxRuntime(std::string state_root, std::unique_ptr<ImageStore> images,
@@ -83,6 +90,12 @@ Result<std::unique_ptr<LinuxRuntime>> LinuxRuntime::open(const LinuxRuntimeConfi
       config.state_root.empty() ? config.data_dir + "/agent/runtime" : config.state_root;
   for (const char* sub : {"/sandboxes", "/containers"})
     if (Status s = make_dirs(root + sub, 0700); !s.is_ok()) return s;
+  // Pause processes of sandboxes removed or stopped while no k3c ran to finish the job; the
+  // others are adopted as they are (their records say where they run).
+  stop_unowned_pauses(root + "/sandboxes", [](const std::string& dir) {
+    auto record = load_sandbox_record(dir + "/sandbox.json");
+    return record.is_ok() && !record->stopped;
+  });
   auto runtime = std::unique_ptr<LinuxRuntime>(
       new LinuxRuntime(std::move(root), std::move(*images), std::move(*cgroups), config.puller));
   runtime->thaw_containers();
@@ -111,13 +124,11 @@ std::string LinuxRuntime::container_dir(const std::string& id) const {
 // ---- sandboxes ------------------------------------------------------------------------------
 
 Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
-  if (config.share_process_namespace)
-    return error(Code::kNotImplemented,
-                 "shareProcessNamespace is not implemented yet by the k3c runtime");
   // A new id: no other call can address this sandbox before it is returned.
   SandboxRecord record{new_runtime_id(), config, std::chrono::system_clock::now(), false};
   const std::string dir = sandbox_dir(record.id);
   auto fail = [&](Status status) {
+    (void)stop_pause(dir);
     (void)unpin_namespaces(dir);
     if (!config.cgroup_parent.empty()) (void)cgroups_->remove(config.cgroup_parent);
     (void)remove_tree(dir);
@@ -128,6 +139,15 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
   NamespaceKinds kinds{!config.host_network, !config.host_ipc, !config.host_network};
   auto pinned = pin_namespaces(dir, kinds, config.hostname);
   if (!pinned.is_ok()) return fail(pinned.status());
+  if (has_pause(config)) {
+    auto pause = start_pause(dir);
+    if (!pause.is_ok()) return fail(pause.status());
+    auto pid_ns = pin_pid_namespace(dir, *pause);
+    if (!pid_ns.is_ok()) return fail(pid_ns.status());
+    // Pinned from a pid that could have been recycled in between: still the pause's?
+    if (running_pause(dir) != *pause)
+      return fail(error(Code::kInternal, "the pause process exited during the sandbox's start"));
+  }
   const std::string hostname = config.host_network ? host_name() : config.hostname;
   for (auto [name, bytes] : {std::pair<const char*, std::string>{"hosts", config.hosts},
                              {"resolv.conf", config.resolv_conf},
@@ -171,6 +191,7 @@ Status LinuxRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
     (void)signal_container(process_dir(container_dir(id)), SIGKILL);
     (void)cgroups_->kill_all(c->cgroup);
   }
+  if (Status s = stop_pause(dir); !s.is_ok()) return s;
   if (Status s = unpin_namespaces(dir); !s.is_ok()) return s;
   record->stopped = true;
   return save_record(dir + "/sandbox.json", *record);
@@ -190,6 +211,7 @@ Status LinuxRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
       if (Status s = remove_container_locked(id); !s.is_ok()) return s;
     }
   }
+  if (Status s = stop_pause(dir); !s.is_ok()) return s;
   if (Status s = unpin_namespaces(dir); !s.is_ok()) return s;
   if (record.is_ok() && !record->config.cgroup_parent.empty()) {
     if (Status s = cgroups_->remove(record->config.cgroup_parent); !s.is_ok()) return s;
@@ -208,8 +230,12 @@ Result<SandboxStatus> LinuxRuntime::pod_sandbox_status(const std::string& sandbo
   status.config = record->config;
   status.created_at = record->created_at;
   PinnedNamespaces pinned = pinned_namespaces(dir);
-  const bool namespaces_alive = (record->config.host_network || !pinned.net.empty()) &&
-                                (record->config.host_ipc || !pinned.ipc.empty());
+  // A pause that died (killed) took its PID namespace and the containers in it along: the
+  // kubelet makes a new sandbox, as upstream's after a dead pause container.
+  const bool namespaces_alive =
+      (record->config.host_network || !pinned.net.empty()) &&
+      (record->config.host_ipc || !pinned.ipc.empty()) &&
+      (!has_pause(record->config) || (!pinned.pid.empty() && running_pause(dir) > 0));
   status.state =
       !record->stopped && namespaces_alive ? SandboxState::kReady : SandboxState::kNotReady;
   status.netns_path = pinned.net;
@@ -341,8 +367,15 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   spec.net = join_or_host(pinned.net);
   spec.ipc = join_or_host(pinned.ipc);
   spec.uts = join_or_host(pinned.uts);
-  spec.pid = pod.host_pid ? NamespaceSetting{NamespaceMode::kHost, ""}
-                          : NamespaceSetting{NamespaceMode::kNew, ""};
+  if (has_pause(pod)) {
+    if (pinned.pid.empty())
+      return fail(
+          error(Code::kInvalid, "the pid namespace of sandbox " + record->sandbox_id + " is gone"));
+    spec.pid = {NamespaceMode::kJoin, pinned.pid};
+  } else {
+    spec.pid = pod.host_pid ? NamespaceSetting{NamespaceMode::kHost, ""}
+                            : NamespaceSetting{NamespaceMode::kNew, ""};
+  }
 
   auto process = process_spec(*record);
   if (!process.is_ok()) return fail(process.status());

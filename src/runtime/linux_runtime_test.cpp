@@ -3,10 +3,12 @@
 // main() moves the binary into its own mount and network namespaces and serves as the shim.
 #include "runtime/linux_runtime.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "images/test_images.h"
 #include "runtime/cgroups/cgroup_manager.h"
 #include "runtime/linux_runtime_test_support.h"
+#include "runtime/shim/pause_process.h"
 #include "temp_dir.h"
 
 namespace k3c::runtime {
@@ -57,6 +60,26 @@ struct Fixture {
     return config;
   }
 
+  // A sandbox with shareProcessNamespace: its id, directory and pause pid.
+  struct Shared {
+    std::string id, dir;
+    int pause = 0;
+  };
+  Shared shared_sandbox(const std::string& uid) {
+    SandboxConfig config = sandbox(uid);
+    config.share_process_namespace = true;
+    auto id = runtime->run_pod_sandbox(config);
+    INFO(id.status().to_string());
+    REQUIRE(id.is_ok());
+    Shared made{*id, sandbox_dir(*id), 0};
+    made.pause = running_pause(made.dir);
+    REQUIRE(made.pause > 0);
+    return made;
+  }
+  std::string sandbox_dir(const std::string& id) const {
+    return dir.path() + "/data/agent/runtime/sandboxes/" + id;
+  }
+
   ContainerStatus wait_exited(const std::string& id, std::chrono::seconds limit = 15s) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     for (;;) {
@@ -69,6 +92,12 @@ struct Fixture {
     }
   }
 };
+
+std::string slurp_link(const std::string& path) {
+  char target[256];
+  const ssize_t n = readlink(path.c_str(), target, sizeof target);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
 
 ContainerConfig container(std::string name, std::vector<std::string> args) {
   ContainerConfig config;
@@ -179,6 +208,118 @@ TEST_CASE("a container over its memory limit is OOMKilled with exit code 137") {
   CHECK(done.state == ContainerState::kExited);
   CHECK(done.exit_code == 137);
   CHECK(done.reason == "OOMKilled");
+}
+
+// The line of /proc/<pid>/status that starts with `key`.
+std::string status_line(int pid, const std::string& key) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key, 0) == 0) return line;
+  return {};
+}
+
+TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the containers share") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  Fixture f;
+  const auto [id, dir, pause] = f.shared_sandbox("u4");
+  const std::string* sandbox = &id;
+  CHECK(status_line(pause, "NSpid:") == "NSpid:\t" + std::to_string(pause) + "\t1");
+  CHECK(status_line(pause, "CapEff:") == "CapEff:\t0000000000000000");
+  CHECK(status_line(pause, "CapBnd:") == "CapBnd:\t0000000000000000");
+  CHECK(status_line(pause, "NoNewPrivs:") == "NoNewPrivs:\t1");
+  CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kReady);
+  // Its PSS, for doc/runtime.md (the shim's is about 1.3 MB).
+  const std::string rollup = slurp("/proc/" + std::to_string(pause) + "/smaps_rollup");
+  if (const size_t at = rollup.find("\nPss:"); at != std::string::npos)
+    WARN("pause process " << rollup.substr(at + 1, rollup.find('\n', at + 1) - at - 1));
+
+  auto web = f.runtime->create_container(*sandbox, container("web", {"sleep", "1000"}));
+  auto side = f.runtime->create_container(*sandbox, container("side", {"sleep", "1001"}));
+  REQUIRE((web.is_ok() && side.is_ok()));
+  REQUIRE(f.runtime->start_container(*web).is_ok());
+  REQUIRE(f.runtime->start_container(*side).is_ok());
+  auto seen = f.runtime->exec_sync(*side, {"sh", "-c", "cat /proc/1/comm; ps"}, 5s);
+  REQUIRE(seen.is_ok());
+  INFO(seen->stdout_bytes << seen->stderr_bytes);
+  CHECK(seen->stdout_bytes.rfind("pause\n", 0) == 0);
+  CHECK(seen->stdout_bytes.find("sleep 1000") != std::string::npos);
+  CHECK(seen->stdout_bytes.find("sleep 1001") != std::string::npos);
+  // The pause's root is an empty directory, not the host's.
+  auto root = f.runtime->exec_sync(*web, {"ls", "/proc/1/root/"}, 5s);
+  REQUIRE(root.is_ok());
+  CHECK(root->stdout_bytes.empty());
+  // An orphan of the namespace is the pause's to reap: no zombie stays.
+  REQUIRE(f.runtime->exec_sync(*web, {"sh", "-c", "sleep 0.2 &"}, 5s).is_ok());
+  std::this_thread::sleep_for(700ms);
+  auto stats = f.runtime->exec_sync(*web, {"sh", "-c", "cat /proc/[0-9]*/stat"}, 5s);
+  REQUIRE(stats.is_ok());
+  CHECK(stats->stdout_bytes.find(") Z ") == std::string::npos);
+
+  // A new runtime over the same state adopts the pause of a live sandbox...
+  auto again = LinuxRuntime::open({f.dir.path() + "/data", "", "/sys/fs/cgroup", nullptr});
+  REQUIRE(again.is_ok());
+  CHECK(running_pause(dir) == pause);
+  // ...and a killed pause ends the namespace: the sandbox is NotReady, its containers exited.
+  REQUIRE(kill(pause, SIGKILL) == 0);
+  CHECK(f.wait_exited(*web).exit_code == 137);
+  reap_orphans();
+  CHECK(running_pause(dir) == 0);
+  CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kNotReady);
+  REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
+  CHECK(slurp("/proc/self/mountinfo").find(f.dir.path()) == std::string::npos);
+}
+
+TEST_CASE("the pause process: a session of its own, exits 0 on SIGTERM and on SIGINT") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TempDir dir;
+  for (int sig : {SIGTERM, SIGINT}) {
+    const std::string sandbox = dir.path() + "/" + std::to_string(sig);
+    std::filesystem::create_directories(sandbox);
+    auto pid = start_pause(sandbox);
+    INFO(pid.status().to_string());
+    REQUIRE(pid.is_ok());
+    CHECK(getsid(*pid) == *pid);
+    CHECK(slurp("/proc/" + std::to_string(*pid) + "/comm") == "pause\n");
+    REQUIRE(kill(*pid, sig) == 0);
+    int status = -1;
+    REQUIRE(waitpid(*pid, &status, 0) == *pid);  // this test binary is its subreaper
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(running_pause(sandbox) == 0);
+    CHECK(stop_pause(sandbox).is_ok());
+    CHECK_FALSE(std::filesystem::exists(sandbox + "/pause"));
+  }
+}
+
+TEST_CASE("a pause whose sandbox was stopped or is gone is stopped when the runtime opens") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  Fixture f;
+  const auto [id, dir, pause] = f.shared_sandbox("u5");
+  const std::string* sandbox = &id;
+  // As if k3c died in the middle of removing it: the record is gone, the pause is not.
+  REQUIRE(std::rename((dir + "/sandbox.json").c_str(), (dir + "/sandbox.json.away").c_str()) == 0);
+  auto again = LinuxRuntime::open({f.dir.path() + "/data", "", "/sys/fs/cgroup", nullptr});
+  REQUIRE(again.is_ok());
+  reap_orphans();
+  CHECK(running_pause(dir) == 0);
+  CHECK(kill(pause, 0) != 0);
+  REQUIRE(std::rename((dir + "/sandbox.json.away").c_str(), (dir + "/sandbox.json").c_str()) == 0);
+  REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
+
+  // hostPID wins over shareProcessNamespace: no pause, the host's namespace.
+  SandboxConfig config = f.sandbox("u6");
+  config.share_process_namespace = true;
+  config.host_pid = true;
+  auto host = f.runtime->run_pod_sandbox(config);
+  REQUIRE(host.is_ok());
+  CHECK(running_pause(f.sandbox_dir(*host)) == 0);
+  auto c = f.runtime->create_container(*host, container("c", {"sleep", "1000"}));
+  REQUIRE(c.is_ok());
+  REQUIRE(f.runtime->start_container(*c).is_ok());
+  auto pid1 = f.runtime->exec_sync(*c, {"busybox", "readlink", "/proc/self/ns/pid"}, 5s);
+  INFO(pid1.status().to_string());
+  REQUIRE(pid1.is_ok());
+  CHECK(pid1->stdout_bytes == slurp_link("/proc/self/ns/pid") + "\n");
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
 // a static pod from the manifest directory with its mirror pod; fsGroup on volumes; exec and
-// port-forward into real containers; kubectl run -i attaching to one.
+// port-forward into real containers; kubectl run -i attaching to one; shareProcessNamespace
+// (the pause as PID 1, each container seeing the other's processes, kept across a restart);
+// a grpc readiness probe against a real gRPC health server flipping its status.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "images/test_images.h"
@@ -101,6 +104,17 @@ struct SharedNamespaces {
     kill(k3c, SIGTERM);
     CHECK(server.wait(20s).has_value());
   }
+  // Stops `server`, lets a second pass without k3c (its containers live on), starts k3c again
+  // and waits until `running()` holds and a few syncs of the new kubelet have passed.
+  std::unique_ptr<testing::ChildProcess> restart_server(testing::ChildProcess& server,
+                                                        const std::function<bool()>& running) {
+    stop_server(server);
+    std::this_thread::sleep_for(1s);
+    auto again = start_server("second");
+    REQUIRE(eventually(running));
+    std::this_thread::sleep_for(2s);
+    return again;
+  }
   std::vector<std::string> enter_prefix() const {
     return {"/usr/bin/nsenter", "--net=/proc/" + std::to_string(holder.pid()) + "/ns/net"};
   }
@@ -110,35 +124,34 @@ struct SharedNamespaces {
   testing::ChildProcess holder;
 };
 
+// The busybox image staged, the namespaces k3c restarts in, and kubectl 1.33 into them.
+struct RestartableNode {
+  RestartableNode() { PodSession::stage_image(box); }
+  Sandbox box;
+  SharedNamespaces ns{box};
+  KubectlRunner kubectl{box, kubectl_dir() + "/kubectl.1.33", {}, ns.enter_prefix()};
+};
+
 }  // namespace
 
 TEST_CASE("containers outlive a restart of k3c and are adopted again") {
   if (!skip_reason().empty()) return;
-  Sandbox box;
-  PodSession::stage_image(box);
-  SharedNamespaces ns(box);
-  KubectlRunner kubectl{box, kubectl_dir() + "/kubectl.1.33", {}, ns.enter_prefix()};
+  RestartableNode node;
+  auto& [box, ns, kubectl] = node;
   auto jsonpath = [&](const std::string& path) {
     return kubectl({"get", "pod/keep", "-o", "jsonpath=" + path}).out;
   };
   const std::string started = "{.status.containerStatuses[0].state.running.startedAt}";
   const std::string id = "{.status.containerStatuses[0].containerID}";
-  std::string first_start, first_id;
-  {
-    auto server = ns.start_server("first");
-    REQUIRE(kubectl({"run", "keep", "--image=busybox:1", "--", "sh", "-c",
-                     "i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done"})
-                .exit_code == 0);
-    REQUIRE(eventually([&] { return !jsonpath(started).empty(); }));
-    first_start = jsonpath(started);
-    first_id = jsonpath(id);
-    ns.stop_server(*server);
-  }
-  // k3c is gone; the container is not.
-  std::this_thread::sleep_for(1s);
-  auto server = ns.start_server("second");
-  REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }));
-  std::this_thread::sleep_for(2s);  // a few syncs of the new kubelet
+  auto server = ns.start_server("first");
+  REQUIRE(kubectl({"run", "keep", "--image=busybox:1", "--", "sh", "-c",
+                   "i=0; while true; do echo tick $i; i=$((i+1)); sleep 0.2; done"})
+              .exit_code == 0);
+  REQUIRE(eventually([&] { return !jsonpath(started).empty(); }));
+  const std::string first_start = jsonpath(started);
+  const std::string first_id = jsonpath(id);
+  // k3c goes; the container does not.
+  server = ns.restart_server(*server, [&] { return jsonpath("{.status.phase}") == "Running"; });
   CHECK(jsonpath(started) == first_start);
   CHECK(jsonpath(id) == first_id);
   CHECK(jsonpath("{.status.containerStatuses[0].restartCount}") == "0");
@@ -147,6 +160,122 @@ TEST_CASE("containers outlive a restart of k3c and are adopted again") {
   REQUIRE(logs.rfind("tick ", 0) == 0);
   CHECK(std::stoi(logs.substr(5)) >= 10);
   ns.stop_server(*server);
+}
+
+TEST_CASE(
+    "shareProcessNamespace: containers see each other, PID 1 is the pause, across a restart") {
+  if (!skip_reason().empty()) return;
+  RestartableNode node;
+  auto& [box, ns, kubectl] = node;
+  const std::string manifest = box.path("shared.yaml");
+  write_file(manifest, R"(apiVersion: v1
+kind: Pod
+metadata: {name: shared}
+spec:
+  shareProcessNamespace: true
+  containers:
+  - {name: web, image: "busybox:1", command: [sleep, "3600"]}
+  - {name: side, image: "busybox:1", command: [sleep, "3601"]}
+)");
+  auto jsonpath = [&](const std::string& path) {
+    return kubectl({"get", "pod/shared", "-o", "jsonpath=" + path}).out;
+  };
+  // What `side` sees: PID 1's name, and whether `web`'s sleep is in its process list.
+  auto sees_web = [&] {
+    auto ps = kubectl({"exec", "shared", "-c", "side", "--", "sh", "-c", "cat /proc/1/comm; ps"});
+    INFO(ps.out << ps.err);
+    CHECK(ps.exit_code == 0);
+    CHECK(ps.out.rfind("pause\n", 0) == 0);
+    CHECK(ps.out.find("sleep 3600") != std::string::npos);
+    CHECK(ps.out.find("sleep 3601") != std::string::npos);
+  };
+  const std::string ids = "{.status.containerStatuses[*].containerID}";
+  auto server = ns.start_server("first");
+  REQUIRE(kubectl({"apply", "-f", manifest}).exit_code == 0);
+  REQUIRE(eventually([&] { return jsonpath("{.status.phase}") == "Running"; }, 60s));
+  sees_web();
+  // `web` sees `side`'s process too.
+  auto web =
+      kubectl({"exec", "shared", "-c", "web", "--", "sh", "-c", "ps | grep -c '[s]leep 360'"});
+  CHECK(web.out == "2\n");
+  const std::string first_ids = jsonpath(ids);
+  // k3c goes; the pause and the containers do not.
+  server = ns.restart_server(*server, [&] { return jsonpath("{.status.phase}") == "Running"; });
+  CHECK(jsonpath(ids) == first_ids);
+  CHECK(jsonpath("{.status.containerStatuses[*].restartCount}") == "0 0");
+  sees_web();
+  // Deleting the pod removes its sandbox and with it the pause process.
+  REQUIRE(kubectl({"delete", "pod", "shared", "--wait=true"}).exit_code == 0);
+  // A pause process of this test's data dir (the host's /proc: the holder shares it).
+  const std::string marker = std::string("pause") + '\0' + box.data_dir() + "/";
+  auto pause_left = [&] {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+      const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
+      if (cmdline.find(marker) != std::string::npos) return true;
+    }
+    return false;
+  };
+  CHECK(eventually([&] { return !pause_left(); }));
+  ns.stop_server(*server);
+}
+
+TEST_CASE("a grpc readiness probe follows a health server between SERVING and NOT_SERVING") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  // The health server in the server's network namespace, where a hostNetwork pod's probe
+  // connects; it answers what the status file says.
+  const std::string status = box.path("health-status");
+  write_file(status, "NOT_SERVING\n");
+  std::vector<std::string> argv = p.s.server.enter_prefix();
+  argv.insert(argv.end(), {K3C_GRPC_HEALTH_SERVER, "50051", status});
+  testing::ChildProcess health(argv, box.env(), box.path("grpc-health"));
+  REQUIRE(eventually([&] { return health.out().find("listening") != std::string::npos; }, 10s));
+  const std::string manifest = box.path("grpc.yaml");
+  write_file(manifest, R"(apiVersion: v1
+kind: Pod
+metadata: {name: healthy}
+spec:
+  hostNetwork: true
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sleep, "3600"]
+    readinessProbe:
+      grpc: {port: 50051}
+      periodSeconds: 1
+      failureThreshold: 1
+  - name: other
+    image: "busybox:1"
+    command: [sleep, "3600"]
+    readinessProbe:
+      grpc: {port: 50052}
+      periodSeconds: 1
+)");
+  p.s.ok({"apply", "-f", manifest});
+  auto ready = [&] { return p.s.jsonpath("pod/healthy", "{.status.containerStatuses[0].ready}"); };
+  REQUIRE(eventually([&] { return p.phase("healthy") == "Running"; }, 60s));
+  std::string messages;
+  auto described = [&](const std::string& text) {
+    messages = p.s.kubectl({"get", "events", "-o", "jsonpath={.items[*].message}"}).out;
+    return messages.find(text) != std::string::npos;
+  };
+  CHECK(eventually([&] {
+    return described("Readiness probe failed: service unhealthy (responded with \"NOT_SERVING\")");
+  }));
+  INFO(messages);
+  CHECK(ready() == "false");
+  write_file(status, "SERVING\n");
+  CHECK(eventually([&] { return ready() == "true"; }));
+  write_file(status, "NOT_SERVING\n");
+  CHECK(eventually([&] { return ready() == "false"; }));
+  write_file(status, "SERVING\n");
+  CHECK(eventually([&] { return ready() == "true"; }));
+  // Nothing listens on the second container's port: upstream's dial timeout.
+  CHECK(eventually(
+      [&] { return described("Readiness probe failed: timeout: failed to connect service"); }));
+  CHECK(p.s.jsonpath("pod/healthy", "{.status.containerStatuses[1].ready}") == "false");
 }
 
 TEST_CASE("a pod runs to completion; kubectl logs and describe show it") {

@@ -20,7 +20,23 @@
 namespace k3c::runtime {
 namespace {
 
-constexpr const char* kKinds[] = {"net", "ipc", "uts"};
+// The kinds pin_namespaces makes (the first three) and the pause's PID namespace.
+constexpr const char* kKinds[] = {"net", "ipc", "uts", "pid"};
+
+std::string& slot(PinnedNamespaces& pinned, int kind) {
+  std::string* slots[] = {&pinned.net, &pinned.ipc, &pinned.uts, &pinned.pid};
+  return *slots[kind];
+}
+
+// Bind-mounts the namespace file `source` onto `target` (created as an empty file).
+Status pin_file(const std::string& source, const std::string& target) {
+  int fd = open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
+  if (fd < 0) return errno_status("create " + target, errno);
+  close(fd);
+  if (mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0)
+    return errno_status("bind " + source + " onto " + target, errno);
+  return Status::ok();
+}
 
 // Runs in the forked child, which is single-threaded: only system calls from here on.
 // Reports an errno (0 = ready) on `report`, then waits for `release` to close.
@@ -95,18 +111,8 @@ Result<PinnedNamespaces> pin_namespaces(const std::string& dir, const NamespaceK
     for (int i = 0; i < 3 && status.is_ok(); ++i) {
       if (!wanted[i]) continue;
       const std::string target = dir + "/" + kKinds[i];
-      const std::string source = "/proc/" + std::to_string(child) + "/ns/" + kKinds[i];
-      int fd = open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
-      if (fd < 0) {
-        status = errno_status("create " + target, errno);
-        break;
-      }
-      close(fd);
-      if (mount(source.c_str(), target.c_str(), nullptr, MS_BIND, nullptr) != 0) {
-        status = errno_status("bind " + source + " onto " + target, errno);
-        break;
-      }
-      (i == 0 ? pinned.net : i == 1 ? pinned.ipc : pinned.uts) = target;
+      status = pin_file("/proc/" + std::to_string(child) + "/ns/" + kKinds[i], target);
+      if (status.is_ok()) slot(pinned, i) = target;
     }
   }
   close(report[0]);
@@ -122,11 +128,17 @@ Result<PinnedNamespaces> pin_namespaces(const std::string& dir, const NamespaceK
   return pinned;
 }
 
+Result<std::string> pin_pid_namespace(const std::string& dir, int pid) {
+  const std::string target = dir + "/pid";
+  RETURN_IF_ERROR(pin_file("/proc/" + std::to_string(pid) + "/ns/pid", target));
+  return target;
+}
+
 PinnedNamespaces pinned_namespaces(const std::string& dir) {
   PinnedNamespaces pinned;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     const std::string path = dir + "/" + kKinds[i];
-    if (is_namespace_file(path)) (i == 0 ? pinned.net : i == 1 ? pinned.ipc : pinned.uts) = path;
+    if (is_namespace_file(path)) slot(pinned, i) = path;
   }
   return pinned;
 }

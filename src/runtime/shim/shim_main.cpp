@@ -11,8 +11,9 @@ namespace k3c::runtime {
 int shim_main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[2], "run") == 0) return shim::shim_run(argv[3]);
   if (argc == 4 && std::strcmp(argv[2], "exec") == 0) return shim::shim_exec(argv[3]);
+  if (argc == 4 && std::strcmp(argv[2], "pause") == 0) return shim::shim_pause(argv[3]);
   std::fprintf(stderr,
-               "k3c shim is started by k3c itself (k3c shim run|exec <state-dir>), not by hand\n");
+               "k3c shim is started by k3c itself (k3c shim run|exec|pause <dir>), not by hand\n");
   return 2;
 }
 

@@ -25,6 +25,7 @@
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/shim_modes.h"
+#include "runtime/shim/spawn_shim.h"
 #include "runtime/shim/state_files.h"
 
 namespace k3c::runtime::shim {
@@ -32,14 +33,6 @@ namespace {
 
 Status fail(const std::string& what, int err) {
   return error(Code::kInternal, what + ": " + std::strerror(err));
-}
-
-void report(int fd, const Status& status) {
-  const std::string text =
-      status.is_ok() ? std::string("ok\n")
-                     : std::to_string(static_cast<int>(status.code())) + "\n" + status.message();
-  [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
-  close(fd);
 }
 
 int open_log(const std::string& path) {
@@ -279,7 +272,7 @@ int shim_run(const std::string& state_dir) {
   // an orphan (reparented to init or a subreaper) in the session posix_spawn made for it.
   const pid_t detached = fork();
   if (detached < 0) {
-    report(report_fd, fail("fork", errno));
+    write_shim_report(report_fd, fail("fork", errno));
     return 1;
   }
   if (detached > 0) _exit(0);
@@ -288,7 +281,7 @@ int shim_run(const std::string& state_dir) {
   [[maybe_unused]] Status noted = write_shim_pid_file(state_dir, getpid());
   auto spec = read_launch_spec(state_dir);
   if (!spec.is_ok()) {
-    report(report_fd, spec.status());
+    write_shim_report(report_fd, spec.status());
     return 1;
   }
   sigset_t mask;
@@ -298,12 +291,12 @@ int shim_run(const std::string& state_dir) {
   signal(SIGPIPE, SIG_IGN);
   const int signal_fd = signalfd(-1, &mask, SFD_CLOEXEC);
   if (signal_fd < 0) {
-    report(report_fd, fail("signalfd", errno));
+    write_shim_report(report_fd, fail("signalfd", errno));
     return 1;
   }
   auto held = start_container(*spec);
   if (!held.is_ok()) {
-    report(report_fd, held.status());
+    write_shim_report(report_fd, held.status());
     return 1;
   }
   const Status recorded = write_start_record(
@@ -311,7 +304,7 @@ int shim_run(const std::string& state_dir) {
   if (!recorded.is_ok()) {
     kill(held->pid, SIGKILL);
     waitpid(held->pid, nullptr, 0);
-    report(report_fd, recorded);
+    write_shim_report(report_fd, recorded);
     return 1;
   }
   // Before the report: a client may attach as soon as the start returned. Without the
@@ -320,7 +313,7 @@ int shim_run(const std::string& state_dir) {
   const int terminal = spec->process.tty ? held->out_fd : -1;
   [[maybe_unused]] Status listening = attach.listen(
       state_dir, {spec->process.stdin ? held->stdin_fd : -1, terminal, spec->process.stdin_once});
-  report(report_fd, Status::ok());
+  write_shim_report(report_fd, Status::ok());
   const ExitRecord exit_record = supervise(*spec, *held, signal_fd, attach);
   // A failed write (disk full) leaves no exit file: read_process_state then reports the
   // shim gone without a record, which is what happened.

@@ -75,6 +75,14 @@ int wait_exit_code(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+void write_shim_report(int fd, const Status& status) {
+  const std::string text =
+      status.is_ok() ? std::string("ok\n")
+                     : std::to_string(static_cast<int>(status.code())) + "\n" + status.message();
+  [[maybe_unused]] ssize_t n = write(fd, text.data(), text.size());
+  close(fd);
+}
+
 // Reads the shim's report ("ok\n" or "<code>\n<message>") until it closes the pipe.
 Status read_shim_report(int fd, int timeout_ms) {
   std::string bytes;

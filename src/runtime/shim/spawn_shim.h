@@ -18,6 +18,9 @@ namespace k3c::runtime::shim {
 Result<pid_t> spawn_shim(const std::string& binary, const std::vector<std::string>& args,
                          const std::vector<std::pair<int, int>>& fds, bool new_session);
 
+// Writes a shim mode's report ("ok\n", or "<code>\n<message>" for an error) and closes `fd`.
+void write_shim_report(int fd, const Status& status);
+
 // Reads a shim's report ("ok\n" or "<code>\n<message>", see container_init.h) until it
 // closes the pipe; kTimeout after `timeout_ms` without a byte.
 Status read_shim_report(int fd, int timeout_ms);

@@ -547,6 +547,33 @@ TEST_CASE("a failing liveness probe kills the container, which is restarted") {
   CHECK(node.runtime.container("app")->state == runtime::ContainerState::kRunning);
 }
 
+TEST_CASE("a grpc liveness probe: NOT_SERVING kills the container, SERVING keeps it") {
+  json c = container("app");
+  c["livenessProbe"] = {{"grpc", {{"port", 9000}, {"service", "app"}}},
+                        {"periodSeconds", 1},
+                        {"failureThreshold", 1}};
+  Node node(make_pod("Always", {c}));
+  node.runtime.add_image("busybox:1.36");
+  const std::string ip = "10.42.0.1";  // the fake runtime's first pod IP
+  node.network.set(ip, 9000, grpc_health::kServing);
+  node.sync();
+  REQUIRE(node.pod["status"]["podIP"] == ip);
+  node.events.take();
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kRunning);
+  CHECK(node.events.take().empty());
+  node.network.set(ip, 9000, grpc_health::kNotServing);
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.runtime.container("app")->state == runtime::ContainerState::kExited);
+  auto events = node.events.take();
+  REQUIRE_FALSE(events.empty());
+  CHECK(events[0] ==
+        "Warning Unhealthy [spec.containers{app}]: Liveness probe failed: service unhealthy "
+        "(responded with \"NOT_SERVING\")");
+}
+
 TEST_CASE("until the startup probe succeeds the container is not started") {
   json c = container("app");
   c["startupProbe"] = {{"tcpSocket", {{"port", 9000}}}, {"periodSeconds", 2}};

@@ -13,13 +13,12 @@
 #include <cerrno>
 #include <cstring>
 
+#include "roles/kubelet/pods/probe_socket.h"
 #include "roles/kubelet/pods/probes.h"
 
 namespace k3c::kubelet {
 
-namespace {
-
-using Deadline = std::chrono::steady_clock::time_point;
+namespace probe_socket {
 
 int remaining_ms(Deadline deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -27,7 +26,6 @@ int remaining_ms(Deadline deadline) {
   return static_cast<int>(std::max<int64_t>(0, left.count()));
 }
 
-// A connected socket (>= 0), or -1 with `why` set.
 int connect_to(const std::string& host, int port, Deadline deadline, std::string& why) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
@@ -64,7 +62,11 @@ int connect_to(const std::string& host, int port, Deadline deadline, std::string
   return fd;
 }
 
-}  // namespace
+}  // namespace probe_socket
+
+using probe_socket::connect_to;
+using probe_socket::Deadline;
+using probe_socket::remaining_ms;
 
 ProbeOutcome SocketProbeNetwork::tcp(const std::string& host, int port,
                                      std::chrono::milliseconds timeout) {

@@ -67,7 +67,13 @@ ProbeOutcome ProbeTracker::run(const json& probe, const std::string& container_i
                              container_port(h.value("port", json()), container), h.value("path", "/"),
                              h.value("httpHeaders", json::array()), timeout);
   }
-  return {false, "grpc probes are not implemented in k3c yet"};
+  if (probe.contains("grpc")) {
+    const json& g = probe["grpc"];
+    const json& service = g.contains("service") ? g["service"] : json();
+    return network_.grpc(host, g.value("port", 0),
+                         service.is_string() ? service.get<std::string>() : "", timeout);
+  }
+  return {false, "the probe has no handler (exec, httpGet, tcpSocket or grpc)"};
 }
 
 std::optional<bool> ProbeTracker::step(const std::string& kind, const json& probe,

@@ -8,8 +8,8 @@
 //
 // Probes run inside pod syncs, level-triggered: sync asks ProbeTracker::evaluate() what the
 // probes say now, which runs the probes that are due, and comes back when the next is due.
-// Kinds: exec (through the runtime), tcpSocket and httpGet (through ProbeNetwork, from the
-// node to the pod IP, or the node for hostNetwork pods); grpc is not built (fails saying so).
+// Kinds: exec (through the runtime), tcpSocket, httpGet and grpc (through ProbeNetwork, from
+// the node to the pod IP, or the node for hostNetwork pods).
 //
 // Thread-safety: a ProbeTracker is shared by every pod worker; its state is guarded by mu_.
 // A container instance is evaluated by one worker at a time (its pod's).
@@ -47,15 +47,22 @@ class ProbeNetwork {
   virtual ProbeOutcome http_get(const std::string& scheme, const std::string& host, int port,
                                 const std::string& path, const nlohmann::json& headers,
                                 std::chrono::milliseconds timeout) = 0;
+  // grpc.health.v1.Health/Check for `service` ("" = the server as a whole): success for
+  // SERVING, upstream's messages otherwise (grpc_health.h).
+  virtual ProbeOutcome grpc(const std::string& host, int port, const std::string& service,
+                            std::chrono::milliseconds timeout) = 0;
 };
 
-// Sockets from this process's network namespace (HTTP, or HTTPS without verification).
+// Sockets from this process's network namespace (HTTP, or HTTPS without verification; gRPC
+// over cleartext HTTP/2, probe_network_grpc.cpp).
 class SocketProbeNetwork final : public ProbeNetwork {
  public:
   ProbeOutcome tcp(const std::string& host, int port, std::chrono::milliseconds timeout) override;
   ProbeOutcome http_get(const std::string& scheme, const std::string& host, int port,
                         const std::string& path, const nlohmann::json& headers,
                         std::chrono::milliseconds timeout) override;
+  ProbeOutcome grpc(const std::string& host, int port, const std::string& service,
+                    std::chrono::milliseconds timeout) override;
 };
 
 // What the probes of one running container say.

@@ -1,11 +1,13 @@
 // Probe targets for kubelet unit tests: "host:port" answers as the test sets it (tcp: open
-// or refused; http: a status code). Unknown targets refuse.
+// or refused; http: a status code; grpc: the serving status, 1 SERVING, 2 NOT_SERVING).
+// Unknown targets refuse.
 #pragma once
 
 #include <map>
 #include <mutex>
 #include <string>
 
+#include "roles/kubelet/pods/grpc_health.h"
 #include "roles/kubelet/pods/probes.h"
 
 namespace k3c::kubelet::testing {
@@ -32,6 +34,15 @@ class FakeProbeNetwork final : public ProbeNetwork {
     }
     if (code >= 200 && code < 400) return {true, "", code};
     return {false, "HTTP probe failed with statuscode: " + std::to_string(code), code};
+  }
+  ProbeOutcome grpc(const std::string& host, int port, const std::string&,
+                    std::chrono::milliseconds timeout) override {
+    grpc_health::CallResult call;
+    call.connected = status(host, port) != 0;
+    call.http_status = 200;
+    call.grpc_status = 0;
+    call.body = std::string("\0\0\0\0\2\x08", 6) + static_cast<char>(status(host, port));
+    return grpc_health::verdict(call, host + ":" + std::to_string(port), timeout);
   }
 
  private:
