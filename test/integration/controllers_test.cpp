@@ -346,14 +346,33 @@ TEST_CASE(
   CHECK(eventually([&] { return replicas() == "2"; }));  // raised to min
   session.ok({"scale", "deployment", "web", "--replicas=9"});
   CHECK(eventually([&] { return replicas() == "4"; }));  // lowered to max
-  // Each HPA is read back in the version it was written in (the apiserver does not convert
-  // between autoscaling/v1 and v2 yet): v1 has no conditions.
-  const std::string hpa = version == "1.27" ? "hpa.v1.autoscaling" : "hpa.v2.autoscaling";
+  // Stored as autoscaling/v2 whichever version wrote it, and served in both as upstream
+  // converts: v1 has the CPU target in its spec and v2's conditions in an annotation.
+  const std::string hpa = "horizontalpodautoscalers.v2.autoscaling";
   CHECK(eventually([&] {
     return kubectl({"get", hpa, "web", "-o",
                     "jsonpath={.status.currentReplicas}/{.status.desiredReplicas}"})
                .out == "4/4";
   }));
+  CHECK(kubectl({"get", hpa, "web", "-o", "jsonpath={.apiVersion} {.spec.metrics[0].resource.name} "
+                 "{.spec.metrics[0].resource.target.averageUtilization}"})
+            .out == "autoscaling/v2 cpu 60");
+  CHECK(kubectl({"get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o",
+                 "jsonpath={.apiVersion} {.spec.targetCPUUtilizationPercentage} "
+                 "{.status.currentReplicas}"})
+            .out == "autoscaling/v1 60 4");
+  CHECK(eventually([&] {
+    return kubectl({"get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o",
+                    "jsonpath={.metadata.annotations.autoscaling\\.alpha\\.kubernetes\\.io/"
+                    "conditions}"})
+               .out.find("\"ScalingActive\"") != std::string::npos;
+  }));
+  // A v1 update keeps what only v2 has (the conditions ride along in the annotation).
+  session.ok({"patch", "horizontalpodautoscalers.v1.autoscaling", "web", "--type=merge", "-p",
+              R"({"spec":{"maxReplicas":5}})"});
+  CHECK(kubectl({"get", hpa, "web", "-o", "jsonpath={.spec.maxReplicas} "
+                 "{.status.conditions[?(@.type==\"AbleToScale\")].status}"})
+            .out == "5 True");
   auto events = session.ok({"get", "events", "--field-selector",
                             "involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web",
                             "-o", "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}"});
@@ -367,7 +386,7 @@ TEST_CASE(
                     "-o", "name"})
                .out.size() > 0;
   }));
-  if (version == "1.33") {
+  {
     CHECK(eventually([&] {
       return kubectl({"get", hpa, "web", "-o",
                       "jsonpath={.status.conditions[?(@.type==\"ScalingActive\")].reason}"})

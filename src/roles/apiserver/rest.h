@@ -95,6 +95,13 @@ class Rest {
                                        const nlohmann::json* old);
 
   BodyCodecs codecs() const { return {*schemas_, *registry_}; }
+
+  // Kinds whose versions differ in shape are stored in one version (api/version_conversion.h)
+  // and converted at the edges (rest_versions.cpp): a stored object into the call's version,
+  // an object of the call's version into the bytes to store, cached bytes into the answer.
+  Result<nlohmann::json> in_call_version(const Call& call, nlohmann::json stored) const;
+  Result<std::string> stored_bytes(const Call& call, const nlohmann::json& object) const;
+  std::string answer_bytes(const Call& call, const std::string& cached) const;
   // Defaults, mutating admission and validation of a written object, in upstream's order
   // (`old`: the stored object on update, null on create).
   std::optional<ApiError> admit(const Call& call, nlohmann::json& object,

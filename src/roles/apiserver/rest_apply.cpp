@@ -102,7 +102,9 @@ http::Response Rest::apply(const Call& c) {
       if (r.status == 409) continue;  // created by someone else meanwhile: apply to that
       return r;
     }
-    json live = json::parse((*stored)->json, nullptr, false);
+    auto in_version = in_call_version(c, json::parse((*stored)->json, nullptr, false));
+    if (!in_version.is_ok()) return error_response(from_status(in_version.status()));
+    json live = std::move(*in_version);
     int64_t revision = (*stored)->revision;
     if (!precondition.empty() && precondition != std::to_string(revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));

@@ -2,6 +2,7 @@
 #include <charconv>
 #include <random>
 
+#include "api/version_conversion.h"
 #include "core/base64.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
@@ -119,11 +120,12 @@ http::Response Rest::get(const Call& c) {
   }
   if (fmt.value() == OutputFormat::kTable) {
     TableOptions options{include_of(c.request)};
-    json t = make_table(printer_of(c), {&(*o)->json}, std::to_string((*o)->revision), "", options,
+    const std::string object = answer_bytes(c, (*o)->json);
+    json t = make_table(printer_of(c), {&object}, std::to_string((*o)->revision), "", options,
                         clock_.wall_now());
     return json_response(200, t.dump());
   }
-  return json_response(200, (*o)->json);
+  return json_response(200, answer_bytes(c, (*o)->json));
 }
 
 std::optional<http::Response> Rest::get_if_ready(const Call& c) {
@@ -171,10 +173,21 @@ http::Response Rest::list(const Call& c) {
   if (!snapshot.is_ok()) return error_response(from_status(snapshot.status()));
   const ListSnapshot& s = *snapshot;
   std::string next = s.next_key.empty() ? "" : continue_token(s.revision, s.next_key);
+  // Objects stored in another version than the call's are converted; others are written
+  // out as the cached bytes they are.
+  std::vector<std::string> converted;
+  const bool convert = !api::storage_version(c.resource.group, c.resource.kind).empty();
+  if (convert) {
+    converted.reserve(s.items.size());
+    for (const auto& o : s.items) converted.push_back(answer_bytes(c, o->json));
+  }
+  auto item = [&](size_t i) -> const std::string& {
+    return convert ? converted[i] : s.items[i]->json;
+  };
   if (fmt.value() == OutputFormat::kTable) {
     std::vector<const std::string*> objects;
     objects.reserve(s.items.size());
-    for (const auto& o : s.items) objects.push_back(&o->json);
+    for (size_t i = 0; i < s.items.size(); ++i) objects.push_back(&item(i));
     TableOptions options{include_of(c.request)};
     json t = make_table(printer_of(c), objects, std::to_string(s.revision), next, options,
                         clock_.wall_now());
@@ -192,11 +205,11 @@ http::Response Rest::list(const Call& c) {
                      c.resource.group_version() + R"(","metadata":)" + meta.dump() +
                      R"(,"items":[)";
   size_t total = body.size() + 2;
-  for (const auto& o : s.items) total += o->json.size() + 1;
+  for (size_t i = 0; i < s.items.size(); ++i) total += item(i).size() + 1;
   body.reserve(total);
   for (size_t i = 0; i < s.items.size(); ++i) {
     if (i) body += ',';
-    body += s.items[i]->json;
+    body += item(i);
   }
   body += "]}";
   return json_response(200, std::move(body));
@@ -252,6 +265,8 @@ http::Response Rest::watch(const Call& c) {
   o.group = c.resource.group;
   o.table = fmt.value() == OutputFormat::kTable;
   if (c.custom) o.printer = c.custom->printer;
+  if (!api::storage_version(c.resource.group, c.resource.kind).empty())
+    o.convert_to = c.resource.group_version();
   o.include = include_of(c.request);
   o.bookmarks = c.request.param("allowWatchBookmarks").value_or("") == "true";
   o.initial_events_end = c.request.param("sendInitialEvents").value_or("") == "true";

@@ -94,7 +94,9 @@ std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
   json object = json::parse((*o)->json, nullptr, false);
   if (!object.is_object())
     return error_response(from_status(error(Code::kInternal, "stored object is not JSON")));
-  return Current{std::move(object), (*o)->revision};
+  auto in_version = in_call_version(c, std::move(object));
+  if (!in_version.is_ok()) return error_response(from_status(in_version.status()));
+  return Current{std::move(*in_version), (*o)->revision};
 }
 
 http::Response Rest::create(const Call& c) {
@@ -130,7 +132,9 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
   };
   if (dry_run(c.request)) return respond(201, object.dump());
   std::string key = c.resource.storage_key(ns, name);
-  auto created = store_.create(key, object.dump(), strategies_.lease_seconds(c.resource));
+  auto bytes = stored_bytes(c, object);
+  if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
+  auto created = store_.create(key, std::move(*bytes), strategies_.lease_seconds(c.resource));
   if (!created.is_ok()) {
     if (created.status().code() == Code::kAlreadyExists) {
       return error_response(already_exists(c.resource.group, c.resource.plural, name));
@@ -171,8 +175,10 @@ http::Response Rest::write_updated(const Call& c, json updated, const json& curr
     if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
     return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json);
   }
+  auto bytes = stored_bytes(c, updated);
+  if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
   auto written =
-      store_.update(key, updated.dump(), revision, strategies_.lease_seconds(c.resource));
+      store_.update(key, std::move(*bytes), revision, strategies_.lease_seconds(c.resource));
   if (!written.is_ok()) return error_response(store_error(c, written.status()));
   return json_response(status, make_cached(key, std::move(updated), written->mod_revision).json);
 }
@@ -393,7 +399,9 @@ http::Response Rest::remove(const Call& c) {
     if (!finalizers.empty()) m["finalizers"] = finalizers;
     if (is_namespace) updated["status"]["phase"] = "Terminating";
     std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
-    auto written = store_.update(key, updated.dump(), current.revision);
+    auto bytes = stored_bytes(c, updated);
+    if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
+    auto written = store_.update(key, std::move(*bytes), current.revision);
     if (!written.is_ok()) {
       if (written.status().code() == Code::kConflict) continue;
       return error_response(store_error(c, written.status()));

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roles/apiserver/api_errors.h"
+#include "api/version_conversion.h"
 #include "roles/apiserver/table.h"
 
 namespace k3c::apiserver {
@@ -30,13 +31,20 @@ std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
 }
 
 std::string WatchStream::object_of(const CachedObject& o) {
-  if (!options_.table) return o.json;  // the shared cached bytes: plain watches pay nothing
+  std::string converted;
+  if (!options_.convert_to.empty()) {
+    nlohmann::json object = nlohmann::json::parse(o.json, nullptr, false);
+    // An object that does not convert is sent as stored (it was stored by this server).
+    if (api::convert_to_version(object, options_.convert_to).is_ok()) converted = object.dump();
+  }
+  const std::string& json = converted.empty() ? o.json : converted;
+  if (!options_.table) return json;  // the shared cached bytes: plain watches pay nothing
   // Upstream's watch encoder sends the column definitions with the first event only.
   TableOptions table{options_.include, columns_sent_};
   columns_sent_ = true;
   const Printer& p =
       options_.printer ? *options_.printer : printer_for(options_.group, options_.kind);
-  return make_table(p, {&o.json}, std::to_string(o.revision), "", table, clock_.wall_now()).dump();
+  return make_table(p, {&json}, std::to_string(o.revision), "", table, clock_.wall_now()).dump();
 }
 
 void WatchStream::set_wake(std::function<void()> wake) { watcher_->set_wake(std::move(wake)); }
@@ -49,7 +57,7 @@ http::BodyStream::Chunk WatchStream::poll() {
   }
   auto batch = watcher_->poll();
   for (const auto& e : batch.events) {
-    if (e.line && !options_.table) {
+    if (e.line && !options_.table && options_.convert_to.empty()) {
       out.append(e.line);  // serialized once by the cache for every watcher
     } else {
       out.append(watch_event_line(event_type_name(e.type), object_of(*e.object)));

@@ -25,6 +25,9 @@ struct WatchStreamOptions {
   std::shared_ptr<const Printer> printer;  // instead of the kind's printer (custom resources)
   IncludeObject include = IncludeObject::kMetadata;  // row objects of table events
   Clock::TimePoint deadline;                         // end of the watch (timeoutSeconds)
+  // Objects are converted to this apiVersion (a kind stored in another version); "" = as
+  // cached.
+  std::string convert_to;
 };
 
 class WatchStream final : public http::BodyStream {

@@ -104,14 +104,7 @@ Result<json> PodAutoscalerController::get_scale(const Target& target, const std:
 }
 
 Status PodAutoscalerController::write_status(const json& hpa, json status) {
-  client::ResourceId resource = client::resources::kHorizontalPodAutoscalers;
-  if (api::text(hpa, "apiVersion") == "autoscaling/v1") {
-    // Written through v1 (kubectl 1.27) and kept in that shape: the apiserver does not
-    // convert between HPA versions yet, so its status goes back through v1, which has no
-    // conditions (upstream keeps them in an annotation there).
-    resource.version = "v1";
-    status.erase("conditions");
-  }
+  const client::ResourceId resource = client::resources::kHorizontalPodAutoscalers;
   if (status == api::member(hpa, "status")) return Status::ok();
   json updated = hpa;
   updated["status"] = std::move(status);

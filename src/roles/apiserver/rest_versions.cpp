@@ -1,0 +1,37 @@
+// Conversion at the REST edges for kinds stored in one version and served in several (see
+// rest.h and api/version_conversion.h).
+#include "api/version_conversion.h"
+#include "roles/apiserver/rest.h"
+
+namespace k3c::apiserver {
+
+using nlohmann::json;
+
+namespace {
+bool has_storage_version(const Call& c) {
+  return !c.custom && !api::storage_version(c.resource.group, c.resource.kind).empty();
+}
+}  // namespace
+
+Result<json> Rest::in_call_version(const Call& c, json stored) const {
+  if (!has_storage_version(c)) return stored;
+  RETURN_IF_ERROR(api::convert_to_version(stored, c.resource.group_version()));
+  return stored;
+}
+
+Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const {
+  if (!has_storage_version(c)) return object.dump();
+  json stored = object;
+  RETURN_IF_ERROR(api::convert_to_version(
+      stored, api::storage_version(c.resource.group, c.resource.kind)));
+  return stored.dump();
+}
+
+std::string Rest::answer_bytes(const Call& c, const std::string& cached) const {
+  if (!has_storage_version(c)) return cached;
+  json object = json::parse(cached, nullptr, false);
+  if (!api::convert_to_version(object, c.resource.group_version()).is_ok()) return cached;
+  return object.dump();
+}
+
+}  // namespace k3c::apiserver
