@@ -89,6 +89,21 @@ class PodManager {
   }
   std::vector<client::ObjectPtr> pods() const { return informer_.list(); }
 
+  // Evicts the pod (the eviction manager's kill, eviction/eviction_manager.h): records the
+  // Warning event "Evicted" and queues the pod; its syncs from then on report it Failed with
+  // reason Evicted and `message` (with `disruption_condition`, also the DisruptionTarget
+  // condition, reason TerminationByKubelet) and stop it with `grace_period_seconds`.
+  // Thread-safe. The mark is kept in the worker's path (not written from here) so that a
+  // sync already running cannot write an older status over it.
+  void evict(const nlohmann::json& pod, const std::string& message, bool disruption_condition,
+             int64_t grace_period_seconds);
+  struct EvictionMark {
+    std::string message;
+    bool disruption_condition = false;
+    int64_t grace_period_seconds = 0;
+    std::string at;  // RFC 3339: the condition's lastTransitionTime
+  };
+
   // One sync of the pod under `key`; what a worker does.
   Status sync(const std::string& key);
   // One relist: queue changed pods, remove sandboxes no pod owns.
@@ -134,6 +149,7 @@ class PodManager {
   std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written
   std::map<std::string, std::string> fingerprints_;  // pod uid -> runtime state seen
   std::map<std::string, nlohmann::json> static_status_;  // static pod uid -> its status
+  std::map<std::string, EvictionMark> evictions_;          // evicted pod uid -> its eviction
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

@@ -110,6 +110,41 @@ TEST_CASE("pods of this node run and report status; other nodes' pods are left a
   REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
 }
 
+TEST_CASE("an evicted pod is reported Failed/Evicted and stopped with the eviction's grace") {
+  Harness h;
+  json web = pod("web", "n1");
+  web["spec"]["terminationGracePeriodSeconds"] = 30;
+  h.api.seed(kPods, web);
+  h.start();
+  REQUIRE(h.eventually([&] { return h.object("web")["status"].value("phase", "") == "Running"; }));
+  const std::string app = h.runtime.container("app")->id;
+  const std::string message = "The node was low on resource: memory. ";
+  h.manager->evict(h.object("web"), message, true, 0);
+  REQUIRE(h.eventually([&] {
+    return h.object("web")["status"].value("reason", "") == "Evicted" &&
+           h.runtime.container("app")->state == runtime::ContainerState::kExited;
+  }));
+  const json status = h.object("web")["status"];
+  CHECK(status["phase"] == "Failed");
+  CHECK(status["message"] == message);
+  bool disruption = false;
+  for (const json& c : status["conditions"]) {
+    if (c["type"] != "DisruptionTarget") continue;
+    disruption = true;
+    CHECK(c["status"] == "True");
+    CHECK(c["reason"] == "TerminationByKubelet");
+    CHECK(c["message"] == message);
+  }
+  CHECK(disruption);
+  // Grace 0 becomes upstream's 2 s minimum, not the pod's 30 s.
+  auto calls = h.runtime.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 2s") != calls.end());
+  // A Failed pod stays Failed: it is not started again.
+  std::this_thread::sleep_for(100ms);
+  CHECK(h.object("web")["status"]["phase"] == "Failed");
+  CHECK(h.runtime.container("app")->state == runtime::ContainerState::kExited);
+}
+
 TEST_CASE("sandboxes no pod owns are stopped and removed") {
   Harness h;
   const std::string stray = h.runtime.add_stray_sandbox("no-such-pod");
