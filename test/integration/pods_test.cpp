@@ -7,7 +7,8 @@
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
 // a static pod from the manifest directory with its mirror pod; fsGroup on volumes; exec and
-// port-forward into real containers; kubectl run -i attaching to one.
+// port-forward into real containers; kubectl run -i attaching to one; a pod past its emptyDir
+// sizeLimit evicted.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -445,6 +446,72 @@ spec:
   CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
+
+TEST_CASE("a pod writing past its emptyDir sizeLimit is evicted, as upstream's kubelet does") {
+  if (!skip_reason().empty()) return;
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    Sandbox box;
+    PodSession p(box, version);
+    const std::string manifest = box.path("filler.yaml");
+    std::ofstream(manifest) << R"Y(apiVersion: v1
+kind: Pod
+metadata: {name: filler}
+spec:
+  volumes:
+  - {name: cache, emptyDir: {sizeLimit: 1Mi}}
+  containers:
+  - name: filler
+    image: "busybox:1"
+    command: [sh, -c, "dd if=/dev/zero of=/cache/fill bs=1M count=4; sleep 3600"]
+    volumeMounts: [{name: cache, mountPath: /cache}]
+)Y";
+    p.s.ok({"apply", "-f", manifest});
+    // The eviction manager looks every 10 s.
+    REQUIRE(eventually([&] { return p.s.jsonpath("pod/filler", "{.status.reason}") == "Evicted"; },
+                       60s));
+    const std::string message = "Usage of EmptyDir volume \"cache\" exceeds the limit \"1Mi\". ";
+    CHECK(p.phase("filler") == "Failed");
+    CHECK(p.s.jsonpath("pod/filler", "{.status.message}") == message);
+    // A local storage limit is no node pressure: no DisruptionTarget, as upstream.
+    CHECK(p.s.jsonpath("pod/filler", "{.status.conditions[?(@.type==\"DisruptionTarget\")]}")
+              .empty());
+    // The container is killed (SIGTERM is ignored by the shell, SIGKILL after the 2 s minimum)
+    // and the pod is not started again.
+    REQUIRE(eventually([&] {
+      return !p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].state.terminated.reason}")
+                  .empty();
+    }));
+    CHECK(p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].state.terminated.reason}") ==
+          "Error");
+    // As upstream's printer: "Evicted" while the container still shows running, then the
+    // terminated container's reason (kubernetes/kubernetes#105467).
+    const std::string table = p.s.ok({"get", "pod", "filler", "--no-headers"});
+    INFO(table);
+    CHECK(table.find(" 0/1 ") != std::string::npos);
+    CHECK(table.find(" Error ") != std::string::npos);
+    const std::string described = p.s.ok({"describe", "pod", "filler"});
+    INFO(described);
+    CHECK(described.find("Status:           Failed") != std::string::npos);
+    CHECK(described.find("Reason:           Evicted") != std::string::npos);
+    CHECK(described.find("Message:          " + message) != std::string::npos);
+    CHECK(described.find("Evicted") != std::string::npos);
+    int evicted_events = 0;
+    for (const auto& event : p.s.object({"events"}).value("items", nlohmann::json::array())) {
+      if (event.value("reason", "") != "Evicted") continue;
+      ++evicted_events;
+      CHECK(event.value("type", "") == "Warning");
+      CHECK(event.value("message", "") == message);
+      CHECK(event["involvedObject"].value("name", "") == "filler");
+    }
+    CHECK(evicted_events == 1);
+    std::this_thread::sleep_for(2s);
+    CHECK(p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].restartCount}") == "0");
+    CHECK(p.phase("filler") == "Failed");
+    CHECK(p.s.jsonpath("node/node-1",
+                       "{.status.conditions[?(@.type==\"DiskPressure\")].status}") == "False");
+  }
+}
 
 TEST_CASE("a static pod runs from the manifest directory and is mirrored into the API") {
   if (!skip_reason().empty()) return;
