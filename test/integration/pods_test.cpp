@@ -513,6 +513,48 @@ spec:
   }
 }
 
+TEST_CASE("memory pressure (a hard threshold above the machine's memory): condition, taint, eviction") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession::stage_image(box);
+  // Always met, so deterministic: every pass finds less than 1000Gi available.
+  NodeSession s(box, {"--node-name", "node-1", "--kubelet-arg=eviction-hard=memory.available<1000Gi"});
+  auto condition = [&](const std::string& field) {
+    return s.jsonpath("node/node-1",
+                      "{.status.conditions[?(@.type==\"MemoryPressure\")]." + field + "}");
+  };
+  REQUIRE(eventually([&] { return condition("status") == "True"; }, 60s));
+  CHECK(condition("reason") == "KubeletHasInsufficientMemory");
+  CHECK(condition("message") == "kubelet has insufficient memory available");
+  // The node lifecycle controller taints it, as upstream's.
+  REQUIRE(eventually([&] {
+    return s.jsonpath("node/node-1", "{.spec.taints[*].key}").find(
+               "node.kubernetes.io/memory-pressure") != std::string::npos;
+  }));
+  // Bound to the node directly (the scheduler keeps pods off a tainted node).
+  const std::string manifest = box.path("hog.yaml");
+  std::ofstream(manifest) << R"Y(apiVersion: v1
+kind: Pod
+metadata: {name: hog}
+spec:
+  nodeName: node-1
+  containers:
+  - {name: hog, image: "busybox:1", command: [sleep, "3600"]}
+)Y";
+  s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return s.jsonpath("pod/hog", "{.status.reason}") == "Evicted"; }, 60s));
+  CHECK(s.jsonpath("pod/hog", "{.status.phase}") == "Failed");
+  const std::string message = s.jsonpath("pod/hog", "{.status.message}");
+  CHECK(message.rfind("The node was low on resource: memory. Threshold quantity: 1000Gi, available: ",
+                      0) == 0);
+  CHECK(s.jsonpath("pod/hog",
+                   "{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}") ==
+        "TerminationByKubelet");
+  const std::string described = s.ok({"describe", "node", "node-1"});
+  CHECK(described.find("EvictionThresholdMet") != std::string::npos);
+  CHECK(described.find("Attempting to reclaim memory") != std::string::npos);
+}
+
 TEST_CASE("a static pod runs from the manifest directory and is mirrored into the API") {
   if (!skip_reason().empty()) return;
   Sandbox box;
