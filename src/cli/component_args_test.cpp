@@ -82,8 +82,9 @@ TEST_CASE("kubelet eviction args") {
         "100%: 200%");
   CHECK(apply_kubelet_arg("eviction-soft-grace-period=memory.available", s).message() ==
         "kubelet flag eviction-soft-grace-period: expected SIGNAL=VALUE, got memory.available");
-  CHECK(apply_kubelet_arg("eviction-pressure-transition-period=soon", s).message().find(
-            "kubelet flag eviction-pressure-transition-period: ") == 0);
+  CHECK(apply_kubelet_arg("eviction-pressure-transition-period=soon", s)
+            .message()
+            .find("kubelet flag eviction-pressure-transition-period: ") == 0);
 }
 
 TEST_CASE("kubelet args") {

@@ -182,12 +182,13 @@ Status add_tree(int dir_fd, dev_t dev, const std::string& path, std::set<ino_t>&
     if (name == "." || name == "..") continue;
     struct stat st {};
     if (fstatat(dirfd(dir), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
-    if (st.st_dev != dev) continue;  // a mount below: not this tree's
+    if (st.st_dev != dev) continue;                // a mount below: not this tree's
     if (!seen.insert(st.st_ino).second) continue;  // a hard link counted already
     usage.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
     usage.inodes += 1;
     if (!S_ISDIR(st.st_mode)) continue;
-    const int child = openat(dirfd(dir), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int child =
+        openat(dirfd(dir), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (child < 0) continue;  // removed meanwhile
     status = add_tree(child, dev, path + "/" + name, seen, usage);
     if (!status.is_ok()) break;

@@ -7,8 +7,8 @@
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
 // a static pod from the manifest directory with its mirror pod; fsGroup on volumes; exec and
-// port-forward into real containers; kubectl run -i attaching to one; a pod past its emptyDir
-// sizeLimit evicted.
+// port-forward into real containers; kubectl run -i attaching to one; eviction (a pod past its
+// emptyDir sizeLimit; memory pressure from a hard threshold above the machine's memory).
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -446,7 +446,6 @@ spec:
   CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
-
 TEST_CASE("a pod writing past its emptyDir sizeLimit is evicted, as upstream's kubelet does") {
   if (!skip_reason().empty()) return;
   for (const char* version : {"1.27", "1.33"}) {
@@ -508,17 +507,19 @@ spec:
     std::this_thread::sleep_for(2s);
     CHECK(p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].restartCount}") == "0");
     CHECK(p.phase("filler") == "Failed");
-    CHECK(p.s.jsonpath("node/node-1",
-                       "{.status.conditions[?(@.type==\"DiskPressure\")].status}") == "False");
+    CHECK(p.s.jsonpath("node/node-1", "{.status.conditions[?(@.type==\"DiskPressure\")].status}") ==
+          "False");
   }
 }
 
-TEST_CASE("memory pressure (a hard threshold above the machine's memory): condition, taint, eviction") {
+TEST_CASE(
+    "memory pressure (a hard threshold above the machine's memory): condition, taint, eviction") {
   if (!skip_reason().empty()) return;
   Sandbox box;
   PodSession::stage_image(box);
   // Always met, so deterministic: every pass finds less than 1000Gi available.
-  NodeSession s(box, {"--node-name", "node-1", "--kubelet-arg=eviction-hard=memory.available<1000Gi"});
+  NodeSession s(box,
+                {"--node-name", "node-1", "--kubelet-arg=eviction-hard=memory.available<1000Gi"});
   auto condition = [&](const std::string& field) {
     return s.jsonpath("node/node-1",
                       "{.status.conditions[?(@.type==\"MemoryPressure\")]." + field + "}");
@@ -528,8 +529,8 @@ TEST_CASE("memory pressure (a hard threshold above the machine's memory): condit
   CHECK(condition("message") == "kubelet has insufficient memory available");
   // The node lifecycle controller taints it, as upstream's.
   REQUIRE(eventually([&] {
-    return s.jsonpath("node/node-1", "{.spec.taints[*].key}").find(
-               "node.kubernetes.io/memory-pressure") != std::string::npos;
+    return s.jsonpath("node/node-1", "{.spec.taints[*].key}")
+               .find("node.kubernetes.io/memory-pressure") != std::string::npos;
   }));
   // Bound to the node directly (the scheduler keeps pods off a tainted node).
   const std::string manifest = box.path("hog.yaml");
@@ -545,10 +546,10 @@ spec:
   REQUIRE(eventually([&] { return s.jsonpath("pod/hog", "{.status.reason}") == "Evicted"; }, 60s));
   CHECK(s.jsonpath("pod/hog", "{.status.phase}") == "Failed");
   const std::string message = s.jsonpath("pod/hog", "{.status.message}");
-  CHECK(message.rfind("The node was low on resource: memory. Threshold quantity: 1000Gi, available: ",
-                      0) == 0);
-  CHECK(s.jsonpath("pod/hog",
-                   "{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}") ==
+  CHECK(message.rfind(
+            "The node was low on resource: memory. Threshold quantity: 1000Gi, available: ", 0) ==
+        0);
+  CHECK(s.jsonpath("pod/hog", "{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}") ==
         "TerminationByKubelet");
   const std::string described = s.ok({"describe", "node", "node-1"});
   CHECK(described.find("EvictionThresholdMet") != std::string::npos);

@@ -166,10 +166,10 @@ void KubeletRole::start_housekeeping(const std::vector<Threshold>& thresholds) {
         },
         clock_, policy);
   }
-  log_rotator_ = std::make_unique<LogRotator>(
-      *runtime_, clock_,
-      LogRotationPolicy{config_.settings.container_log_max_size_bytes,
-                        config_.settings.container_log_max_files});
+  log_rotator_ =
+      std::make_unique<LogRotator>(*runtime_, clock_,
+                                   LogRotationPolicy{config_.settings.container_log_max_size_bytes,
+                                                     config_.settings.container_log_max_files});
   eviction_stats_ = std::make_unique<LinuxEvictionStats>(*runtime_, config_.data_dir + "/agent");
   EvictionHooks hooks;
   PodManager* pods = pods_.get();

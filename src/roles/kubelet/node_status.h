@@ -50,8 +50,10 @@ struct NodeIdentity {
   int max_pods = 110;
   // The hard eviction thresholds of memory.available and nodefs.available come off the
   // allocatable memory and ephemeral-storage (upstream's defaults; nullopt: none set).
-  std::optional<ThresholdValue> eviction_memory = default_hard_thresholds()[Signal::kMemoryAvailable];
-  std::optional<ThresholdValue> eviction_nodefs = default_hard_thresholds()[Signal::kNodeFsAvailable];
+  std::optional<ThresholdValue> eviction_memory =
+      default_hard_thresholds()[Signal::kMemoryAvailable];
+  std::optional<ThresholdValue> eviction_nodefs =
+      default_hard_thresholds()[Signal::kNodeFsAvailable];
 };
 
 // The node name: --node-name if given, else the host name in lower case (as upstream's

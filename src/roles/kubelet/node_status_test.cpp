@@ -170,7 +170,8 @@ TEST_CASE("conditions: the pressures False, Ready True and last, with upstream's
 }
 
 TEST_CASE("pressure from the eviction manager: True with upstream's reasons and events") {
-  const json before = node_status(identity(), machine(), {}, json::object(), "2026-11-30T07:00:00Z");
+  const json before =
+      node_status(identity(), machine(), {}, json::object(), "2026-11-30T07:00:00Z");
   json status = node_status(identity(), machine(), {}, before, "2026-11-30T07:00:10Z",
                             NodePressure{true, true, true});
   CHECK(condition(status, "MemoryPressure")["status"] == "True");
@@ -183,9 +184,9 @@ TEST_CASE("pressure from the eviction manager: True with upstream's reasons and 
   CHECK(condition(status, "PIDPressure")["reason"] == "KubeletHasInsufficientPID");
   CHECK(condition(status, "PIDPressure")["message"] == "kubelet has insufficient PID available");
   CHECK(condition(status, "Ready")["status"] == "True");
-  CHECK(condition_events(before, status) ==
-        std::vector<std::string>{"NodeHasInsufficientMemory", "NodeHasDiskPressure",
-                                 "NodeHasInsufficientPID"});
+  CHECK(condition_events(before, status) == std::vector<std::string>{"NodeHasInsufficientMemory",
+                                                                     "NodeHasDiskPressure",
+                                                                     "NodeHasInsufficientPID"});
 }
 
 TEST_CASE("allocatable follows the configured hard thresholds") {

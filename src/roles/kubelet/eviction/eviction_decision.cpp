@@ -9,8 +9,8 @@
 namespace k3c::kubelet {
 namespace {
 
-using nlohmann::json;
 using api::Quantity;
+using nlohmann::json;
 
 constexpr int64_t kSystemCriticalPriority = 2'000'000'000;
 
@@ -92,8 +92,8 @@ int order(T a, T b) {
 }
 
 // Pods without stats first, then `measure` (larger first when `larger_first`).
-Compare by_usage(const NodeStats& stats, std::function<int64_t(const json&, const PodUsage&)> measure,
-                 bool larger_first) {
+Compare by_usage(const NodeStats& stats,
+                 std::function<int64_t(const json&, const PodUsage&)> measure, bool larger_first) {
   return [&stats, measure, larger_first](const json& a, const json& b) {
     const PodUsage* ua = usage_of(a, stats);
     const PodUsage* ub = usage_of(b, stats);
@@ -108,8 +108,8 @@ Compare by_priority() {
 }
 
 // A pod's usage of the signal's resource, and its request of it.
-std::pair<int64_t, int64_t> usage_and_request(const json& pod, const PodUsage& usage,
-                                              Signal signal, bool dedicated_imagefs) {
+std::pair<int64_t, int64_t> usage_and_request(const json& pod, const PodUsage& usage, Signal signal,
+                                              bool dedicated_imagefs) {
   if (signal == Signal::kMemoryAvailable)
     return {static_cast<int64_t>(memory_usage(usage)), pod_request(pod, "memory")};
   return {static_cast<int64_t>(disk_usage(usage, signal, dedicated_imagefs)),
@@ -119,9 +119,11 @@ std::pair<int64_t, int64_t> usage_and_request(const json& pod, const PodUsage& u
 std::vector<Compare> rank_keys(const NodeStats& stats, Signal signal) {
   const bool dedicated = stats.dedicated_imagefs;
   if (signal == Signal::kPidAvailable) {
-    return {by_priority(), by_usage(stats, [](const json&, const PodUsage& u) {
-              return static_cast<int64_t>(u.processes);
-            }, true)};
+    return {
+        by_priority(),
+        by_usage(
+            stats, [](const json&, const PodUsage& u) { return static_cast<int64_t>(u.processes); },
+            true)};
   }
   auto exceeds = [signal, dedicated](const json& pod, const PodUsage& u) -> int64_t {
     auto [used, request] = usage_and_request(pod, u, signal, dedicated);
@@ -235,17 +237,19 @@ std::string eviction_message(const json& pod, const PodUsage* usage, std::string
     if (signal_resource(t.signal) != resource) continue;
     auto o = observed.find(t.signal);
     if (o == observed.end()) continue;
-    const Quantity available =
-        o->second.count ? Quantity::from_value(o->second.available) : bytes_quantity(o->second.available);
-    message += "Threshold quantity: " + threshold_quantity(t.value, o->second.capacity).to_string() +
-               ", available: " + available.to_string() + ". ";
+    const Quantity available = o->second.count ? Quantity::from_value(o->second.available)
+                                               : bytes_quantity(o->second.available);
+    message +=
+        "Threshold quantity: " + threshold_quantity(t.value, o->second.capacity).to_string() +
+        ", available: " + available.to_string() + ". ";
     break;
   }
   if (!usage || (resource != "memory" && resource != "ephemeral-storage")) return message;
   for (const ContainerUsage& c : usage->containers) {
     for (const json& container : containers_of(pod)) {
       if (api::text(container, "name") != c.name) continue;
-      const Quantity request = container_amount(container, "requests", resource).value_or(Quantity());
+      const Quantity request =
+          container_amount(container, "requests", resource).value_or(Quantity());
       const Quantity used = bytes_quantity(static_cast<int64_t>(
           resource == "memory" ? c.memory_working_set_bytes : c.rootfs_bytes + c.logs_bytes));
       if (used > request) {
@@ -269,8 +273,8 @@ std::optional<std::string> local_storage_violation(const json& pod, const PodUsa
     if (!limit || limit->negative() || limit->is_zero() || used == usage.volume_bytes.end())
       continue;
     if (bytes_quantity(static_cast<int64_t>(used->second)) > *limit)
-      return "Usage of EmptyDir volume \"" + api::text(volume, "name") +
-             "\" exceeds the limit \"" + limit->to_string() + "\". ";
+      return "Usage of EmptyDir volume \"" + api::text(volume, "name") + "\" exceeds the limit \"" +
+             limit->to_string() + "\". ";
   }
   // The summed limits of the containers that set one, against the pod's whole usage.
   std::optional<Quantity> pod_limit;

@@ -35,7 +35,7 @@ struct ContainerUsage {
 };
 
 struct PodUsage {
-  std::vector<ContainerUsage> containers;  // the running ones
+  std::vector<ContainerUsage> containers;        // the running ones
   std::map<std::string, uint64_t> volume_bytes;  // local volumes (emptyDir) by volume name
   uint64_t processes = 0;
 };
@@ -112,8 +112,8 @@ std::string eviction_message(const nlohmann::json& pod, const PodUsage* usage,
 
 // When the pod exceeds its own local storage limits (an emptyDir over its sizeLimit, the
 // summed ephemeral-storage limits, a container over its limit): upstream's message.
-std::optional<std::string> local_storage_violation(const nlohmann::json& pod,
-                                                   const PodUsage& usage, bool dedicated_imagefs);
+std::optional<std::string> local_storage_violation(const nlohmann::json& pod, const PodUsage& usage,
+                                                   bool dedicated_imagefs);
 
 struct Eviction {
   nlohmann::json pod;

@@ -108,11 +108,11 @@ TEST_CASE("pressure conditions: grace periods and the transition period") {
 
 TEST_CASE("memory ranking: over requests first, then priority, then usage above requests") {
   const std::vector<json> pods = {
-      pod("guaranteed", json::array({container("c", {{"memory", "1Gi"}})})),       // 0
-      pod("hog", json::array({container("c")})),                                    // 1
-      pod("important-hog", json::array({container("c")}), 1000),                    // 2
-      pod("small", json::array({container("c")})),                                  // 3
-      pod("no-stats", json::array({container("c")})),                               // 4
+      pod("guaranteed", json::array({container("c", {{"memory", "1Gi"}})})),  // 0
+      pod("hog", json::array({container("c")})),                              // 1
+      pod("important-hog", json::array({container("c")}), 1000),              // 2
+      pod("small", json::array({container("c")})),                            // 3
+      pod("no-stats", json::array({container("c")})),                         // 4
   };
   NodeStats s = node_with_memory(8 * Gi, 50 * Mi);
   s.pods["uid-guaranteed"] = memory_use("c", 900 * Mi);  // below its request
@@ -216,7 +216,8 @@ TEST_CASE("local storage limits: emptyDir sizeLimit, the pod's total, a containe
   four_mi.volume_bytes["cache"] = 4 * Mi;
   PodUsage writer;
   writer.containers.push_back({"w", 0, 3 * Mi, 1 * Mi});
-  const json limited_volume = json::array({{{"name", "cache"}, {"emptyDir", {{"sizeLimit", "1Mi"}}}}});
+  const json limited_volume =
+      json::array({{{"name", "cache"}, {"emptyDir", {{"sizeLimit", "1Mi"}}}}});
   const json unlimited_volume = json::array({{{"name", "cache"}, {"emptyDir", json::object()}}});
   const Case cases[] = {
       {"an emptyDir over its sizeLimit", pod("a", json::array({container("w")}), 0, limited_volume),

@@ -83,8 +83,7 @@ std::vector<std::string> EvictionManager::synchronize() {
     hooks_.reclaim_disk();
     auto again = stats_.collect();
     if (again.is_ok() && thresholds_met(config_.thresholds, observe(*again), false).empty()) {
-      logger->info("eviction manager: able to reduce {} pressure without evicting pods",
-                   resource);
+      logger->info("eviction manager: able to reduce {} pressure without evicting pods", resource);
       return evicted;
     }
   }

@@ -84,7 +84,8 @@ TEST_CASE("memory pressure: the condition, an event, one pod evicted per pass") 
   h.stats.stats.memory_available_bytes = 80 * Mi;
   CHECK(h.manager->synchronize() == std::vector<std::string>{"uid-big"});
   CHECK(h.manager->pressure() == NodePressure{true, false, false});
-  CHECK(h.warnings == std::vector<std::string>{"EvictionThresholdMet: Attempting to reclaim memory"});
+  CHECK(h.warnings ==
+        std::vector<std::string>{"EvictionThresholdMet: Attempting to reclaim memory"});
   REQUIRE(h.evicted.size() == 1);
   CHECK(h.evicted[0].message ==
         "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. "
@@ -130,8 +131,9 @@ TEST_CASE("disk pressure frees unused images before it evicts a pod") {
 
 TEST_CASE("a pod over its emptyDir sizeLimit is evicted without node pressure") {
   Harness h;
-  h.pods = {pod("cache", json::array({{{"name", "scratch"}, {"emptyDir", {{"sizeLimit", "1Mi"}}}}})),
-            pod("other")};
+  h.pods = {
+      pod("cache", json::array({{{"name", "scratch"}, {"emptyDir", {{"sizeLimit", "1Mi"}}}}})),
+      pod("other")};
   h.stats.stats.pods["uid-cache"].volume_bytes["scratch"] = 4 * Mi;
   CHECK(h.manager->synchronize() == std::vector<std::string>{"uid-cache"});
   REQUIRE(h.evicted.size() == 1);

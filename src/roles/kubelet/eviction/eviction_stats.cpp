@@ -59,7 +59,8 @@ Result<NodeStats> LinuxEvictionStats::collect() {
   }
   auto pid_max = runtime::read_file("/proc/sys/kernel/pid_max", kSmallFile);
   auto threads_max = runtime::read_file("/proc/sys/kernel/threads-max", kSmallFile);
-  const uint64_t limit = pid_limit(pid_max.is_ok() ? *pid_max : "", threads_max.is_ok() ? *threads_max : "");
+  const uint64_t limit =
+      pid_limit(pid_max.is_ok() ? *pid_max : "", threads_max.is_ok() ? *threads_max : "");
   struct sysinfo info {};
   if (limit > 0 && sysinfo(&info) == 0) {
     stats.max_pids = limit;
@@ -90,9 +91,8 @@ Status LinuxEvictionStats::pods(NodeStats& stats) {
       }
       pod.containers.push_back(std::move(usage));
     }
-    const std::string empty_dirs =
-        volumes::pod_dir(agent_dir_, sandbox.config.pod_uid) + "/volumes/" +
-        volumes::plugin_dir_name("emptyDir");
+    const std::string empty_dirs = volumes::pod_dir(agent_dir_, sandbox.config.pod_uid) +
+                                   "/volumes/" + volumes::plugin_dir_name("emptyDir");
     auto names = runtime::list_dir(empty_dirs);
     for (const std::string& name : names.is_ok() ? *names : std::vector<std::string>()) {
       auto used = runtime::disk_usage(empty_dirs + "/" + name);

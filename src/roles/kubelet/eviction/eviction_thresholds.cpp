@@ -71,8 +71,8 @@ Result<std::optional<ThresholdValue>> parse_value(Signal signal, std::string_vie
   }
   auto quantity = api::Quantity::parse(text);
   if (!quantity)
-    return error(Code::kInvalid, "invalid " + std::string(what) + " quantity " + name + ": " +
-                                     std::string(text));
+    return error(Code::kInvalid,
+                 "invalid " + std::string(what) + " quantity " + name + ": " + std::string(text));
   if (quantity->negative() || quantity->is_zero())
     return error(Code::kInvalid, "eviction " + std::string(what) + " " + name +
                                      " must be positive: " + quantity->to_string());
@@ -122,28 +122,25 @@ ThresholdMap default_hard_thresholds() {
 }
 
 Result<ThresholdMap> parse_threshold_list(std::string_view text) {
-  return parse_list<ThresholdValue>(text, '<', [](Signal s, std::string_view v) {
-    return parse_value(s, v, "threshold");
-  });
+  return parse_list<ThresholdValue>(
+      text, '<', [](Signal s, std::string_view v) { return parse_value(s, v, "threshold"); });
 }
 
 Result<ThresholdMap> parse_minimum_reclaim_list(std::string_view text) {
-  return parse_list<ThresholdValue>(text, '=', [](Signal s, std::string_view v) {
-    return parse_value(s, v, "minimum reclaim");
-  });
+  return parse_list<ThresholdValue>(
+      text, '=', [](Signal s, std::string_view v) { return parse_value(s, v, "minimum reclaim"); });
 }
 
 Result<std::map<Signal, std::chrono::milliseconds>> parse_grace_period_list(std::string_view text) {
   using Ms = std::chrono::milliseconds;
-  return parse_list<Ms>(
-      text, '=', [](Signal s, std::string_view v) -> Result<std::optional<Ms>> {
-        auto d = parse_go_duration(v);
-        if (!d.is_ok() || d->count() <= 0)
-          return error(Code::kInvalid, "invalid eviction grace period specified for " +
-                                           std::string(signal_name(s)) + ": " + std::string(v) +
-                                           ", must be a positive duration");
-        return std::optional<Ms>(std::chrono::duration_cast<Ms>(*d));
-      });
+  return parse_list<Ms>(text, '=', [](Signal s, std::string_view v) -> Result<std::optional<Ms>> {
+    auto d = parse_go_duration(v);
+    if (!d.is_ok() || d->count() <= 0)
+      return error(Code::kInvalid, "invalid eviction grace period specified for " +
+                                       std::string(signal_name(s)) + ": " + std::string(v) +
+                                       ", must be a positive duration");
+    return std::optional<Ms>(std::chrono::duration_cast<Ms>(*d));
+  });
 }
 
 Result<std::vector<Threshold>> eviction_thresholds(const EvictionSettings& settings) {
@@ -158,8 +155,9 @@ Result<std::vector<Threshold>> eviction_thresholds(const EvictionSettings& setti
   for (const auto& [signal, value] : settings.soft) {
     auto grace = settings.soft_grace_period.find(signal);
     if (grace == settings.soft_grace_period.end())
-      return error(Code::kInvalid, "grace period must be specified for the soft eviction threshold " +
-                                       std::string(signal_name(signal)));
+      return error(Code::kInvalid,
+                   "grace period must be specified for the soft eviction threshold " +
+                       std::string(signal_name(signal)));
     out.push_back({signal, value, grace->second, min_reclaim(signal)});
   }
   for (const auto& [signal, grace] : settings.soft_grace_period) {

@@ -63,9 +63,9 @@ struct EvictionSettings {
   // flag, the first eviction-hard given replaces the defaults (signals not named are not
   // watched) and later ones add to it.
   std::optional<ThresholdMap> hard;
-  ThresholdMap soft;                                            // eviction-soft
+  ThresholdMap soft;                                              // eviction-soft
   std::map<Signal, std::chrono::milliseconds> soft_grace_period;  // eviction-soft-grace-period
-  ThresholdMap minimum_reclaim;                                 // eviction-minimum-reclaim
+  ThresholdMap minimum_reclaim;                                   // eviction-minimum-reclaim
   // eviction-pressure-transition-period: how long a pressure condition stays True after the
   // threshold was last met.
   std::chrono::milliseconds pressure_transition_period{300'000};

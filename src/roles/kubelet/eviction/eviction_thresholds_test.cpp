@@ -9,7 +9,8 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST_CASE("eviction thresholds parse as upstream's flags") {
-  auto parsed = parse_threshold_list("memory.available<100Mi, nodefs.available<10%,pid.available<1k");
+  auto parsed =
+      parse_threshold_list("memory.available<100Mi, nodefs.available<10%,pid.available<1k");
   REQUIRE(parsed.is_ok());
   CHECK(parsed->size() == 3);
   CHECK(parsed->at(Signal::kMemoryAvailable).quantity->to_string() == "100Mi");

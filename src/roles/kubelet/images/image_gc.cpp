@@ -98,8 +98,8 @@ Result<ImageGcOutcome> ImageGarbageCollector::collect() {
   return outcome;
 }
 
-void ImageGarbageCollector::free_space(const std::map<std::string, bool>& in_use,
-                                       uint64_t wanted, ImageGcOutcome& outcome) {
+void ImageGarbageCollector::free_space(const std::map<std::string, bool>& in_use, uint64_t wanted,
+                                       ImageGcOutcome& outcome) {
   auto logger = log::for_role("kubelet");
   // Least recently used first; never used ones by when they were first seen.
   std::vector<std::pair<std::string, Record>> candidates(records_.begin(), records_.end());

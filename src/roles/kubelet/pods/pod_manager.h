@@ -149,7 +149,7 @@ class PodManager {
   std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written
   std::map<std::string, std::string> fingerprints_;  // pod uid -> runtime state seen
   std::map<std::string, nlohmann::json> static_status_;  // static pod uid -> its status
-  std::map<std::string, EvictionMark> evictions_;          // evicted pod uid -> its eviction
+  std::map<std::string, EvictionMark> evictions_;        // evicted pod uid -> its eviction
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
