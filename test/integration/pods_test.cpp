@@ -532,17 +532,35 @@ TEST_CASE(
     return s.jsonpath("node/node-1", "{.spec.taints[*].key}")
                .find("node.kubernetes.io/memory-pressure") != std::string::npos;
   }));
-  // Bound to the node directly (the scheduler keeps pods off a tainted node).
+  // Bound to the node directly (the scheduler keeps pods off a tainted node). A BestEffort pod
+  // is not admitted under memory pressure, as upstream's kubelet; a Burstable one is, and is
+  // then evicted.
   const std::string manifest = box.path("hog.yaml");
   std::ofstream(manifest) << R"Y(apiVersion: v1
+kind: Pod
+metadata: {name: besteffort}
+spec:
+  nodeName: node-1
+  containers:
+  - {name: c, image: "busybox:1", command: [sleep, "3600"]}
+---
+apiVersion: v1
 kind: Pod
 metadata: {name: hog}
 spec:
   nodeName: node-1
   containers:
-  - {name: hog, image: "busybox:1", command: [sleep, "3600"]}
+  - name: hog
+    image: "busybox:1"
+    command: [sleep, "3600"]
+    resources: {requests: {memory: 1Mi}}
 )Y";
   s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return s.jsonpath("pod/besteffort", "{.status.phase}") == "Failed"; }));
+  CHECK(s.jsonpath("pod/besteffort", "{.status.reason}") == "Evicted");
+  CHECK(s.jsonpath("pod/besteffort", "{.status.message}") ==
+        "Pod was rejected: The node had condition: [MemoryPressure]. ");
+  CHECK(s.jsonpath("pod/besteffort", "{.status.containerStatuses}").empty());
   REQUIRE(eventually([&] { return s.jsonpath("pod/hog", "{.status.reason}") == "Evicted"; }, 60s));
   CHECK(s.jsonpath("pod/hog", "{.status.phase}") == "Failed");
   const std::string message = s.jsonpath("pod/hog", "{.status.message}");

@@ -198,6 +198,7 @@ void KubeletRole::start_housekeeping(const std::vector<Threshold>& thresholds) {
       *eviction_stats_, std::move(hooks), clock_);
   EvictionManager* eviction = eviction_.get();
   reporter_->set_pressure_source([eviction] { return eviction->pressure(); });
+  pods_->set_admission([eviction](const nlohmann::json& pod) { return eviction->admit(pod); });
   housekeeping_thread_ = std::thread([this] { run_housekeeping_loop(); });
 }
 

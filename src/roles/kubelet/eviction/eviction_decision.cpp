@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "api/json_fields.h"
+#include "api/pod_qos.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -134,6 +135,22 @@ std::vector<Compare> rank_keys(const NodeStats& stats, Signal signal) {
     return used - request;
   };
   return {by_usage(stats, exceeds, true), by_priority(), by_usage(stats, above, true)};
+}
+
+// Whether the pod's tolerations tolerate node.kubernetes.io/memory-pressure:NoSchedule.
+bool tolerates_memory_pressure(const json& pod) {
+  const json& tolerations = api::member(api::member(pod, "spec"), "tolerations");
+  for (const json& t : tolerations.is_array() ? tolerations : json::array()) {
+    const std::string effect = api::text(t, "effect");
+    if (!effect.empty() && effect != "NoSchedule") continue;
+    const std::string key = api::text(t, "key");
+    if (api::text(t, "operator") == "Exists") {
+      if (key.empty() || key == "node.kubernetes.io/memory-pressure") return true;
+    } else if (key == "node.kubernetes.io/memory-pressure" && api::text(t, "value").empty()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -301,6 +318,19 @@ std::optional<std::string> local_storage_violation(const json& pod, const PodUsa
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> admission_rejection(const json& pod,
+                                               const std::set<std::string>& conditions) {
+  if (conditions.empty() || is_critical_pod(pod)) return std::nullopt;
+  if (conditions == std::set<std::string>{"MemoryPressure"} &&
+      (api::qos_class(pod) != api::QosClass::kBestEffort || tolerates_memory_pressure(pod)))
+    return std::nullopt;
+  // Go's %v of the condition list, in the order the signals come.
+  std::string list;
+  for (const char* type : {"MemoryPressure", "DiskPressure", "PIDPressure"})
+    if (conditions.count(type)) list += (list.empty() ? "" : " ") + std::string(type);
+  return "The node had condition: [" + list + "]. ";
 }
 
 std::vector<Eviction> local_storage_evictions(const std::vector<json>& pods,

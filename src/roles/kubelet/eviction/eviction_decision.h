@@ -137,4 +137,11 @@ std::optional<Eviction> choose_pod_to_evict(const std::vector<nlohmann::json>& p
                                             const Observations& observed,
                                             int max_pod_grace_period_seconds);
 
+// Upstream's admission under pressure (the eviction manager's Admit): with any pressure
+// condition a new pod is rejected -- "The node had condition: [DiskPressure]. " -- except a
+// critical pod, and, under memory pressure alone, a pod that is not BestEffort or tolerates
+// the node.kubernetes.io/memory-pressure taint. nullopt: admitted.
+std::optional<std::string> admission_rejection(const nlohmann::json& pod,
+                                               const std::set<std::string>& conditions);
+
 }  // namespace k3c::kubelet

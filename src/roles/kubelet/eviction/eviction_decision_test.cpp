@@ -250,5 +250,44 @@ TEST_CASE("local storage limits: emptyDir sizeLimit, the pod's total, a containe
   CHECK(evictions[0].grace_period_seconds == 0);
 }
 
+TEST_CASE("admission under pressure, as upstream's") {
+  const json best_effort = pod("be", json::array({container("c")}));
+  const json burstable = pod("bu", json::array({container("c", {{"memory", "64Mi"}})}));
+  json tolerant = best_effort;
+  tolerant["spec"]["tolerations"] = json::array({{{"key", "node.kubernetes.io/memory-pressure"},
+                                                  {"operator", "Exists"},
+                                                  {"effect", "NoSchedule"}}});
+  const json critical = pod("cr", json::array({container("c")}), 2'000'000'000);
+  using Set = std::set<std::string>;
+  struct Case {
+    const char* what;
+    const json& pod;
+    Set conditions;
+    std::optional<std::string> message;
+  };
+  const Case cases[] = {
+      {"no pressure", best_effort, {}, std::nullopt},
+      {"BestEffort under memory pressure",
+       best_effort,
+       {"MemoryPressure"},
+       "The node had condition: [MemoryPressure]. "},
+      {"Burstable under memory pressure", burstable, {"MemoryPressure"}, std::nullopt},
+      {"tolerating the memory-pressure taint", tolerant, {"MemoryPressure"}, std::nullopt},
+      {"any pod under disk pressure",
+       burstable,
+       {"DiskPressure"},
+       "The node had condition: [DiskPressure]. "},
+      {"memory and pid pressure",
+       burstable,
+       {"PIDPressure", "MemoryPressure"},
+       "The node had condition: [MemoryPressure PIDPressure]. "},
+      {"a critical pod", critical, {"DiskPressure"}, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    CHECK(admission_rejection(c.pod, c.conditions) == c.message);
+  }
+}
+
 }  // namespace
 }  // namespace k3c::kubelet

@@ -24,6 +24,11 @@ NodePressure EvictionManager::pressure() const {
   return pressure_;
 }
 
+std::optional<std::string> EvictionManager::admit(const json& pod) const {
+  std::lock_guard lock(mu_);
+  return admission_rejection(pod, conditions_);
+}
+
 std::vector<json> EvictionManager::active_pods() {
   std::vector<json> active;
   std::set<std::string> present;
@@ -67,6 +72,7 @@ std::vector<std::string> EvictionManager::synchronize() {
                    pressure.disk, pressure.pid);
     }
     pressure_ = pressure;
+    conditions_ = step.conditions;
   }
   std::vector<json> pods = active_pods();
   // Pods over their own limits go first, whatever the node's pressure (upstream's

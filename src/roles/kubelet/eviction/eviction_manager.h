@@ -14,7 +14,7 @@
 // passes and does the calls.
 //
 // Threads: synchronize() from one thread (the housekeeping thread or a test); pressure()
-// from any.
+// and admit() from any.
 #pragma once
 
 #include <functional>
@@ -57,6 +57,8 @@ class EvictionManager {
   std::vector<std::string> synchronize();
   // The pressure conditions as the last pass found them.
   NodePressure pressure() const;
+  // Whether a new pod may start under them (admission_rejection); the rejection's message.
+  std::optional<std::string> admit(const nlohmann::json& pod) const;
 
  private:
   // Pods not terminal and not evicted by this manager already.
@@ -69,8 +71,9 @@ class EvictionManager {
   const Clock& clock_;
   PressureState state_;
   std::set<std::string> evicted_;  // uids; forgotten once the pod is terminal or gone
-  mutable std::mutex mu_;          // guards pressure_
+  mutable std::mutex mu_;          // guards pressure_ and conditions_
   NodePressure pressure_;
+  std::set<std::string> conditions_;
 };
 
 }  // namespace k3c::kubelet

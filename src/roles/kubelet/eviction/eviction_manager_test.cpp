@@ -84,6 +84,7 @@ TEST_CASE("memory pressure: the condition, an event, one pod evicted per pass") 
   h.stats.stats.memory_available_bytes = 80 * Mi;
   CHECK(h.manager->synchronize() == std::vector<std::string>{"uid-big"});
   CHECK(h.manager->pressure() == NodePressure{true, false, false});
+  CHECK(h.manager->admit(pod("new")) == "The node had condition: [MemoryPressure]. ");
   CHECK(h.warnings ==
         std::vector<std::string>{"EvictionThresholdMet: Attempting to reclaim memory"});
   REQUIRE(h.evicted.size() == 1);
@@ -105,6 +106,7 @@ TEST_CASE("memory pressure: the condition, an event, one pod evicted per pass") 
   h.clock.advance(5min);
   h.manager->synchronize();
   CHECK_FALSE(h.manager->pressure().memory);
+  CHECK_FALSE(h.manager->admit(pod("new")));
 }
 
 TEST_CASE("disk pressure frees unused images before it evicts a pod") {

@@ -274,6 +274,12 @@ Status PodManager::sync(const std::string& key) {
     std::lock_guard lock(mu_);
     if (auto it = written_.find(uid); it != written_.end()) pod["status"] = it->second;
   }
+  ASSIGN_OR_RETURN(bool was_rejected, rejected(pod));
+  if (was_rejected) {
+    // Nothing of it ever ran: a deleted one goes from the API at once.
+    if (api::member(pod, "metadata").contains("deletionTimestamp")) return delete_pod(pod);
+    return Status::ok();
+  }
   SyncContext ctx = sync_context();
   std::optional<EvictionMark> evicted;
   {
@@ -412,6 +418,27 @@ Status PodManager::write_status(const json& pod, const json& status) {
   std::lock_guard lock(mu_);
   written_[meta(pod, "uid")] = status;
   return Status::ok();
+}
+
+Result<bool> PodManager::rejected(const json& pod) {
+  const json status = pod.value("status", json::object());
+  const std::string phase = status.value("phase", "");
+  const bool started = status.contains("startTime") && !status["startTime"].is_null();
+  // Rejected before (it never started): its status stays as written, as upstream's.
+  if (!started && phase == "Failed" && status.value("reason", "") == "Evicted" &&
+      status.value("message", "").starts_with("Pod was rejected: "))
+    return true;
+  if (!admit_ || started || (phase != "Pending" && !phase.empty())) return false;
+  std::optional<std::string> message = admit_(pod);
+  if (!message) return false;
+  log::for_role("kubelet")->info("rejecting pod {}: {}", pod_description(pod), *message);
+  events_->record(pod, "", "Warning", "Evicted", *message);
+  json failed = status;
+  failed["phase"] = "Failed";
+  failed["reason"] = "Evicted";
+  failed["message"] = "Pod was rejected: " + *message;
+  RETURN_IF_ERROR(write_status(pod, failed));
+  return true;
 }
 
 void PodManager::evict(const json& pod, const std::string& message, bool disruption_condition,

@@ -73,6 +73,12 @@ class PodManager {
   void set_pod_refresh(std::function<void(const nlohmann::json& pod)> refresh) {
     refresh_ = std::move(refresh);
   }
+  // Before start(): asked once for a pod the kubelet has not started yet (its status has no
+  // startTime); a message rejects it, as upstream's pod admission: the pod is Failed with
+  // reason Evicted and "Pod was rejected: <message>", and a Warning event "Evicted".
+  void set_admission(std::function<std::optional<std::string>(const nlohmann::json& pod)> admit) {
+    admit_ = std::move(admit);
+  }
   // The ConfigMaps and Secrets as the pod sync reads them (from the API).
   ConfigSource& objects();
 
@@ -140,6 +146,10 @@ class PodManager {
   MountResolver mounts_;
   std::function<void(const std::string& uid)> cleanup_;
   std::function<void(const nlohmann::json& pod)> refresh_;
+  std::function<std::optional<std::string>(const nlohmann::json& pod)> admit_;
+  // True for a pod rejected now by admit_ (its Failed status written) or before; false when
+  // admitted.
+  Result<bool> rejected(const nlohmann::json& pod);
   client::Informer informer_;
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;
