@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <span>
 #include <variant>
 
@@ -16,10 +17,13 @@ namespace {
 using std::chrono::milliseconds;
 
 // Where a key's value goes: a function from the settings to the field, one per field type.
-// An int64_t field is a size in bytes, written as a quantity ("10Mi").
+// An int64_t field is a size in bytes, written as a quantity ("10Mi"). A Parse is a key whose
+// value has a syntax of its own (the eviction thresholds): it parses the value into the settings.
+template <typename S>
+using Parse = Status (*)(S&, std::string_view);
 template <typename S>
 using Field = std::variant<int* (*)(S&), milliseconds* (*)(S&), std::chrono::seconds* (*)(S&),
-                           bool* (*)(S&), std::string* (*)(S&), int64_t* (*)(S&)>;
+                           bool* (*)(S&), std::string* (*)(S&), int64_t* (*)(S&), Parse<S>>;
 
 template <typename S>
 struct ArgKey {
@@ -61,9 +65,9 @@ constexpr std::string_view kNotActedOn[] = {"bind-address",
 
 // The same for the kubelet (its keys are not the other components' keys, but one message
 // serves all).
-constexpr std::string_view kKubeletNotActedOn[] = {
-    "eviction-hard",           "eviction-soft",          "kube-reserved",
-    "system-reserved", "cgroup-driver", "resolv-conf", "hostname-override", "fail-swap-on"};
+constexpr std::string_view kKubeletNotActedOn[] = {"kube-reserved",     "system-reserved",
+                                                   "cgroup-driver",     "resolv-conf",
+                                                   "hostname-override", "fail-swap-on"};
 
 Result<int> parse_count(std::string_view text, int min, int max) {
   int value = 0;
@@ -102,6 +106,10 @@ Status apply(std::string_view component, std::span<const ArgKey<S>> keys, std::s
       return Status::ok();
     }
     if (!has_value) return bad(error(Code::kInvalid, "needs a value (KEY=VALUE)"));
+    if (auto* parse = std::get_if<Parse<S>>(&spec.field)) {
+      Status parsed = (*parse)(settings, value);
+      return parsed.is_ok() ? parsed : bad(parsed);
+    }
     if (auto* field = std::get_if<std::string* (*)(S&)>(&spec.field)) {
       if (spec.ip_address) {
         auto ip = IpAddress::parse(value);
@@ -223,7 +231,30 @@ constexpr std::array<ArgKey<Sched>, 1> kSchedulerOwn = {{
 constexpr auto kSchedulerKeys = join(kSchedulerOwn, leader_election_keys<Sched>());
 
 using Kubelet = kubelet::KubeletSettings;
-constexpr std::array<ArgKey<Kubelet>, 14> kKubeletKeys = {{
+
+// The eviction flags are maps, as upstream's: each one given adds to what the earlier ones
+// set (the first eviction-hard replaces the defaults).
+template <typename T>
+Status merge_into(std::map<kubelet::Signal, T>& into, Result<std::map<kubelet::Signal, T>> parsed) {
+  if (!parsed.is_ok()) return parsed.status();
+  for (auto& [signal, value] : *parsed) into[signal] = value;
+  return Status::ok();
+}
+Status eviction_hard(Kubelet& s, std::string_view v) {
+  if (!s.eviction.hard) s.eviction.hard.emplace();
+  return merge_into(*s.eviction.hard, kubelet::parse_threshold_list(v));
+}
+Status eviction_soft(Kubelet& s, std::string_view v) {
+  return merge_into(s.eviction.soft, kubelet::parse_threshold_list(v));
+}
+Status eviction_soft_grace(Kubelet& s, std::string_view v) {
+  return merge_into(s.eviction.soft_grace_period, kubelet::parse_grace_period_list(v));
+}
+Status eviction_minimum_reclaim(Kubelet& s, std::string_view v) {
+  return merge_into(s.eviction.minimum_reclaim, kubelet::parse_minimum_reclaim_list(v));
+}
+
+constexpr std::array<ArgKey<Kubelet>, 20> kKubeletKeys = {{
     {"address", +[](Kubelet& s) { return &s.address; }, 0, 0, true},
     {"port", +[](Kubelet& s) { return &s.port; }, 0, 65535},
     {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
@@ -231,8 +262,8 @@ constexpr std::array<ArgKey<Kubelet>, 14> kKubeletKeys = {{
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},
     {"node-status-report-frequency", +[](Kubelet& s) { return &s.node_status_report_frequency; }},
     {"max-pods", +[](Kubelet& s) { return &s.max_pods; }, 1},
-    {"image-gc-high-threshold", +[](Kubelet& s) { return &s.image_gc_high_threshold_percent; },
-     0, 100},
+    {"image-gc-high-threshold", +[](Kubelet& s) { return &s.image_gc_high_threshold_percent; }, 0,
+     100},
     {"image-gc-low-threshold", +[](Kubelet& s) { return &s.image_gc_low_threshold_percent; }, 0,
      100},
     {"minimum-image-ttl-duration", +[](Kubelet& s) { return &s.image_minimum_gc_age; }},
@@ -240,6 +271,16 @@ constexpr std::array<ArgKey<Kubelet>, 14> kKubeletKeys = {{
     {"file-check-frequency", +[](Kubelet& s) { return &s.file_check_frequency; }},
     {"container-log-max-size", +[](Kubelet& s) { return &s.container_log_max_size_bytes; }},
     {"container-log-max-files", +[](Kubelet& s) { return &s.container_log_max_files; }, 2},
+    {"eviction-hard", Parse<Kubelet>(eviction_hard)},
+    {"eviction-soft", Parse<Kubelet>(eviction_soft)},
+    {"eviction-soft-grace-period", Parse<Kubelet>(eviction_soft_grace)},
+    {"eviction-minimum-reclaim", Parse<Kubelet>(eviction_minimum_reclaim)},
+    {"eviction-pressure-transition-period",
+     +[](Kubelet& s) { return &s.eviction.pressure_transition_period; }},
+    // Negative: the pod's own grace period, as upstream.
+    {"eviction-max-pod-grace-period",
+     +[](Kubelet& s) { return &s.eviction.max_pod_grace_period_seconds; },
+     std::numeric_limits<int>::min()},
 }};
 
 }  // namespace

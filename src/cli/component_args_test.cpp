@@ -56,6 +56,37 @@ TEST_CASE("scheduler args") {
             .find("unknown kube-scheduler flag concurrent-gc-syncs") == 0);
 }
 
+TEST_CASE("kubelet eviction args") {
+  kubelet::KubeletSettings s;
+  CHECK_FALSE(s.eviction.hard);  // upstream's defaults
+  // The first eviction-hard replaces the defaults; later ones add to it.
+  REQUIRE(apply_kubelet_arg("eviction-hard=memory.available<500Mi", s).is_ok());
+  REQUIRE(apply_kubelet_arg("eviction-hard=nodefs.available<5%", s).is_ok());
+  REQUIRE(s.eviction.hard);
+  CHECK(s.eviction.hard->size() == 2);
+  CHECK(s.eviction.hard->at(kubelet::Signal::kMemoryAvailable).quantity->to_string() == "500Mi");
+  REQUIRE(apply_kubelet_arg("eviction-soft=memory.available<1Gi", s).is_ok());
+  REQUIRE(apply_kubelet_arg("eviction-soft-grace-period=memory.available=1m30s", s).is_ok());
+  REQUIRE(apply_kubelet_arg("eviction-minimum-reclaim=memory.available=100Mi", s).is_ok());
+  REQUIRE(apply_kubelet_arg("eviction-pressure-transition-period=30s", s).is_ok());
+  REQUIRE(apply_kubelet_arg("eviction-max-pod-grace-period=60", s).is_ok());
+  CHECK(s.eviction.soft_grace_period.at(kubelet::Signal::kMemoryAvailable) ==
+        std::chrono::seconds(90));
+  CHECK(s.eviction.pressure_transition_period == std::chrono::seconds(30));
+  CHECK(s.eviction.max_pod_grace_period_seconds == 60);
+  CHECK(kubelet::eviction_thresholds(s.eviction)->size() == 3);
+  CHECK(apply_kubelet_arg("eviction-hard=memory.free<1Mi", s).message() ==
+        "kubelet flag eviction-hard: unsupported eviction signal memory.free");
+  CHECK(apply_kubelet_arg("eviction-soft=nodefs.available<200%", s).message() ==
+        "kubelet flag eviction-soft: eviction percentage threshold nodefs.available must be <= "
+        "100%: 200%");
+  CHECK(apply_kubelet_arg("eviction-soft-grace-period=memory.available", s).message() ==
+        "kubelet flag eviction-soft-grace-period: expected SIGNAL=VALUE, got memory.available");
+  CHECK(apply_kubelet_arg("eviction-pressure-transition-period=soon", s)
+            .message()
+            .find("kubelet flag eviction-pressure-transition-period: ") == 0);
+}
+
 TEST_CASE("kubelet args") {
   kubelet::KubeletSettings s;
   REQUIRE(apply_kubelet_arg("node-status-update-frequency=4s", s).is_ok());
@@ -90,8 +121,8 @@ TEST_CASE("kubelet args") {
   CHECK(s.address == "127.0.0.1");
   CHECK(apply_kubelet_arg("port=70000", s).message() == "kubelet flag port: must be at most 65535");
   CHECK_FALSE(apply_kubelet_arg("address=not-an-ip", s).is_ok());
-  CHECK(apply_kubelet_arg("eviction-hard=memory.available<5%", s).message() ==
-        "kubelet flag eviction-hard is not supported by k3c");
+  CHECK(apply_kubelet_arg("kube-reserved=cpu=1", s).message() ==
+        "kubelet flag kube-reserved is not supported by k3c");
   CHECK(apply_kubelet_arg("pod-infra-container-image=x", s)
             .message()
             .find("unknown kubelet flag pod-infra-container-image") == 0);

@@ -151,6 +151,8 @@ Result<NodeConfig> node_config_from(const Lookup& in, const Environment& env) {
       return error(Code::kInvalid, std::string("kubelet flag ") + key + ": must be positive");
     }
   }
+  if (auto thresholds = kubelet::eviction_thresholds(node.kubelet.eviction); !thresholds.is_ok())
+    return error(Code::kInvalid, "kubelet eviction flags: " + thresholds.status().message());
   if (node.kubelet.image_gc_low_threshold_percent >= node.kubelet.image_gc_high_threshold_percent) {
     return error(Code::kInvalid,
                  "kubelet flag image-gc-low-threshold: " +

@@ -132,6 +132,9 @@ TEST_CASE("Cross-field checks and derived values") {
         "kubelet flag node-status-update-frequency: must be positive");
   CHECK(server_error({"--kubelet-arg", "image-gc-low-threshold=90"}).message() ==
         "kubelet flag image-gc-low-threshold: 90 must be less than image-gc-high-threshold 85");
+  CHECK(server_error({"--kubelet-arg", "eviction-soft=memory.available<1Gi"}).message() ==
+        "kubelet eviction flags: grace period must be specified for the soft eviction threshold "
+        "memory.available");
   CHECK(server_error({"--kubelet-arg", "max-pods=x"}).message() ==
         "flag --kubelet-arg: invalid value \"max-pods=x\": kubelet flag max-pods: expected a "
         "whole number");

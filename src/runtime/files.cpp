@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "core/ids.h"
 
@@ -163,6 +164,56 @@ Result<std::vector<std::string>> list_dir(const std::string& path) {
   closedir(dir);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+namespace {
+
+// Adds what `dir_fd` (an open directory on device `dev`) holds below it; closes it.
+Status add_tree(int dir_fd, dev_t dev, const std::string& path, std::set<ino_t>& seen,
+                DiskUsage& usage) {
+  DIR* dir = fdopendir(dir_fd);
+  if (dir == nullptr) {
+    close(dir_fd);
+    return errno_status("open " + path, errno);
+  }
+  Status status = Status::ok();
+  while (dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    if (fstatat(dirfd(dir), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
+    if (st.st_dev != dev) continue;                // a mount below: not this tree's
+    if (!seen.insert(st.st_ino).second) continue;  // a hard link counted already
+    usage.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+    usage.inodes += 1;
+    if (!S_ISDIR(st.st_mode)) continue;
+    const int child =
+        openat(dirfd(dir), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (child < 0) continue;  // removed meanwhile
+    status = add_tree(child, dev, path + "/" + name, seen, usage);
+    if (!status.is_ok()) break;
+  }
+  closedir(dir);
+  return status;
+}
+
+}  // namespace
+
+Result<DiskUsage> disk_usage(const std::string& path) {
+  DiskUsage usage;
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return usage;
+    return errno_status("stat " + path, errno);
+  }
+  usage.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+  usage.inodes = 1;
+  if (!S_ISDIR(st.st_mode)) return usage;
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno_status("open " + path, errno);
+  std::set<ino_t> seen{st.st_ino};
+  RETURN_IF_ERROR(add_tree(fd, st.st_dev, path, seen, usage));
+  return usage;
 }
 
 }  // namespace k3c::runtime

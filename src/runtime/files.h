@@ -1,7 +1,8 @@
 // Small filesystem helpers the image store is built on: durable atomic writes (temp file,
-// fsync, rename, fsync of the directory), bounded reads, mkdir -p and rm -rf.
+// fsync, rename, fsync of the directory), bounded reads, mkdir -p and rm -rf; and du.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,15 @@ Status remove_tree(const std::string& path);
 
 // The names in a directory (no "." or ".."), sorted; an empty list when it does not exist.
 Result<std::vector<std::string>> list_dir(const std::string& path);
+
+// What a directory tree takes on disk, as `du` counts it (allocated blocks of every file,
+// directory and link, each inode once; symlinks not followed; other filesystems mounted
+// below not entered). A missing path is zero.
+struct DiskUsage {
+  uint64_t bytes = 0;
+  uint64_t inodes = 0;
+};
+Result<DiskUsage> disk_usage(const std::string& path);
 
 // "<strerror(errno)>" prefixed with what failed: "open /x: No such file or directory".
 Status errno_status(std::string_view what, int err);

@@ -552,6 +552,10 @@ Result<ContainerStats> LinuxRuntime::container_stats(const std::string& containe
   out.cpu_usage_nanos = stats->cpu_usage_nanos;
   out.memory_usage_bytes = stats->memory_usage_bytes;
   out.memory_working_set_bytes = stats->memory_working_set_bytes;
+  out.process_count = stats->pids_current;
+  // The overlay's upper directory (shim/rootfs_mounts.cpp): what the container wrote.
+  if (auto layer = disk_usage(process_dir(container_dir(container_id)) + "/upper"); layer.is_ok())
+    out.writable_layer_bytes = layer->bytes;
   out.timestamp = std::chrono::system_clock::now();
   return out;
 }

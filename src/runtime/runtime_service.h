@@ -143,6 +143,10 @@ struct ContainerStats {
   uint64_t memory_working_set_bytes = 0;
   uint64_t memory_usage_bytes = 0;
   WallTime timestamp{};
+  uint64_t process_count = 0;  // processes (threads) in the container's cgroup
+  // What the container's writable layer holds on disk (CRI's writable_layer); nullopt when
+  // the runtime does not measure it.
+  std::optional<uint64_t> writable_layer_bytes = std::nullopt;
 };
 
 // ---- streaming: exec, attach, port-forward ---------------------------------------------------

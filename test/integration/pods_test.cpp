@@ -9,7 +9,9 @@
 // a static pod from the manifest directory with its mirror pod; fsGroup on volumes; exec and
 // port-forward into real containers; kubectl run -i attaching to one; shareProcessNamespace
 // (the pause as PID 1, each container seeing the other's processes, kept across a restart);
-// a grpc readiness probe against a real gRPC health server flipping its status.
+// a grpc readiness probe against a real gRPC health server flipping its status; eviction (a
+// pod past its emptyDir sizeLimit; memory pressure from a hard threshold above the machine's
+// memory).
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -574,6 +576,133 @@ spec:
   CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
+TEST_CASE("a pod writing past its emptyDir sizeLimit is evicted, as upstream's kubelet does") {
+  if (!skip_reason().empty()) return;
+  for (const char* version : {"1.27", "1.33"}) {
+    INFO("kubectl " << version);
+    Sandbox box;
+    PodSession p(box, version);
+    const std::string manifest = box.path("filler.yaml");
+    std::ofstream(manifest) << R"Y(apiVersion: v1
+kind: Pod
+metadata: {name: filler}
+spec:
+  volumes:
+  - {name: cache, emptyDir: {sizeLimit: 1Mi}}
+  containers:
+  - name: filler
+    image: "busybox:1"
+    command: [sh, -c, "dd if=/dev/zero of=/cache/fill bs=1M count=4; sleep 3600"]
+    volumeMounts: [{name: cache, mountPath: /cache}]
+)Y";
+    p.s.ok({"apply", "-f", manifest});
+    // The eviction manager looks every 10 s.
+    REQUIRE(eventually([&] { return p.s.jsonpath("pod/filler", "{.status.reason}") == "Evicted"; },
+                       60s));
+    const std::string message = "Usage of EmptyDir volume \"cache\" exceeds the limit \"1Mi\". ";
+    CHECK(p.phase("filler") == "Failed");
+    CHECK(p.s.jsonpath("pod/filler", "{.status.message}") == message);
+    // A local storage limit is no node pressure: no DisruptionTarget, as upstream.
+    CHECK(p.s.jsonpath("pod/filler", "{.status.conditions[?(@.type==\"DisruptionTarget\")]}")
+              .empty());
+    // The container is killed (SIGTERM is ignored by the shell, SIGKILL after the 2 s minimum)
+    // and the pod is not started again.
+    REQUIRE(eventually([&] {
+      return !p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].state.terminated.reason}")
+                  .empty();
+    }));
+    CHECK(p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].state.terminated.reason}") ==
+          "Error");
+    // As upstream's printer: "Evicted" while the container still shows running, then the
+    // terminated container's reason (kubernetes/kubernetes#105467).
+    const std::string table = p.s.ok({"get", "pod", "filler", "--no-headers"});
+    INFO(table);
+    CHECK(table.find(" 0/1 ") != std::string::npos);
+    CHECK(table.find(" Error ") != std::string::npos);
+    const std::string described = p.s.ok({"describe", "pod", "filler"});
+    INFO(described);
+    CHECK(described.find("Status:           Failed") != std::string::npos);
+    CHECK(described.find("Reason:           Evicted") != std::string::npos);
+    CHECK(described.find("Message:          " + message) != std::string::npos);
+    CHECK(described.find("Evicted") != std::string::npos);
+    int evicted_events = 0;
+    for (const auto& event : p.s.object({"events"}).value("items", nlohmann::json::array())) {
+      if (event.value("reason", "") != "Evicted") continue;
+      ++evicted_events;
+      CHECK(event.value("type", "") == "Warning");
+      CHECK(event.value("message", "") == message);
+      CHECK(event["involvedObject"].value("name", "") == "filler");
+    }
+    CHECK(evicted_events == 1);
+    std::this_thread::sleep_for(2s);
+    CHECK(p.s.jsonpath("pod/filler", "{.status.containerStatuses[0].restartCount}") == "0");
+    CHECK(p.phase("filler") == "Failed");
+    CHECK(p.s.jsonpath("node/node-1", "{.status.conditions[?(@.type==\"DiskPressure\")].status}") ==
+          "False");
+  }
+}
+
+TEST_CASE(
+    "memory pressure (a hard threshold above the machine's memory): condition, taint, eviction") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession::stage_image(box);
+  // Always met, so deterministic: every pass finds less than 1000Gi available.
+  NodeSession s(box,
+                {"--node-name", "node-1", "--kubelet-arg=eviction-hard=memory.available<1000Gi"});
+  auto condition = [&](const std::string& field) {
+    return s.jsonpath("node/node-1",
+                      "{.status.conditions[?(@.type==\"MemoryPressure\")]." + field + "}");
+  };
+  REQUIRE(eventually([&] { return condition("status") == "True"; }, 60s));
+  CHECK(condition("reason") == "KubeletHasInsufficientMemory");
+  CHECK(condition("message") == "kubelet has insufficient memory available");
+  // The node lifecycle controller taints it, as upstream's.
+  REQUIRE(eventually([&] {
+    return s.jsonpath("node/node-1", "{.spec.taints[*].key}")
+               .find("node.kubernetes.io/memory-pressure") != std::string::npos;
+  }));
+  // Bound to the node directly (the scheduler keeps pods off a tainted node). A BestEffort pod
+  // is not admitted under memory pressure, as upstream's kubelet; a Burstable one is, and is
+  // then evicted.
+  const std::string manifest = box.path("hog.yaml");
+  std::ofstream(manifest) << R"Y(apiVersion: v1
+kind: Pod
+metadata: {name: besteffort}
+spec:
+  nodeName: node-1
+  containers:
+  - {name: c, image: "busybox:1", command: [sleep, "3600"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hog}
+spec:
+  nodeName: node-1
+  containers:
+  - name: hog
+    image: "busybox:1"
+    command: [sleep, "3600"]
+    resources: {requests: {memory: 1Mi}}
+)Y";
+  s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return s.jsonpath("pod/besteffort", "{.status.phase}") == "Failed"; }));
+  CHECK(s.jsonpath("pod/besteffort", "{.status.reason}") == "Evicted");
+  CHECK(s.jsonpath("pod/besteffort", "{.status.message}") ==
+        "Pod was rejected: The node had condition: [MemoryPressure]. ");
+  CHECK(s.jsonpath("pod/besteffort", "{.status.containerStatuses}").empty());
+  REQUIRE(eventually([&] { return s.jsonpath("pod/hog", "{.status.reason}") == "Evicted"; }, 60s));
+  CHECK(s.jsonpath("pod/hog", "{.status.phase}") == "Failed");
+  const std::string message = s.jsonpath("pod/hog", "{.status.message}");
+  CHECK(message.rfind(
+            "The node was low on resource: memory. Threshold quantity: 1000Gi, available: ", 0) ==
+        0);
+  CHECK(s.jsonpath("pod/hog", "{.status.conditions[?(@.type==\"DisruptionTarget\")].reason}") ==
+        "TerminationByKubelet");
+  const std::string described = s.ok({"describe", "node", "node-1"});
+  CHECK(described.find("EvictionThresholdMet") != std::string::npos);
+  CHECK(described.find("Attempting to reclaim memory") != std::string::npos);
+}
 
 TEST_CASE("a static pod runs from the manifest directory and is mirrored into the API") {
   if (!skip_reason().empty()) return;

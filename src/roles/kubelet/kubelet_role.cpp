@@ -11,6 +11,8 @@
 #include "core/log.h"
 #include "core/names.h"
 #include "core/version.h"
+#include "roles/kubelet/eviction/eviction_manager.h"
+#include "roles/kubelet/eviction/eviction_stats.h"
 #include "roles/kubelet/images/image_gc.h"
 #include "roles/kubelet/logs/log_rotation.h"
 #include "roles/kubelet/node_reporter.h"
@@ -65,6 +67,9 @@ KubeletRole::KubeletRole(KubeletConfig config, const Clock& clock,
 KubeletRole::~KubeletRole() { stop(); }
 
 Status KubeletRole::start() {
+  // Checked by the CLI too; a config built elsewhere (tests) gets the same message.
+  auto thresholds = eviction_thresholds(config_.settings.eviction);
+  if (!thresholds.is_ok()) return thresholds.status();
   NodeIdentity id;
   id.name = node_name_for(config_.node_name, probe_->probe().hostname);
   // A host name that is no valid node name would fail every registration; say so at start.
@@ -80,6 +85,13 @@ Status KubeletRole::start() {
   id.kubelet_version = version::kKubernetesGitVersion;
   id.runtime_version = runtime_version();
   id.max_pods = config_.settings.max_pods;
+  id.eviction_memory.reset();
+  id.eviction_nodefs.reset();
+  for (const Threshold& t : *thresholds) {
+    if (!t.hard()) continue;
+    if (t.signal == Signal::kMemoryAvailable) id.eviction_memory = t.value;
+    if (t.signal == Signal::kNodeFsAvailable) id.eviction_nodefs = t.value;
+  }
   // Until RBAC and the node authorizer exist the node's identity carries system:masters
   // (upstream's kubelets are system:node:<name> in system:nodes, limited to their own node).
   http::PeerIdentity identity;
@@ -132,30 +144,62 @@ Status KubeletRole::start() {
     std::lock_guard lock(mu_);
     stopping_ = false;
   }
+  // The housekeeping parts exist before the node thread asks for the pressure conditions.
+  if (pods_) start_housekeeping(*thresholds);
   node_thread_ = std::thread([this] { run_node_loop(); });
   if (pods_) pods_->start();
-  if (pods_) {
-    ImageGcPolicy policy{config_.settings.image_gc_high_threshold_percent,
-                         config_.settings.image_gc_low_threshold_percent,
-                         config_.settings.image_minimum_gc_age};
-    NodeReporter* reporter = reporter_.get();
-    // 100 switches collection off (as upstream's high threshold of 100 does).
-    if (policy.high_threshold_percent < 100) {
-      image_gc_ = std::make_unique<ImageGarbageCollector>(
-          *images_, *runtime_, statvfs_probe(config_.data_dir + "/agent"),
-          [reporter](const std::string& reason, const std::string& message) {
-            reporter->record_event(reason, message, "Warning");
-          },
-          clock_, policy);
-    }
-    log_rotator_ = std::make_unique<LogRotator>(
-        *runtime_, clock_,
-        LogRotationPolicy{config_.settings.container_log_max_size_bytes,
-                          config_.settings.container_log_max_files});
-    housekeeping_thread_ = std::thread([this] { run_housekeeping_loop(); });
-  }
   ready_ = true;
   return Status::ok();
+}
+
+void KubeletRole::start_housekeeping(const std::vector<Threshold>& thresholds) {
+  ImageGcPolicy policy{config_.settings.image_gc_high_threshold_percent,
+                       config_.settings.image_gc_low_threshold_percent,
+                       config_.settings.image_minimum_gc_age};
+  NodeReporter* reporter = reporter_.get();
+  // 100 switches collection off (as upstream's high threshold of 100 does).
+  if (policy.high_threshold_percent < 100) {
+    image_gc_ = std::make_unique<ImageGarbageCollector>(
+        *images_, *runtime_, statvfs_probe(config_.data_dir + "/agent"),
+        [reporter](const std::string& reason, const std::string& message) {
+          reporter->record_event(reason, message, "Warning");
+        },
+        clock_, policy);
+  }
+  log_rotator_ =
+      std::make_unique<LogRotator>(*runtime_, clock_,
+                                   LogRotationPolicy{config_.settings.container_log_max_size_bytes,
+                                                     config_.settings.container_log_max_files});
+  eviction_stats_ = std::make_unique<LinuxEvictionStats>(*runtime_, config_.data_dir + "/agent");
+  EvictionHooks hooks;
+  PodManager* pods = pods_.get();
+  hooks.pods = [pods] {
+    std::vector<nlohmann::json> all;
+    for (const client::ObjectPtr& pod : pods->pods()) all.push_back(*pod);
+    return all;
+  };
+  hooks.evict = [pods](const Eviction& e) {
+    pods->evict(e.pod, e.message, e.disruption_condition, e.grace_period_seconds);
+  };
+  if (ImageGarbageCollector* gc = image_gc_.get()) {
+    hooks.reclaim_disk = [gc] {
+      auto removed = gc->delete_unused();
+      if (!removed.is_ok())
+        log::for_role("kubelet")->warn("eviction manager: deleting unused images: {}",
+                                       removed.status().message());
+    };
+  }
+  hooks.warn = [reporter](const std::string& reason, const std::string& message) {
+    reporter->record_event(reason, message, "Warning");
+  };
+  eviction_ = std::make_unique<EvictionManager>(
+      EvictionManagerConfig{thresholds, config_.settings.eviction.pressure_transition_period,
+                            config_.settings.eviction.max_pod_grace_period_seconds},
+      *eviction_stats_, std::move(hooks), clock_);
+  EvictionManager* eviction = eviction_.get();
+  reporter_->set_pressure_source([eviction] { return eviction->pressure(); });
+  pods_->set_admission([eviction](const nlohmann::json& pod) { return eviction->admit(pod); });
+  housekeeping_thread_ = std::thread([this] { run_housekeeping_loop(); });
 }
 
 Result<uint16_t> KubeletRole::serve_api() {
@@ -257,11 +301,17 @@ void KubeletRole::run_node_loop() {
 void KubeletRole::run_housekeeping_loop() {
   constexpr std::chrono::minutes kImageGcPeriod{5};
   constexpr std::chrono::seconds kLogRotationPeriod{10};
+  constexpr std::chrono::seconds kEvictionPeriod{10};  // upstream's evictionMonitoringPeriod
   // The first image collection after one period, as upstream's loop starts.
   Clock::TimePoint next_gc = clock_.now() + kImageGcPeriod;
   Clock::TimePoint next_rotation = clock_.now() + kLogRotationPeriod;
-  while (sleep_for(std::min(next_gc, next_rotation) - clock_.now())) {
+  Clock::TimePoint next_eviction = clock_.now() + kEvictionPeriod;
+  while (sleep_for(std::min({next_gc, next_rotation, next_eviction}) - clock_.now())) {
     const Clock::TimePoint now = clock_.now();
+    if (now >= next_eviction) {
+      eviction_->synchronize();
+      next_eviction = now + kEvictionPeriod;
+    }
     if (now >= next_rotation) {
       log_rotator_->rotate_once();
       next_rotation = now + kLogRotationPeriod;
@@ -289,6 +339,8 @@ void KubeletRole::stop() {
   // Containers outlive k3c: a worker waiting out a grace period must not hold up the stop.
   if (runtime_) runtime_->cancel_waits();
   if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
+  eviction_.reset();
+  eviction_stats_.reset();
   image_gc_.reset();
   log_rotator_.reset();
   if (pods_) pods_->stop();

@@ -8,7 +8,7 @@
 // Threads: start()/stop() from the RoleRunner. One node thread runs registration, the status
 // loop and the Lease; one event writer; with a runtime, the pod manager's and one
 // housekeeping thread (image garbage collection, images/image_gc.h; log rotation,
-// logs/log_rotation.h).
+// logs/log_rotation.h; node-pressure eviction, eviction/eviction_manager.h).
 #pragma once
 
 #include <atomic>
@@ -41,6 +41,8 @@ class NodeReporter;
 class PodManager;
 class ImageGarbageCollector;
 class LogRotator;
+class EvictionManager;
+class EvictionStatsSource;
 namespace volumes {
 class VolumeManager;
 }
@@ -88,8 +90,12 @@ class KubeletRole final : public Role {
 
  private:
   void run_node_loop();
-  // Image garbage collection every 5 min and log rotation every 10 s, as upstream.
+  // Image garbage collection every 5 min, log rotation and the eviction manager's pass
+  // every 10 s, as upstream.
   void run_housekeeping_loop();
+  // With pods_: the image collector, the log rotator, the eviction manager and the
+  // housekeeping thread that runs them.
+  void start_housekeeping(const std::vector<Threshold>& thresholds);
   // Waits `d` or until stop(); false once stopping.
   bool sleep_for(std::chrono::nanoseconds d);
 
@@ -107,6 +113,8 @@ class KubeletRole final : public Role {
   std::unique_ptr<volumes::VolumeManager> volumes_;  // with pods_
   std::unique_ptr<ImageGarbageCollector> image_gc_;  // with pods_; null when switched off
   std::unique_ptr<LogRotator> log_rotator_;          // with pods_
+  std::unique_ptr<EvictionStatsSource> eviction_stats_;  // with pods_
+  std::unique_ptr<EvictionManager> eviction_;            // with pods_
   std::thread housekeeping_thread_;                  // runs both, with pods_
   std::shared_ptr<KubeletApi> api_;  // registered in config_.endpoints while running
   std::shared_ptr<StatsCollector> stats_;  // with a runtime; shared with api_'s requests

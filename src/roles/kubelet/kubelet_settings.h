@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "roles/kubelet/eviction/eviction_thresholds.h"
+
 namespace k3c::kubelet {
 
 struct KubeletSettings {
@@ -41,6 +43,10 @@ struct KubeletSettings {
   int image_gc_high_threshold_percent = 85;
   int image_gc_low_threshold_percent = 80;
   std::chrono::milliseconds image_minimum_gc_age{120'000};
+  // eviction-hard, eviction-soft, eviction-soft-grace-period, eviction-minimum-reclaim,
+  // eviction-pressure-transition-period, eviction-max-pod-grace-period:
+  // eviction/eviction_thresholds.h.
+  EvictionSettings eviction;
 };
 
 }  // namespace k3c::kubelet

@@ -130,8 +130,8 @@ Status NodeReporter::sync_status() {
     auto node = client::get(client_, res::kNodes, "", identity_.name);
     if (!node.is_ok()) return node.status();
     const json previous = api::member(*node, "status");
-    json next =
-        node_status(identity_, probe_.probe(), list_images(), previous, rfc3339(clock_.wall_now()));
+    json next = node_status(identity_, probe_.probe(), list_images(), previous,
+                            rfc3339(clock_.wall_now()), pressure_ ? pressure_() : NodePressure{});
     if (!status_write_due(previous, next, last_report_, clock_.now(),
                           settings_.node_status_report_frequency)) {
       return Status::ok();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -28,6 +29,12 @@ class NodeReporter {
   NodeReporter(client::Client& client, NodeIdentity identity, const MachineProbe& probe,
                runtime::ImageService* images, client::EventRecorder* events,
                const KubeletSettings& settings, const Clock& clock);
+
+  // Before the first sync: where the pressure conditions come from (the eviction manager;
+  // unset: no pressure). Called on the node thread; must be thread-safe.
+  void set_pressure_source(std::function<NodePressure()> pressure) {
+    pressure_ = std::move(pressure);
+  }
 
   // Creates the Node, or reconciles the labels of the one that exists. After it, the node's
   // uid is known (for the Lease's owner).
@@ -57,6 +64,7 @@ class NodeReporter {
   client::EventRecorder* const events_;
   const KubeletSettings settings_;
   const Clock& clock_;
+  std::function<NodePressure()> pressure_;
   std::string node_uid_;
   std::optional<Clock::TimePoint> last_report_;
   nlohmann::json lease_;  // the Lease as last written; null before the first

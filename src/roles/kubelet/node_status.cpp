@@ -12,10 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-// Upstream's default hard eviction thresholds (memory.available<100Mi, nodefs.available<10%)
-// come off the capacity; kube-reserved and system-reserved are empty by default.
-constexpr int64_t kEvictionMemoryBytes = 100LL * 1024 * 1024;
-constexpr double kEvictionNodefsFraction = 0.10;
 // Upstream's nodeStatusMaxImages and MaxNamesPerImageInNodeStatus.
 constexpr size_t kMaxImages = 50;
 constexpr size_t kMaxNamesPerImage = 5;
@@ -83,15 +79,23 @@ json condition(const char* type, const char* status, const char* reason, const c
           {"message", message}};
 }
 
-json conditions(const json& previous, const std::string& now) {
-  // No eviction manager yet: no pressure is ever seen. Ready comes last, as upstream keeps it
+json conditions(const json& previous, const std::string& now, NodePressure pressure) {
+  // As upstream's setters (pkg/kubelet/nodestatus); Ready comes last, as upstream keeps it
   // for old readers.
-  return json::array({condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
-                                "kubelet has sufficient memory available", previous, now),
-                      condition("DiskPressure", "False", "KubeletHasNoDiskPressure",
-                                "kubelet has no disk pressure", previous, now),
-                      condition("PIDPressure", "False", "KubeletHasSufficientPID",
-                                "kubelet has sufficient PID available", previous, now),
+  auto memory = pressure.memory
+                    ? condition("MemoryPressure", "True", "KubeletHasInsufficientMemory",
+                                "kubelet has insufficient memory available", previous, now)
+                    : condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
+                                "kubelet has sufficient memory available", previous, now);
+  auto disk = pressure.disk ? condition("DiskPressure", "True", "KubeletHasDiskPressure",
+                                        "kubelet has disk pressure", previous, now)
+                            : condition("DiskPressure", "False", "KubeletHasNoDiskPressure",
+                                        "kubelet has no disk pressure", previous, now);
+  auto pid = pressure.pid ? condition("PIDPressure", "True", "KubeletHasInsufficientPID",
+                                      "kubelet has insufficient PID available", previous, now)
+                          : condition("PIDPressure", "False", "KubeletHasSufficientPID",
+                                      "kubelet has sufficient PID available", previous, now);
+  return json::array({memory, disk, pid,
                       condition("Ready", "True", "KubeletReady", "kubelet is posting ready status",
                                 previous, now)});
 }
@@ -167,13 +171,18 @@ std::optional<json> label_patch(const json& node, const json& wanted_labels) {
 
 json node_status(const NodeIdentity& id, const MachineInfo& m,
                  const std::vector<runtime::ImageSummary>& images, const json& previous,
-                 const std::string& now) {
-  const int64_t storage_reserve = static_cast<int64_t>(
-      static_cast<double>(m.ephemeral_storage_bytes) * kEvictionNodefsFraction);
+                 const std::string& now, NodePressure pressure) {
+  // The hard eviction thresholds come off the capacity; kube-reserved and system-reserved
+  // are empty by default.
+  auto reserve = [](const std::optional<ThresholdValue>& threshold, int64_t capacity) {
+    return threshold ? threshold_quantity(*threshold, capacity).value() : 0;
+  };
+  const int64_t memory_reserve = reserve(id.eviction_memory, m.memory_bytes);
+  const int64_t storage_reserve = reserve(id.eviction_nodefs, m.ephemeral_storage_bytes);
   json status = {{"capacity", resources(id, m, m.memory_bytes, m.ephemeral_storage_bytes)},
-                 {"allocatable", resources(id, m, m.memory_bytes - kEvictionMemoryBytes,
+                 {"allocatable", resources(id, m, m.memory_bytes - memory_reserve,
                                            m.ephemeral_storage_bytes - storage_reserve)},
-                 {"conditions", conditions(previous, now)},
+                 {"conditions", conditions(previous, now, pressure)},
                  {"addresses", addresses(id, m)},
                  {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", id.port}}}}},
                  {"nodeInfo",

@@ -4,7 +4,7 @@
 // API calls, machine_probe.h reads the machine.
 //
 // Shapes and wording follow upstream's kubelet (pkg/kubelet/nodestatus): labels it owns,
-// capacity and allocatable (minus the default hard eviction thresholds), conditions with
+// capacity and allocatable (minus the hard eviction thresholds), conditions with
 // their reasons and messages, Ready last.
 #pragma once
 
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "roles/kubelet/eviction/eviction_thresholds.h"
 #include "roles/kubelet/machine_probe.h"
 #include "runtime/runtime_service.h"
 
@@ -26,6 +27,14 @@ struct Taint {
   std::string key;
   std::string value;
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+// The pressure conditions the eviction manager sees (eviction/eviction_manager.h).
+struct NodePressure {
+  bool memory = false;
+  bool disk = false;
+  bool pid = false;
+  bool operator==(const NodePressure&) const = default;
 };
 
 // What the kubelet's config says about its node.
@@ -39,6 +48,12 @@ struct NodeIdentity {
   std::string kubelet_version;  // the apiserver's gitVersion ("v1.32.0+k3c1")
   std::string runtime_version;  // "k3c://v0.1.0"
   int max_pods = 110;
+  // The hard eviction thresholds of memory.available and nodefs.available come off the
+  // allocatable memory and ephemeral-storage (upstream's defaults; nullopt: none set).
+  std::optional<ThresholdValue> eviction_memory =
+      default_hard_thresholds()[Signal::kMemoryAvailable];
+  std::optional<ThresholdValue> eviction_nodefs =
+      default_hard_thresholds()[Signal::kNodeFsAvailable];
 };
 
 // The node name: --node-name if given, else the host name in lower case (as upstream's
@@ -63,10 +78,12 @@ std::optional<nlohmann::json> label_patch(const nlohmann::json& node,
                                           const nlohmann::json& wanted_labels);
 
 // The node's status now. `previous` is the status the API holds (lastTransitionTime of an
-// unchanged condition is kept from it). `now`: RFC 3339.
+// unchanged condition is kept from it). `now`: RFC 3339. The pressure conditions are True
+// with upstream's reasons and messages as `pressure` says.
 nlohmann::json node_status(const NodeIdentity& id, const MachineInfo& m,
                            const std::vector<runtime::ImageSummary>& images,
-                           const nlohmann::json& previous, const std::string& now);
+                           const nlohmann::json& previous, const std::string& now,
+                           NodePressure pressure = {});
 
 // Whether `next` differs from `previous` in anything but the conditions' heartbeat times.
 bool status_changed(const nlohmann::json& previous, const nlohmann::json& next);

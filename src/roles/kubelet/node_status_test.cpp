@@ -169,6 +169,40 @@ TEST_CASE("conditions: the pressures False, Ready True and last, with upstream's
   CHECK(condition(status, "Ready")["message"] == "kubelet is posting ready status");
 }
 
+TEST_CASE("pressure from the eviction manager: True with upstream's reasons and events") {
+  const json before =
+      node_status(identity(), machine(), {}, json::object(), "2026-11-30T07:00:00Z");
+  json status = node_status(identity(), machine(), {}, before, "2026-11-30T07:00:10Z",
+                            NodePressure{true, true, true});
+  CHECK(condition(status, "MemoryPressure")["status"] == "True");
+  CHECK(condition(status, "MemoryPressure")["reason"] == "KubeletHasInsufficientMemory");
+  CHECK(condition(status, "MemoryPressure")["message"] ==
+        "kubelet has insufficient memory available");
+  CHECK(condition(status, "MemoryPressure")["lastTransitionTime"] == "2026-11-30T07:00:10Z");
+  CHECK(condition(status, "DiskPressure")["reason"] == "KubeletHasDiskPressure");
+  CHECK(condition(status, "DiskPressure")["message"] == "kubelet has disk pressure");
+  CHECK(condition(status, "PIDPressure")["reason"] == "KubeletHasInsufficientPID");
+  CHECK(condition(status, "PIDPressure")["message"] == "kubelet has insufficient PID available");
+  CHECK(condition(status, "Ready")["status"] == "True");
+  CHECK(condition_events(before, status) == std::vector<std::string>{"NodeHasInsufficientMemory",
+                                                                     "NodeHasDiskPressure",
+                                                                     "NodeHasInsufficientPID"});
+}
+
+TEST_CASE("allocatable follows the configured hard thresholds") {
+  NodeIdentity id = identity();
+  id.eviction_memory = ThresholdValue{api::Quantity::parse("1Gi"), 0};
+  id.eviction_nodefs = ThresholdValue{std::nullopt, 0.05};
+  json status = node_status(id, machine(), {}, json::object(), "2026-11-30T07:00:00Z");
+  CHECK(status["allocatable"]["memory"] == "7Gi");
+  CHECK(status["allocatable"]["ephemeral-storage"] == "95Gi");
+  id.eviction_memory.reset();
+  id.eviction_nodefs.reset();
+  status = node_status(id, machine(), {}, json::object(), "2026-11-30T07:00:00Z");
+  CHECK(status["allocatable"]["memory"] == "8Gi");
+  CHECK(status["allocatable"]["ephemeral-storage"] == "100Gi");
+}
+
 TEST_CASE("an unchanged condition keeps its transition time; a changed one gets now") {
   json first = node_status(identity(), machine(), {}, json::object(), "2026-11-30T07:00:00Z");
   // The node lifecycle controller marked the node Unknown meanwhile.

@@ -86,6 +86,21 @@ Result<ImageGcOutcome> ImageGarbageCollector::collect() {
       "the low threshold {}%",
       outcome.usage_percent, policy_.high_threshold_percent, outcome.wanted_bytes,
       policy_.low_threshold_percent);
+  free_space(*in_use, outcome.wanted_bytes, outcome);
+  if (outcome.freed_bytes < outcome.wanted_bytes) {
+    const std::string message =
+        "Failed to garbage collect required amount of images. Attempted to free " +
+        std::to_string(outcome.wanted_bytes) + " bytes, but only found " +
+        std::to_string(outcome.freed_bytes) + " bytes eligible to free.";
+    if (warn_) warn_("FreeDiskSpaceFailed", message);
+    return error(Code::kStorageFull, message);
+  }
+  return outcome;
+}
+
+void ImageGarbageCollector::free_space(const std::map<std::string, bool>& in_use, uint64_t wanted,
+                                       ImageGcOutcome& outcome) {
+  auto logger = log::for_role("kubelet");
   // Least recently used first; never used ones by when they were first seen.
   std::vector<std::pair<std::string, Record>> candidates(records_.begin(), records_.end());
   std::stable_sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
@@ -94,8 +109,8 @@ Result<ImageGcOutcome> ImageGarbageCollector::collect() {
   });
   const Clock::TimePoint now = clock_.now();
   for (const auto& [id, record] : candidates) {
-    if (outcome.freed_bytes >= outcome.wanted_bytes) break;
-    if ((*in_use)[id]) continue;
+    if (outcome.freed_bytes >= wanted) break;
+    if (in_use.at(id)) continue;
     if (now - record.first_seen < policy_.minimum_age) continue;
     // An image a container started to use since detect() is refused by the runtime (it
     // excludes removal while creating containers); skip it and go on.
@@ -108,15 +123,14 @@ Result<ImageGcOutcome> ImageGarbageCollector::collect() {
     outcome.freed_bytes += record.size;
     outcome.removed.push_back(id);
   }
-  if (outcome.freed_bytes < outcome.wanted_bytes) {
-    const std::string message =
-        "Failed to garbage collect required amount of images. Attempted to free " +
-        std::to_string(outcome.wanted_bytes) + " bytes, but only found " +
-        std::to_string(outcome.freed_bytes) + " bytes eligible to free.";
-    if (warn_) warn_("FreeDiskSpaceFailed", message);
-    return error(Code::kStorageFull, message);
-  }
-  return outcome;
+}
+
+Result<std::vector<std::string>> ImageGarbageCollector::delete_unused() {
+  auto in_use = detect();
+  if (!in_use.is_ok()) return in_use.status();
+  ImageGcOutcome outcome;
+  free_space(*in_use, UINT64_MAX, outcome);
+  return outcome.removed;
 }
 
 void ImageGarbageCollector::run_periodic() {

@@ -62,6 +62,11 @@ class ImageGarbageCollector {
   // FreeDiskSpaceFailed event is then recorded); images removed before are still removed.
   Result<ImageGcOutcome> collect();
 
+  // Removes every unused image past the minimum age, whatever the usage (upstream's
+  // DeleteUnusedImages, which the eviction manager calls under disk pressure before it
+  // evicts pods); the ids removed.
+  Result<std::vector<std::string>> delete_unused();
+
   // The periodic pass (every 5 min, as upstream's ImageGCPeriod): collect(), its failure
   // logged; a second failure in a row is also an ImageGCFailed event.
   void run_periodic();
@@ -74,6 +79,10 @@ class ImageGarbageCollector {
   };
   // Refreshes records_ from the image list and the containers; the ids in use.
   Result<std::map<std::string, bool>> detect();
+  // Removes unused images old enough, least recently used first, until `wanted` bytes are
+  // freed; adds them to `outcome`.
+  void free_space(const std::map<std::string, bool>& in_use, uint64_t wanted,
+                  ImageGcOutcome& outcome);
 
   runtime::ImageService& images_;
   runtime::RuntimeService& runtime_;

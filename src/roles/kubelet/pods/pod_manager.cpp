@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "api/json_fields.h"
+#include "core/ids.h"
 #include "core/log.h"
 #include "roles/kubelet/pods/labels.h"
 #include "roles/kubelet/pods/pod_api_writes.h"
@@ -52,6 +53,25 @@ std::string meta(const json& pod, const char* field) {
 
 bool on_node(const json& pod, const std::string& node) {
   return pod.value("spec", json::object()).value("nodeName", "") == node;
+}
+
+// Upstream's eviction status: phase Failed, reason Evicted, the message, and for a
+// node-pressure eviction the DisruptionTarget condition.
+void mark_evicted(json& status, const PodManager::EvictionMark& eviction) {
+  if (!status.is_object()) status = json::object();
+  status["phase"] = "Failed";
+  status["reason"] = "Evicted";
+  status["message"] = eviction.message;
+  if (!eviction.disruption_condition) return;
+  json conditions = json::array();
+  for (const json& c : status.value("conditions", json::array()))
+    if (c.value("type", "") != "DisruptionTarget") conditions.push_back(c);
+  conditions.push_back({{"type", "DisruptionTarget"},
+                        {"status", "True"},
+                        {"lastTransitionTime", eviction.at},
+                        {"reason", "TerminationByKubelet"},
+                        {"message", eviction.message}});
+  status["conditions"] = std::move(conditions);
 }
 
 client::ListOptions node_selector(const std::string& node) {
@@ -187,6 +207,7 @@ void PodManager::relist_once() {
   {
     std::lock_guard lock(mu_);
     std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
+    std::erase_if(evictions_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
   }
   std::vector<std::string> live;
   for (const auto& c : *containers) live.push_back(c.id);
@@ -231,7 +252,8 @@ SyncContext PodManager::sync_context() {
                      mounts_,
                      &probes_,
                      [this] { return list_services(); },
-                     config_.cgroup_root};
+                     config_.cgroup_root,
+                     std::nullopt};
 }
 
 Status PodManager::sync(const std::string& key) {
@@ -252,9 +274,26 @@ Status PodManager::sync(const std::string& key) {
     std::lock_guard lock(mu_);
     if (auto it = written_.find(uid); it != written_.end()) pod["status"] = it->second;
   }
+  ASSIGN_OR_RETURN(bool was_rejected, rejected(pod));
+  if (was_rejected) {
+    // Nothing of it ever ran: a deleted one goes from the API at once.
+    if (api::member(pod, "metadata").contains("deletionTimestamp")) return delete_pod(pod);
+    return Status::ok();
+  }
   SyncContext ctx = sync_context();
+  std::optional<EvictionMark> evicted;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = evictions_.find(uid); it != evictions_.end()) evicted = it->second;
+  }
+  if (evicted) {
+    // The pod is Failed from now on: this sync stops it with the eviction's grace period.
+    mark_evicted(pod["status"], *evicted);
+    ctx.grace_period_override = evicted->grace_period_seconds;
+  }
   if (refresh_) refresh_(pod);
   SyncResult result = sync_pod(pod, ctx);
+  if (evicted && !result.status.is_null()) mark_evicted(result.status, *evicted);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
   if (result.terminated && pod.value("metadata", json::object()).contains("deletionTimestamp")) {
     RETURN_IF_ERROR(delete_pod(pod));
@@ -379,6 +418,39 @@ Status PodManager::write_status(const json& pod, const json& status) {
   std::lock_guard lock(mu_);
   written_[meta(pod, "uid")] = status;
   return Status::ok();
+}
+
+Result<bool> PodManager::rejected(const json& pod) {
+  const json status = pod.value("status", json::object());
+  const std::string phase = status.value("phase", "");
+  const bool started = status.contains("startTime") && !status["startTime"].is_null();
+  // Rejected before (it never started): its status stays as written, as upstream's.
+  if (!started && phase == "Failed" && status.value("reason", "") == "Evicted" &&
+      status.value("message", "").starts_with("Pod was rejected: "))
+    return true;
+  if (!admit_ || started || (phase != "Pending" && !phase.empty())) return false;
+  std::optional<std::string> message = admit_(pod);
+  if (!message) return false;
+  log::for_role("kubelet")->info("rejecting pod {}: {}", pod_description(pod), *message);
+  events_->record(pod, "", "Warning", "Evicted", *message);
+  json failed = status;
+  failed["phase"] = "Failed";
+  failed["reason"] = "Evicted";
+  failed["message"] = "Pod was rejected: " + *message;
+  RETURN_IF_ERROR(write_status(pod, failed));
+  return true;
+}
+
+void PodManager::evict(const json& pod, const std::string& message, bool disruption_condition,
+                       int64_t grace_period_seconds) {
+  {
+    std::lock_guard lock(mu_);
+    evictions_[meta(pod, "uid")] = {message, disruption_condition, grace_period_seconds,
+                                    rfc3339(clock_.wall_now())};
+  }
+  events_->record(pod, "", "Warning", "Evicted", message);
+  log::for_role("kubelet")->info("evicting pod {}: {}", pod_description(pod), message);
+  queue_.add(client::key_of(pod));
 }
 
 Status PodManager::delete_pod(const json& pod) {

@@ -73,6 +73,12 @@ class PodManager {
   void set_pod_refresh(std::function<void(const nlohmann::json& pod)> refresh) {
     refresh_ = std::move(refresh);
   }
+  // Before start(): asked once for a pod the kubelet has not started yet (its status has no
+  // startTime); a message rejects it, as upstream's pod admission: the pod is Failed with
+  // reason Evicted and "Pod was rejected: <message>", and a Warning event "Evicted".
+  void set_admission(std::function<std::optional<std::string>(const nlohmann::json& pod)> admit) {
+    admit_ = std::move(admit);
+  }
   // The ConfigMaps and Secrets as the pod sync reads them (from the API).
   ConfigSource& objects();
 
@@ -88,6 +94,21 @@ class PodManager {
     return informer_.get(ns + "/" + name);
   }
   std::vector<client::ObjectPtr> pods() const { return informer_.list(); }
+
+  // Evicts the pod (the eviction manager's kill, eviction/eviction_manager.h): records the
+  // Warning event "Evicted" and queues the pod; its syncs from then on report it Failed with
+  // reason Evicted and `message` (with `disruption_condition`, also the DisruptionTarget
+  // condition, reason TerminationByKubelet) and stop it with `grace_period_seconds`.
+  // Thread-safe. The mark is kept in the worker's path (not written from here) so that a
+  // sync already running cannot write an older status over it.
+  void evict(const nlohmann::json& pod, const std::string& message, bool disruption_condition,
+             int64_t grace_period_seconds);
+  struct EvictionMark {
+    std::string message;
+    bool disruption_condition = false;
+    int64_t grace_period_seconds = 0;
+    std::string at;  // RFC 3339: the condition's lastTransitionTime
+  };
 
   // One sync of the pod under `key`; what a worker does.
   Status sync(const std::string& key);
@@ -125,6 +146,10 @@ class PodManager {
   MountResolver mounts_;
   std::function<void(const std::string& uid)> cleanup_;
   std::function<void(const nlohmann::json& pod)> refresh_;
+  std::function<std::optional<std::string>(const nlohmann::json& pod)> admit_;
+  // True for a pod rejected now by admit_ (its Failed status written) or before; false when
+  // admitted.
+  Result<bool> rejected(const nlohmann::json& pod);
   client::Informer informer_;
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;
@@ -134,6 +159,7 @@ class PodManager {
   std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written
   std::map<std::string, std::string> fingerprints_;  // pod uid -> runtime state seen
   std::map<std::string, nlohmann::json> static_status_;  // static pod uid -> its status
+  std::map<std::string, EvictionMark> evictions_;        // evicted pod uid -> its eviction
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

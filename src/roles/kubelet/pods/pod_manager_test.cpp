@@ -41,6 +41,7 @@ struct Harness {
   std::unique_ptr<PodManager> manager;
 
   Harness() { runtime.add_image("img:1"); }
+  std::function<std::optional<std::string>(const json&)> admit;
   ~Harness() {
     if (manager) manager->stop();
     recorder.stop();
@@ -56,6 +57,7 @@ struct Harness {
     config.relist_period = 20ms;
     manager = std::make_unique<PodManager>(client, runtime, runtime, recorder,
                                            SystemClock::instance(), config);
+    if (admit) manager->set_admission(admit);
     manager->start();
     REQUIRE(manager->wait_synced(5s));
   }
@@ -108,6 +110,62 @@ TEST_CASE("pods of this node run and report status; other nodes' pods are left a
   CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 3s") != calls.end());
   // Once the pod is gone, its sandbox is removed too.
   REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
+}
+
+TEST_CASE("an evicted pod is reported Failed/Evicted and stopped with the eviction's grace") {
+  Harness h;
+  json web = pod("web", "n1");
+  web["spec"]["terminationGracePeriodSeconds"] = 30;
+  h.api.seed(kPods, web);
+  h.start();
+  REQUIRE(h.eventually([&] { return h.object("web")["status"].value("phase", "") == "Running"; }));
+  const std::string app = h.runtime.container("app")->id;
+  const std::string message = "The node was low on resource: memory. ";
+  h.manager->evict(h.object("web"), message, true, 0);
+  REQUIRE(h.eventually([&] {
+    return h.object("web")["status"].value("reason", "") == "Evicted" &&
+           h.runtime.container("app")->state == runtime::ContainerState::kExited;
+  }));
+  const json status = h.object("web")["status"];
+  CHECK(status["phase"] == "Failed");
+  CHECK(status["message"] == message);
+  bool disruption = false;
+  for (const json& c : status["conditions"]) {
+    if (c["type"] != "DisruptionTarget") continue;
+    disruption = true;
+    CHECK(c["status"] == "True");
+    CHECK(c["reason"] == "TerminationByKubelet");
+    CHECK(c["message"] == message);
+  }
+  CHECK(disruption);
+  // Grace 0 becomes upstream's 2 s minimum, not the pod's 30 s.
+  auto calls = h.runtime.calls();
+  CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 2s") != calls.end());
+  // A Failed pod stays Failed: it is not started again.
+  std::this_thread::sleep_for(100ms);
+  CHECK(h.object("web")["status"]["phase"] == "Failed");
+  CHECK(h.runtime.container("app")->state == runtime::ContainerState::kExited);
+}
+
+TEST_CASE("a new pod the admission rejects is Failed/Evicted and never started") {
+  Harness h;
+  h.admit = [](const json& pod) -> std::optional<std::string> {
+    if (pod["metadata"]["name"] == "late") return "The node had condition: [DiskPressure]. ";
+    return std::nullopt;
+  };
+  h.api.seed(kPods, pod("late", "n1"));
+  h.api.seed(kPods, pod("fine", "n1"));
+  h.start();
+  REQUIRE(h.eventually([&] { return h.object("late")["status"].value("phase", "") == "Failed"; }));
+  CHECK(h.object("late")["status"]["reason"] == "Evicted");
+  CHECK(h.object("late")["status"]["message"] ==
+        "Pod was rejected: The node had condition: [DiskPressure]. ");
+  REQUIRE(h.eventually([&] { return h.object("fine")["status"].value("phase", "") == "Running"; }));
+  std::this_thread::sleep_for(100ms);
+  CHECK(h.runtime.sandboxes().size() == 1);  // only fine's
+  CHECK(h.object("late")["status"]["phase"] == "Failed");
+  CHECK_FALSE(h.object("late")["status"].contains("containerStatuses"));
+  CHECK(h.status_writes("late") == 1);
 }
 
 TEST_CASE("sandboxes no pod owns are stopped and removed") {

@@ -112,6 +112,8 @@ Status Syncer::observe() {
 }
 
 int64_t Syncer::grace_seconds() const {
+  if (ctx_.grace_period_override)
+    return std::max(*ctx_.grace_period_override, kMinimumGraceSeconds);
   int64_t grace = 30;
   const json spec = pod_.value("spec", json::object());
   if (auto g = spec.find("terminationGracePeriodSeconds"); g != spec.end() && g->is_number()) {

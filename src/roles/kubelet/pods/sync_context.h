@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct SyncContext {
   std::function<Result<std::vector<nlohmann::json>>()> services;
   // The cgroup the pods' hierarchy goes under (--kubelet-arg=cgroup-root); "/" = the top.
   std::string cgroup_root = "/";
+  // The grace period to kill the pod with in place of its own (an eviction's; at least the
+  // 2 s minimum still applies).
+  std::optional<int64_t> grace_period_override = std::nullopt;
 };
 
 }  // namespace k3c::kubelet

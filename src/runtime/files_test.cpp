@@ -1,0 +1,35 @@
+// The filesystem helpers' du: blocks of every inode once, links not followed.
+#include "runtime/files.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <string>
+
+#include "temp_dir.h"
+
+namespace k3c::runtime {
+namespace {
+
+TEST_CASE("disk_usage counts what a tree takes on disk, each inode once") {
+  TempDir dir;
+  const std::string root = dir.path() + "/tree";
+  REQUIRE(make_dirs(root + "/sub").is_ok());
+  std::ofstream(root + "/sub/data", std::ios::binary) << std::string(256 * 1024, 'x');
+  REQUIRE(link((root + "/sub/data").c_str(), (root + "/again").c_str()) == 0);
+  REQUIRE(symlink("/usr", (root + "/outside").c_str()) == 0);
+  auto usage = disk_usage(root);
+  REQUIRE(usage.is_ok());
+  // The file once (its hard link not again, the symlink's target not at all), plus the
+  // directories and the link itself.
+  CHECK(usage->bytes >= 256 * 1024);
+  CHECK(usage->bytes < 2 * 256 * 1024);
+  CHECK(usage->inodes == 4);  // tree, sub, data, outside
+  auto missing = disk_usage(dir.path() + "/nothing");
+  REQUIRE(missing.is_ok());
+  CHECK(missing->bytes == 0);
+}
+
+}  // namespace
+}  // namespace k3c::runtime
