@@ -1,6 +1,7 @@
-// HorizontalPodAutoscaler autoscaling/v1 <-> autoscaling/v2 (see version_conversion.h). The
-// v1 side of metrics lives in annotations as autoscaling/v1's MetricSpec and MetricStatus:
-// the older flat shape (metricName, targetAverageValue, currentAverageUtilization, ...).
+// HorizontalPodAutoscaler autoscaling/v1 <-> autoscaling/v2, and Event core/v1 <->
+// events.k8s.io/v1 (see version_conversion.h). The v1 side of HPA metrics lives in
+// annotations as autoscaling/v1's MetricSpec and MetricStatus: the older flat shape
+// (metricName, targetAverageValue, currentAverageUtilization, ...).
 #include "api/version_conversion.h"
 
 #include "api/json_fields.h"
@@ -339,16 +340,61 @@ Result<json> hpa_to_v2(const json& in) {
   return out;
 }
 
+// ---- Event: core/v1 <-> events.k8s.io/v1 ---------------------------------------------------
+
+constexpr std::string_view kCoreV1 = "v1";
+constexpr std::string_view kEventsV1 = "events.k8s.io/v1";
+
+bool is_event(const json& o) {
+  const std::string version = text(o, "apiVersion");
+  return text(o, "kind") == "Event" && (version == kCoreV1 || version == kEventsV1);
+}
+
+// The same fields under their names in events.k8s.io/v1 and in core/v1.
+constexpr std::pair<const char*, const char*> kEventFields[] = {
+    {"regarding", "involvedObject"},
+    {"note", "message"},
+    {"deprecatedSource", "source"},
+    {"deprecatedFirstTimestamp", "firstTimestamp"},
+    {"deprecatedLastTimestamp", "lastTimestamp"},
+    {"deprecatedCount", "count"},
+    {"reportingController", "reportingComponent"},
+    {"reportingInstance", "reportingInstance"},
+    {"eventTime", "eventTime"},
+    {"series", "series"},
+    {"related", "related"},
+    {"action", "action"},
+    {"type", "type"},
+    {"reason", "reason"}};
+
+json event_to(const json& in, std::string_view api_version) {
+  const bool to_core = api_version == kCoreV1;
+  json out = {{"apiVersion", api_version}, {"kind", "Event"}};
+  carry(in, "metadata", out);
+  for (const auto& [events_name, core_name] : kEventFields) {
+    carry(in, to_core ? events_name : core_name, out, to_core ? core_name : events_name);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view storage_version(std::string_view group, std::string_view kind) {
   if (group == "autoscaling" && kind == "HorizontalPodAutoscaler") return kHpaV2;
+  // Upstream keeps events.k8s.io Events in the core shape, in the same store.
+  if ((group.empty() || group == "events.k8s.io") && kind == "Event") return kCoreV1;
   return "";
 }
 
 Status convert_to_version(json& object, std::string_view api_version) {
-  if (!object.is_object() || text(object, "apiVersion") == api_version || !is_hpa(object))
+  if (!object.is_object() || text(object, "apiVersion") == api_version) return Status::ok();
+  if (is_event(object)) {
+    if (api_version != kCoreV1 && api_version != kEventsV1)
+      return error(Code::kInvalid, "no conversion of Event to " + std::string(api_version));
+    object = event_to(object, api_version);
     return Status::ok();
+  }
+  if (!is_hpa(object)) return Status::ok();
   if (api_version == kHpaV1) {
     object = hpa_to_v1(object);
     return Status::ok();

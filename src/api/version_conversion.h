@@ -3,7 +3,8 @@
 // in another version is converted before it is stored, what is stored is converted to the
 // version the client asked for. Today: HorizontalPodAutoscaler, stored as autoscaling/v2 and
 // served as autoscaling/v1 too, with upstream's rules (v1 has only a CPU utilization target;
-// everything else of v2 rides in the autoscaling.alpha.kubernetes.io/* annotations).
+// everything else of v2 rides in the autoscaling.alpha.kubernetes.io/* annotations); Event,
+// stored as core v1 and served as events.k8s.io/v1 too (the same fields, renamed).
 //
 // The rules look at the object's own apiVersion, so an object stored in another version (by
 // an older k3c) converts as well.

@@ -114,3 +114,27 @@ TEST_CASE("hpa v1 with a malformed carried annotation is refused, not stored hal
   not_list["metadata"]["annotations"][k3c::api::kHpaMetricsAnnotation] = "{}";
   CHECK(convert_to_version(not_list, "autoscaling/v2").code() == k3c::Code::kInvalid);
 }
+
+TEST_CASE("Event: events.k8s.io/v1 and core v1 are the same fields under other names") {
+  json e = json::parse(R"({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+    "metadata": {"name": "web.1", "namespace": "default"},
+    "eventTime": "2026-12-02T06:00:00.000000Z", "reportingController": "k3c/scheduler",
+    "reportingInstance": "node-a", "action": "Binding", "reason": "Scheduled",
+    "regarding": {"kind": "Pod", "name": "web"}, "note": "Successfully assigned",
+    "type": "Normal", "deprecatedCount": 3, "series": {"count": 2,
+    "lastObservedTime": "2026-12-02T06:01:00.000000Z"}})");
+  json core = e;
+  REQUIRE(convert_to_version(core, "v1").is_ok());
+  CHECK(core["apiVersion"] == "v1");
+  CHECK(core["involvedObject"] == e["regarding"]);
+  CHECK(core["message"] == "Successfully assigned");
+  CHECK(core["reportingComponent"] == "k3c/scheduler");
+  CHECK(core["count"] == 3);
+  CHECK(core["series"] == e["series"]);
+  CHECK_FALSE(core.contains("note"));
+  json back = core;
+  REQUIRE(convert_to_version(back, "events.k8s.io/v1").is_ok());
+  CHECK(back == e);
+  CHECK(k3c::api::storage_version("events.k8s.io", "Event") == "v1");
+  CHECK(convert_to_version(core, "autoscaling/v2").code() == k3c::Code::kInvalid);
+}

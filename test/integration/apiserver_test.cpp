@@ -229,6 +229,36 @@ TEST_CASE("kubectl drives the API server") {
     CHECK_THAT(unknown.err, Catch::Contains("the server doesn't have a resource type \"flurbs\""));
   }
 
+  SECTION("an events.k8s.io Event is a core Event too, and back") {
+    const std::string file = box.path("event.yaml");
+    std::ofstream(file) << R"(apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: web.1}
+eventTime: "2026-12-02T06:00:00.000000Z"
+reportingController: example.com/tool
+reportingInstance: tool-1
+action: Testing
+reason: Checked
+regarding: {kind: Pod, name: web, namespace: default}
+note: all good
+type: Normal
+)";
+    REQUIRE(kubectl({"create"}, file).exit_code == 0);
+    CHECK(kubectl({"get", "events.v1.", "web.1", "-o",
+                   "jsonpath={.apiVersion} {.involvedObject.name} {.message} "
+                   "{.reportingComponent}"})
+              .out == "v1 web all good example.com/tool");
+    CHECK(kubectl({"get", "events.v1.events.k8s.io", "web.1", "-o",
+                   "jsonpath={.apiVersion} {.regarding.name} {.note}"})
+              .out == "events.k8s.io/v1 web all good");
+    // Field selectors in each API's own names.
+    CHECK(kubectl({"get", "events.v1.events.k8s.io", "--field-selector", "regarding.name=web",
+                   "-o", "name"})
+              .out == "event.events.k8s.io/web.1\n");
+    CHECK(kubectl({"get", "events", "--field-selector", "involvedObject.name=web", "-o", "name"})
+              .out == "event/web.1\n");
+  }
+
   SECTION("a paged list stays consistent while other writes go on") {
     for (int i = 0; i < 5; ++i)
       REQUIRE(kubectl({"create", "configmap", "page-" + std::to_string(i)}).exit_code == 0);

@@ -103,6 +103,16 @@ CachedObject make_cached(const std::string& key, json object, int64_t revision) 
   for (const auto& f : selectable_fields(group_of(api_version), kind)) {
     o.fields.emplace(f, field_value(object, f));
   }
+  // Events are stored in the core shape and also listed through events.k8s.io/v1, whose
+  // field selectors name the same fields differently.
+  if (api_version == "v1" && kind == "Event") {
+    for (const auto& f : selectable_fields("events.k8s.io", "Event")) {
+      std::string core = f.starts_with("regarding.") ? "involvedObject." + f.substr(10)
+                         : f == "reportingController" ? "reportingComponent"
+                                                      : f;
+      o.fields.emplace(f, field_value(object, core));
+    }
+  }
   o.json = object.dump();
   return o;
 }

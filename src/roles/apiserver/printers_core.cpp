@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "api/version_conversion.h"
 #include "core/ids.h"
 #include "roles/apiserver/printer_cells.h"
 
@@ -391,24 +392,10 @@ Cells event_cells(const json& o, WallTime now) {
 // An events.k8s.io/v1 Event under the core field names (upstream prints both groups from the
 // same internal type).
 Cells events_v1_cells(const json& o, WallTime now) {
-  json core = {{"metadata", at(o, {"metadata"})}};
-  static const std::pair<const char*, const char*> renames[] = {
-      {"note", "message"},
-      {"regarding", "involvedObject"},
-      {"deprecatedSource", "source"},
-      {"deprecatedFirstTimestamp", "firstTimestamp"},
-      {"deprecatedLastTimestamp", "lastTimestamp"},
-      {"deprecatedCount", "count"},
-      {"reportingController", "reportingComponent"},
-      {"reportingInstance", "reportingInstance"},
-      {"eventTime", "eventTime"},
-      {"series", "series"},
-      {"type", "type"},
-      {"reason", "reason"}};
-  for (const auto& [from, to] : renames) {
-    const json& v = at(o, {from});
-    if (!v.is_null()) core[to] = v;
-  }
+  json core = o;
+  if (!core.contains("apiVersion")) core["apiVersion"] = "events.k8s.io/v1";
+  if (!core.contains("kind")) core["kind"] = "Event";
+  (void)api::convert_to_version(core, "v1");
   return event_cells(core, now);
 }
 
