@@ -386,6 +386,13 @@ std::string_view storage_version(std::string_view group, std::string_view kind) 
   return "";
 }
 
+bool may_need_conversion(std::string_view object, std::string_view api_version) {
+  constexpr std::string_view kLead = R"({"apiVersion":")";
+  if (!object.starts_with(kLead)) return true;
+  object.remove_prefix(kLead.size());
+  return !(object.starts_with(api_version) && object.substr(api_version.size()).starts_with("\""));
+}
+
 Status convert_to_version(json& object, std::string_view api_version) {
   if (!object.is_object() || text(object, "apiVersion") == api_version) return Status::ok();
   if (is_event(object)) {

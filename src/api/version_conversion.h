@@ -27,6 +27,11 @@ std::string_view storage_version(std::string_view group, std::string_view kind);
 // that carries v2 fields through v1 is not what it should be.
 Status convert_to_version(nlohmann::json& object, std::string_view api_version);
 
+// Whether serialized `object` may need converting to `api_version`: false when it starts with
+// that apiVersion (nlohmann writes keys in order, so apiVersion comes first), which spares
+// the parse of objects already in the asked version.
+bool may_need_conversion(std::string_view object, std::string_view api_version);
+
 // The annotations autoscaling/v1 carries v2's fields in (upstream's names).
 inline constexpr const char* kHpaMetricsAnnotation = "autoscaling.alpha.kubernetes.io/metrics";
 inline constexpr const char* kHpaCurrentMetricsAnnotation =

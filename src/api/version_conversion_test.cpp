@@ -138,3 +138,13 @@ TEST_CASE("Event: events.k8s.io/v1 and core v1 are the same fields under other n
   CHECK(k3c::api::storage_version("events.k8s.io", "Event") == "v1");
   CHECK(convert_to_version(core, "autoscaling/v2").code() == k3c::Code::kInvalid);
 }
+
+TEST_CASE("may_need_conversion looks at the leading apiVersion only") {
+  using k3c::api::may_need_conversion;
+  CHECK_FALSE(may_need_conversion(R"({"apiVersion":"v1","kind":"Event"})", "v1"));
+  CHECK(may_need_conversion(R"({"apiVersion":"v1beta1","kind":"Event"})", "v1"));
+  CHECK(may_need_conversion(R"({"apiVersion":"events.k8s.io/v1","kind":"Event"})", "v1"));
+  CHECK(may_need_conversion(R"({"kind":"Event","apiVersion":"v1"})", "v1"));
+  CHECK_FALSE(may_need_conversion(json({{"apiVersion", "autoscaling/v2"}, {"kind", "X"}}).dump(),
+                                  "autoscaling/v2"));
+}

@@ -175,14 +175,16 @@ http::Response Rest::list(const Call& c) {
   std::string next = s.next_key.empty() ? "" : continue_token(s.revision, s.next_key);
   // Objects stored in another version than the call's are converted; others are written
   // out as the cached bytes they are.
-  std::vector<std::string> converted;
-  const bool convert = !api::storage_version(c.resource.group, c.resource.kind).empty();
-  if (convert) {
-    converted.reserve(s.items.size());
-    for (const auto& o : s.items) converted.push_back(answer_bytes(c, o->json));
+  std::vector<std::string> converted;  // "" where the cached bytes serve as they are
+  if (!api::storage_version(c.resource.group, c.resource.kind).empty()) {
+    converted.resize(s.items.size());
+    for (size_t i = 0; i < s.items.size(); ++i) {
+      if (api::may_need_conversion(s.items[i]->json, c.resource.group_version()))
+        converted[i] = answer_bytes(c, s.items[i]->json);
+    }
   }
   auto item = [&](size_t i) -> const std::string& {
-    return convert ? converted[i] : s.items[i]->json;
+    return converted.empty() || converted[i].empty() ? s.items[i]->json : converted[i];
   };
   if (fmt.value() == OutputFormat::kTable) {
     std::vector<const std::string*> objects;

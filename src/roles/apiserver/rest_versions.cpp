@@ -20,7 +20,9 @@ Result<json> Rest::in_call_version(const Call& c, json stored) const {
 }
 
 Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const {
-  if (!has_storage_version(c)) return object.dump();
+  if (!has_storage_version(c) ||
+      c.resource.group_version() == api::storage_version(c.resource.group, c.resource.kind))
+    return object.dump();
   json stored = object;
   RETURN_IF_ERROR(api::convert_to_version(
       stored, api::storage_version(c.resource.group, c.resource.kind)));
@@ -28,7 +30,8 @@ Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const 
 }
 
 std::string Rest::answer_bytes(const Call& c, const std::string& cached) const {
-  if (!has_storage_version(c)) return cached;
+  if (!has_storage_version(c) || !api::may_need_conversion(cached, c.resource.group_version()))
+    return cached;
   json object = json::parse(cached, nullptr, false);
   if (!api::convert_to_version(object, c.resource.group_version()).is_ok()) return cached;
   return object.dump();

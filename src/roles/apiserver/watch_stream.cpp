@@ -32,7 +32,7 @@ std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
 
 std::string WatchStream::object_of(const CachedObject& o) {
   std::string converted;
-  if (!options_.convert_to.empty()) {
+  if (!options_.convert_to.empty() && api::may_need_conversion(o.json, options_.convert_to)) {
     nlohmann::json object = nlohmann::json::parse(o.json, nullptr, false);
     // An object that does not convert is sent as stored (it was stored by this server).
     if (api::convert_to_version(object, options_.convert_to).is_ok()) converted = object.dump();
@@ -57,7 +57,9 @@ http::BodyStream::Chunk WatchStream::poll() {
   }
   auto batch = watcher_->poll();
   for (const auto& e : batch.events) {
-    if (e.line && !options_.table && options_.convert_to.empty()) {
+    if (e.line && !options_.table &&
+        (options_.convert_to.empty() ||
+         !api::may_need_conversion(e.object->json, options_.convert_to))) {
       out.append(e.line);  // serialized once by the cache for every watcher
     } else {
       out.append(watch_event_line(event_type_name(e.type), object_of(*e.object)));
