@@ -12,12 +12,13 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
                                              const client::Informer& from) {
   const std::string& uid = uid_of(owner);
   std::vector<client::ObjectPtr> candidates = controlled_by(from, owner);
-  for (auto& orphan : orphans_in(from, namespace_of(owner))) candidates.push_back(std::move(orphan));
+  for (auto& orphan : orphans_in(from, namespace_of(owner)))
+    candidates.push_back(std::move(orphan));
   std::vector<client::ObjectPtr> owned;
   for (auto& object : candidates) {
     const json* ref = controller_ref(*object);
-    bool matches = selector && api::selects(*selector, *object) &&
-                   (!target.filter || target.filter(*object));
+    bool matches =
+        selector && api::selects(*selector, *object) && (!target.filter || target.filter(*object));
     if (ref && ref_uid(*ref) == uid) {
       if (matches || being_deleted(owner)) {
         owned.push_back(std::move(object));

@@ -106,9 +106,9 @@ Status DeploymentController::reconcile(const std::string& key) {
   r.bounds = rollout_bounds(r.deployment);
   const json& spec = r.deployment.value("spec", json::object());
   auto selector = api::label_selector_of(spec.value("selector", json()));
-  ASSIGN_OR_RETURN(
-      r.all, claim(ctx_.client, {client::resources::kReplicaSets, "apps/v1", "Deployment"},
-                   r.deployment, selector, replicasets_));
+  ASSIGN_OR_RETURN(r.all,
+                   claim(ctx_.client, {client::resources::kReplicaSets, "apps/v1", "Deployment"},
+                         r.deployment, selector, replicasets_));
   json wanted = template_without_hash(spec.value("template", json::object()));
   std::vector<json> old;
   for (const auto& rs : r.all) {

@@ -14,8 +14,11 @@ using testing::ControllerHarness;
 const char* kPods = "/api/v1/namespaces/default/pods";
 
 json controller_ref(const std::string& name) {
-  return {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"name", name},
-          {"uid", "uid-" + name},   {"controller", true}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "ReplicaSet"},
+          {"name", name},
+          {"uid", "uid-" + name},
+          {"controller", true}};
 }
 
 json pod(const std::string& name, const std::string& app, const std::string& owner = "",
@@ -27,11 +30,12 @@ json pod(const std::string& name, const std::string& app, const std::string& own
 }
 
 json replica_set(const std::string& name, int replicas) {
-  return {{"metadata", {{"name", name}, {"namespace", "default"}, {"generation", 1}}},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", {{"app", "web"}}}}},
-            {"template", {{"metadata", {{"labels", {{"app", "web"}}}}}, {"spec", json::object()}}}}}};
+  return {
+      {"metadata", {{"name", name}, {"namespace", "default"}, {"generation", 1}}},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", {{"app", "web"}}}}},
+        {"template", {{"metadata", {{"labels", {{"app", "web"}}}}}, {"spec", json::object()}}}}}};
 }
 
 int count(const ControllerHarness& h, const std::string& verb, const std::string& path) {
@@ -40,14 +44,15 @@ int count(const ControllerHarness& h, const std::string& verb, const std::string
   return n;
 }
 
-TEST_CASE("a replica set claims its own pods and matching orphans, releases strays, creates the rest") {
+TEST_CASE(
+    "a replica set claims its own pods and matching orphans, releases strays, creates the rest") {
   ControllerHarness h;
   h.api.seed("/apis/apps/v1/namespaces/default/replicasets", replica_set("web", 4));
   h.api.seed(kPods, pod("mine", "web", "web"));
-  h.api.seed(kPods, pod("stray", "other", "web"));        // ours, but no longer selected
-  h.api.seed(kPods, pod("orphan", "web"));                // adopted
-  h.api.seed(kPods, pod("theirs", "web", "db"));          // another controller's: left alone
-  h.api.seed(kPods, pod("unselected", "other"));          // an orphan we do not select
+  h.api.seed(kPods, pod("stray", "other", "web"));  // ours, but no longer selected
+  h.api.seed(kPods, pod("orphan", "web"));          // adopted
+  h.api.seed(kPods, pod("theirs", "web", "db"));    // another controller's: left alone
+  h.api.seed(kPods, pod("unselected", "other"));    // an orphan we do not select
   h.api.seed("/api/v1/namespaces/elsewhere/pods", pod("far", "web", "", "elsewhere"));
   ReplicaSetController controller(h.ctx, replica_set_flavour());
   auto running = h.start(controller);

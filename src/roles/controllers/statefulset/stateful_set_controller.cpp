@@ -87,8 +87,7 @@ Status StatefulSetController::reconcile(const std::string& key) {
   ClaimTarget target{client::resources::kPods, "apps/v1", "StatefulSet",
                      [&](const json& pod) { return is_member(s.set, pod); }};
   ASSIGN_OR_RETURN(auto pods, claim(ctx_.client, target, s.set,
-                                    api::label_selector_of(spec.value("selector", json())),
-                                    pods_));
+                                    api::label_selector_of(spec.value("selector", json())), pods_));
   ASSIGN_OR_RETURN(auto update, sync_update_revision(ctx_.client, owner, std::move(revisions),
                                                      status.value("collisionCount", int64_t{0})));
   s.collision_count = update.collision_count;
