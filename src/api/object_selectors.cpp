@@ -68,4 +68,16 @@ Labels labels_of(const json& object) {
   return l;
 }
 
+bool selects(const LabelSelector& selector, const json& object) {
+  const json* labels = nullptr;
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+    if (auto l = m->find("labels"); l != m->end() && l->is_object()) labels = &*l;
+  }
+  return selector.matches_with([&](const std::string& key) -> const std::string* {
+    if (!labels) return nullptr;
+    auto it = labels->find(key);
+    return it != labels->end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+  });
+}
+
 }  // namespace k3c::api

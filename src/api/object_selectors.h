@@ -17,5 +17,8 @@ std::optional<LabelSelector> label_selector_of(const nlohmann::json& selector);
 std::optional<LabelSelector> map_selector_of(const nlohmann::json& selector);
 // The object's metadata.labels.
 Labels labels_of(const nlohmann::json& object);
+// Whether `selector` selects the object by its metadata.labels: matches(labels_of(object))
+// without copying the labels (controllers ask it of every pod they sync).
+bool selects(const LabelSelector& selector, const nlohmann::json& object);
 
 }  // namespace k3c::api

@@ -302,6 +302,11 @@ std::vector<ObjectPtr> Informer::by_index(const std::string& index, std::string_
   return out;
 }
 
+bool Informer::has_index(const std::string& name) const {
+  // index_funcs_ is only written before start(): no lock needed.
+  return name == "namespace" || index_funcs_.count(name) > 0;
+}
+
 size_t Informer::size() const {
   std::lock_guard lock(mu_);
   return objects_.size();

@@ -63,6 +63,8 @@ class Informer {
   std::vector<ObjectPtr> list() const;
   std::vector<ObjectPtr> in_namespace(std::string_view ns) const;
   std::vector<ObjectPtr> by_index(const std::string& index, std::string_view value) const;
+  // Whether add_index(name) was called (always true for "namespace").
+  bool has_index(const std::string& name) const;
   size_t size() const;
 
  private:

@@ -157,29 +157,10 @@ LabelSelector LabelSelector::from_requirements(std::vector<Requirement> requirem
 }
 
 bool LabelSelector::matches(const Labels& labels) const {
-  for (const auto& r : requirements_) {
-    auto it = labels.find(r.key);
-    bool has = it != labels.end();
-    bool in_values =
-        has && std::find(r.values.begin(), r.values.end(), it->second) != r.values.end();
-    switch (r.op) {
-      case Op::kEquals:
-      case Op::kIn:
-        if (!in_values) return false;
-        break;
-      case Op::kNotEquals:
-      case Op::kNotIn:
-        if (in_values) return false;
-        break;
-      case Op::kExists:
-        if (!has) return false;
-        break;
-      case Op::kDoesNotExist:
-        if (has) return false;
-        break;
-    }
-  }
-  return true;
+  return matches_with([&](const std::string& key) -> const std::string* {
+    auto it = labels.find(key);
+    return it == labels.end() ? nullptr : &it->second;
+  });
 }
 
 Result<FieldSelector> FieldSelector::parse(std::string_view text) {

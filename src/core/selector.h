@@ -5,6 +5,7 @@
 //   fields:  a=b  a==b  a!=b                                   joined by ','
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -34,12 +35,41 @@ class LabelSelector {
   static LabelSelector from_requirements(std::vector<Requirement> requirements);
 
   bool matches(const Labels& labels) const;
+  // The same over labels held elsewhere (an object's JSON, without copying them into a
+  // Labels): `value_of(key)` returns a pointer to the label's value, nullptr when absent.
+  template <typename Lookup>
+  bool matches_with(Lookup value_of) const;
   bool empty() const { return requirements_.empty(); }
   const std::vector<Requirement>& requirements() const { return requirements_; }
 
  private:
   std::vector<Requirement> requirements_;
 };
+
+template <typename Lookup>
+bool LabelSelector::matches_with(Lookup value_of) const {
+  for (const auto& r : requirements_) {
+    const std::string* value = value_of(r.key);
+    bool in_values = value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
+    switch (r.op) {
+      case Op::kEquals:
+      case Op::kIn:
+        if (!in_values) return false;
+        break;
+      case Op::kNotEquals:
+      case Op::kNotIn:
+        if (in_values) return false;
+        break;
+      case Op::kExists:
+        if (!value) return false;
+        break;
+      case Op::kDoesNotExist:
+        if (value) return false;
+        break;
+    }
+  }
+  return true;
+}
 
 class FieldSelector {
  public:

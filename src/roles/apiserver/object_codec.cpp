@@ -114,6 +114,9 @@ CachedObject make_cached(const std::string& key, json object, int64_t revision) 
     }
   }
   o.json = object.dump();
+  // dump() grows the string by doubling: up to half of it would be slack, held as long as the
+  // cache (and its history) holds the object.
+  o.json.shrink_to_fit();
   return o;
 }
 

@@ -1,6 +1,7 @@
 #include "roles/controllers/common/claim.h"
 
 #include "api/object_selectors.h"
+#include "roles/controllers/common/informer_set.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
@@ -8,14 +9,17 @@ namespace k3c::controllers {
 Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const ClaimTarget& target,
                                              const json& owner,
                                              const std::optional<LabelSelector>& selector,
-                                             std::vector<client::ObjectPtr> candidates) {
+                                             const client::Informer& from) {
   const std::string& uid = uid_of(owner);
+  std::vector<client::ObjectPtr> candidates = controlled_by(from, owner);
+  for (auto& orphan : orphans_in(from, namespace_of(owner)))
+    candidates.push_back(std::move(orphan));
   std::vector<client::ObjectPtr> owned;
   for (auto& object : candidates) {
     const json* ref = controller_ref(*object);
-    bool matches = selector && selector->matches(api::labels_of(*object)) &&
-                   (!target.filter || target.filter(*object));
-    if (ref && ref->value("uid", "") == uid) {
+    bool matches =
+        selector && api::selects(*selector, *object) && (!target.filter || target.filter(*object));
+    if (ref && ref_uid(*ref) == uid) {
       if (matches || being_deleted(owner)) {
         owned.push_back(std::move(object));
         continue;

@@ -23,11 +23,13 @@ struct ClaimTarget {
   std::function<bool(const nlohmann::json&)> filter = nullptr;
 };
 
-// `candidates`: the objects of the owner's namespace. Returns those the owner controls
-// afterwards (adopted ones as the API returned them).
+// `from`: the informer of the claimed kind. The candidates are the objects the owner
+// controls and the orphans of its namespace (index_by_controller in informer_set.h makes
+// finding them cheap; objects of other controllers are never claimed). Returns those the owner
+// controls afterwards (adopted ones as the API returned them).
 Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const ClaimTarget& target,
                                              const nlohmann::json& owner,
                                              const std::optional<LabelSelector>& selector,
-                                             std::vector<client::ObjectPtr> candidates);
+                                             const client::Informer& from);
 
 }  // namespace k3c::controllers

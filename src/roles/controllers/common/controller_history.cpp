@@ -69,7 +69,7 @@ Result<std::vector<json>> owned_revisions(client::Client& client, client::Inform
       api::label_selector_of(h.owner.value("spec", json::object()).value("selector", json()));
   ASSIGN_OR_RETURN(auto owned,
                    claim(client, {client::resources::kControllerRevisions, h.api_version, h.kind},
-                         h.owner, selector, revisions.in_namespace(namespace_of(h.owner))));
+                         h.owner, selector, revisions));
   std::vector<json> out;
   for (const auto& r : owned) out.push_back(*r);
   std::stable_sort(out.begin(), out.end(), [](const json& a, const json& b) {

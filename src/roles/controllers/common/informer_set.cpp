@@ -1,5 +1,7 @@
 #include "roles/controllers/common/informer_set.h"
 
+#include "roles/controllers/common/objects.h"
+
 namespace k3c::controllers {
 
 client::Informer& InformerSet::informer(const client::ResourceId& resource) {
@@ -32,6 +34,55 @@ void index_pods_by_node(client::Informer& pods) {
         spec != pod.end() && spec->is_object() ? spec->value("nodeName", "") : std::string();
     return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
   });
+}
+
+namespace {
+
+// No uid contains a '/': orphan values never meet a controller's uid.
+std::string orphan_value(std::string_view ns) { return "orphans/" + std::string(ns); }
+
+// A scan of the namespace, for an informer without the index (correct, only slower).
+template <typename Keep>
+std::vector<client::ObjectPtr> scan_namespace(const client::Informer& informer,
+                                              const std::string& ns, Keep keep) {
+  std::vector<client::ObjectPtr> out;
+  for (auto& object : informer.in_namespace(ns)) {
+    if (keep(*object)) out.push_back(std::move(object));
+  }
+  return out;
+}
+
+}  // namespace
+
+void index_by_controller(client::Informer& informer) {
+  informer.add_index(kByControllerIndex, [](const nlohmann::json& object) {
+    const nlohmann::json* ref = controller_ref(object);
+    return std::vector<std::string>{ref ? ref_uid(*ref) : orphan_value(namespace_of(object))};
+  });
+}
+
+std::vector<client::ObjectPtr> controlled_by(const client::Informer& informer,
+                                             const nlohmann::json& owner) {
+  const std::string& uid = uid_of(owner);
+  const std::string& ns = namespace_of(owner);
+  auto controlled = [&](const nlohmann::json& object) {
+    const nlohmann::json* ref = controller_ref(object);
+    return ref && ref_uid(*ref) == uid && namespace_of(object) == ns;
+  };
+  if (uid.empty()) return {};
+  if (!informer.has_index(kByControllerIndex)) return scan_namespace(informer, ns, controlled);
+  auto out = informer.by_index(kByControllerIndex, uid);
+  // A uid is unique, but a cache holds what the API stored: keep to the owner's namespace.
+  std::erase_if(out, [&](const client::ObjectPtr& o) { return namespace_of(*o) != ns; });
+  return out;
+}
+
+std::vector<client::ObjectPtr> orphans_in(const client::Informer& informer, const std::string& ns) {
+  if (!informer.has_index(kByControllerIndex)) {
+    return scan_namespace(informer, ns,
+                          [](const nlohmann::json& o) { return controller_ref(o) == nullptr; });
+  }
+  return informer.by_index(kByControllerIndex, orphan_value(ns));
 }
 
 }  // namespace k3c::controllers

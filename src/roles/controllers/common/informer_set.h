@@ -33,4 +33,18 @@ class InformerSet {
 inline constexpr const char* kPodsByNodeIndex = "spec.nodeName";
 void index_pods_by_node(client::Informer& pods);
 
+// An informer's index by controller (upstream's PodControllerUIDIndex): an object is filed
+// under the uid of its controller reference or, when nothing controls it, under its
+// namespace's orphan value. claim() (claim.h) reads an owner's candidates from it, so a
+// sync costs the owner's objects, not its namespace's. Added by every controller that claims
+// from the informer (adding it twice is harmless).
+inline constexpr const char* kByControllerIndex = "controller-uid";
+void index_by_controller(client::Informer& informer);
+// The objects of `informer` that `owner` controls (by the index above; a scan of the owner's
+// namespace when the informer has none).
+std::vector<client::ObjectPtr> controlled_by(const client::Informer& informer,
+                                             const nlohmann::json& owner);
+// The objects of the owner's namespace that nothing controls (the same way).
+std::vector<client::ObjectPtr> orphans_in(const client::Informer& informer, const std::string& ns);
+
 }  // namespace k3c::controllers

@@ -26,7 +26,9 @@ const std::string& meta_str(const json& object, const char* field) {
 
 bool being_deleted(const json& object) {
   const json* m = meta_of(object);
-  return m && m->contains("deletionTimestamp") && !(*m)["deletionTimestamp"].is_null();
+  if (!m) return false;
+  auto d = m->find("deletionTimestamp");
+  return d != m->end() && !d->is_null();
 }
 
 bool has_finalizer(const json& object, std::string_view finalizer) {
@@ -49,9 +51,18 @@ const json& owner_refs(const json& object) {
 
 const json* controller_ref(const json& object) {
   for (const auto& ref : owner_refs(object)) {
-    if (ref.is_object() && ref.value("controller", false)) return &ref;
+    if (!ref.is_object()) continue;
+    auto c = ref.find("controller");
+    if (c != ref.end() && c->is_boolean() && c->get<bool>()) return &ref;
   }
   return nullptr;
+}
+
+const std::string& ref_uid(const json& ref) {
+  static const std::string kEmpty;
+  if (!ref.is_object()) return kEmpty;
+  auto u = ref.find("uid");
+  return u != ref.end() && u->is_string() ? u->get_ref<const std::string&>() : kEmpty;
 }
 
 std::vector<std::string> owner_uids(const json& object) {
@@ -87,7 +98,12 @@ std::string condition_status(const json& object, std::string_view type) {
   auto c = s->find("conditions");
   if (c == s->end() || !c->is_array()) return "";
   for (const auto& cond : *c) {
-    if (cond.is_object() && cond.value("type", "") == type) return cond.value("status", "");
+    if (!cond.is_object()) continue;
+    // Compared in place: every sync asks this of every pod.
+    auto t = cond.find("type");
+    if (t == cond.end() || !t->is_string() || t->get_ref<const std::string&>() != type) continue;
+    auto status = cond.find("status");
+    return status != cond.end() && status->is_string() ? status->get<std::string>() : "";
   }
   return "";
 }
@@ -130,8 +146,10 @@ bool pod_active(const json& pod) {
   if (being_deleted(pod)) return false;
   auto s = pod.find("status");
   if (s == pod.end() || !s->is_object()) return true;
-  std::string phase = s->value("phase", "");
-  return phase != "Succeeded" && phase != "Failed";
+  auto phase = s->find("phase");
+  if (phase == s->end() || !phase->is_string()) return true;
+  const std::string& p = phase->get_ref<const std::string&>();
+  return p != "Succeeded" && p != "Failed";
 }
 
 bool pod_ready(const json& pod) { return condition_status(pod, "Ready") == "True"; }

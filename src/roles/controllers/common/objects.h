@@ -23,6 +23,8 @@ bool has_finalizer(const json& object, std::string_view finalizer);
 const json& owner_refs(const json& object);
 // The ownerReference with controller=true, or nullptr.
 const json* controller_ref(const json& object);
+// An ownerReference's uid ("" when missing).
+const std::string& ref_uid(const json& ref);
 // uids of every owner, for "dependents of" indexes.
 std::vector<std::string> owner_uids(const json& object);
 // The object without its ownerReference(s) to `owner_uid` (the list dropped when empty):

@@ -54,6 +54,8 @@ DaemonSetController::DaemonSetController(ControllerContext& ctx)
       nodes_(ctx.informers.informer(client::resources::kNodes)),
       revisions_(ctx.informers.informer(client::resources::kControllerRevisions)),
       expectations_(ctx.clock) {
+  index_by_controller(pods_);
+  index_by_controller(revisions_);
   auto changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   sets_.add_handler(
       {changed, [=](auto&, auto& o) { changed(o); },
@@ -131,9 +133,9 @@ Status DaemonSetController::reconcile(const std::string& key) {
   const json& spec = s.ds.value("spec", json::object());
   s.min_ready = spec.value("minReadySeconds", int64_t{0});
   if (being_deleted(s.ds)) return Status::ok();  // the garbage collector takes the pods
-  ASSIGN_OR_RETURN(auto pods, claim(ctx_.client, {client::resources::kPods, "apps/v1", "DaemonSet"},
-                                    s.ds, api::label_selector_of(spec.value("selector", json())),
-                                    pods_.in_namespace(namespace_of(s.ds))));
+  ASSIGN_OR_RETURN(auto pods,
+                   claim(ctx_.client, {client::resources::kPods, "apps/v1", "DaemonSet"}, s.ds,
+                         api::label_selector_of(spec.value("selector", json())), pods_));
   HistoryOwner owner{s.ds, "apps/v1", "DaemonSet"};
   ASSIGN_OR_RETURN(auto revisions, owned_revisions(ctx_.client, revisions_, owner));
   ASSIGN_OR_RETURN(

@@ -60,6 +60,8 @@ DeploymentController::DeploymentController(ControllerContext& ctx)
       deployments_(ctx.informers.informer(client::resources::kDeployments)),
       replicasets_(ctx.informers.informer(client::resources::kReplicaSets)),
       pods_(ctx.informers.informer(client::resources::kPods)) {
+  index_by_controller(replicasets_);
+  index_by_controller(pods_);
   auto changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   deployments_.add_handler({changed, [=](auto&, auto& o) { changed(o); }, nullptr});
   auto rs_changed = [this](const client::ObjectPtr& rs) { enqueue_owner_of(*rs); };
@@ -104,9 +106,9 @@ Status DeploymentController::reconcile(const std::string& key) {
   r.bounds = rollout_bounds(r.deployment);
   const json& spec = r.deployment.value("spec", json::object());
   auto selector = api::label_selector_of(spec.value("selector", json()));
-  ASSIGN_OR_RETURN(
-      r.all, claim(ctx_.client, {client::resources::kReplicaSets, "apps/v1", "Deployment"},
-                   r.deployment, selector, replicasets_.in_namespace(namespace_of(r.deployment))));
+  ASSIGN_OR_RETURN(r.all,
+                   claim(ctx_.client, {client::resources::kReplicaSets, "apps/v1", "Deployment"},
+                         r.deployment, selector, replicasets_));
   json wanted = template_without_hash(spec.value("template", json::object()));
   std::vector<json> old;
   for (const auto& rs : r.all) {
@@ -327,11 +329,7 @@ Status DeploymentController::recreate(Rollout& r) {
   }
   // Wait until no pod of an old set is left.
   for (const auto& rs : r.old) {
-    if (status_count(rs, "replicas") > 0) return Status::ok();
-    for (const auto& pod : pods_.in_namespace(namespace_of(rs))) {
-      const json* ref = controller_ref(*pod);
-      if (ref && ref->value("uid", "") == uid_of(rs)) return Status::ok();
-    }
+    if (status_count(rs, "replicas") > 0 || !controlled_by(pods_, rs).empty()) return Status::ok();
   }
   RETURN_IF_ERROR(find_or_create_new(r));
   if (spec_replicas(r.new_rs) != r.replicas) RETURN_IF_ERROR(scale(r, r.new_rs, r.replicas));

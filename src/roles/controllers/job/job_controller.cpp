@@ -22,6 +22,7 @@ JobController::JobController(ControllerContext& ctx)
       jobs_(ctx.informers.informer(client::resources::kJobs)),
       pods_(ctx.informers.informer(client::resources::kPods)),
       expectations_(ctx.clock) {
+  index_by_controller(pods_);
   auto changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   // A changed activeDeadlineSeconds needs nothing special: every pass schedules the recheck.
   jobs_.add_handler({changed, [=](auto&, auto& now) { changed(now); }, changed});
@@ -129,10 +130,8 @@ Status JobController::reconcile(const std::string& key) {
       backoff_.erase(key);
     }
     // A backup: pods of a finished job keep no finalizer.
-    for (const auto& pod : pods_.in_namespace(namespace_of(*job))) {
-      const json* ref = controller_ref(*pod);
-      if (ref && ref->value("uid", "") == uid_of(*job) && has_tracking_finalizer(*pod))
-        enqueue(std::string(kOrphanPrefix) + client::key_of(*pod));
+    for (const auto& pod : controlled_by(pods_, *job)) {
+      if (has_tracking_finalizer(*pod)) enqueue(std::string(kOrphanPrefix) + client::key_of(*pod));
     }
     return Status::ok();
   }
@@ -167,7 +166,7 @@ Status JobController::sync_job(const std::string& key, const json& shared) {
   bool satisfied = expectations_.satisfied(key);
   auto selector = api::label_selector_of(s.spec().value("selector", json()));
   ASSIGN_OR_RETURN(s.pods, claim(ctx_.client, {client::resources::kPods, "batch/v1", "Job"}, s.job,
-                                 selector, pods_.in_namespace(namespace_of(s.job))));
+                                 selector, pods_));
   s.expected_rm = expected_removals(key);
   s.indexed = s.spec().value("completionMode", "") == "Indexed";
   count_pods(s);

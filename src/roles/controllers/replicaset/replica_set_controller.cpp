@@ -50,6 +50,7 @@ ReplicaSetController::ReplicaSetController(ControllerContext& ctx, ReplicaFlavou
       owners_(ctx.informers.informer(flavour_.resource)),
       pods_(ctx.informers.informer(client::resources::kPods)),
       expectations_(ctx.clock) {
+  index_by_controller(pods_);
   auto owner_changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   owners_.add_handler(
       {owner_changed, [=](auto&, auto& o) { owner_changed(o); },
@@ -86,10 +87,9 @@ void ReplicaSetController::enqueue_owner_of(const json& pod) {
 void ReplicaSetController::pod_changed(const client::ObjectPtr& pod) {
   if (controller_ref(*pod)) return enqueue_owner_of(*pod);
   // An orphan: every owner whose selector matches may adopt it.
-  Labels labels = api::labels_of(*pod);
   for (const auto& owner : owners_.in_namespace(namespace_of(*pod))) {
     auto selector = selector_of(*owner);
-    if (selector && selector->matches(labels)) enqueue(client::key_of(*owner));
+    if (selector && api::selects(*selector, *pod)) enqueue(client::key_of(*owner));
   }
 }
 
@@ -123,7 +123,7 @@ Status ReplicaSetController::reconcile(const std::string& key) {
 
 Result<std::vector<client::ObjectPtr>> ReplicaSetController::claim_pods(const json& owner) {
   return claim(ctx_.client, {client::resources::kPods, flavour_.api_version, flavour_.kind}, owner,
-               selector_of(owner), pods_.in_namespace(namespace_of(owner)));
+               selector_of(owner), pods_);
 }
 
 void ReplicaSetController::rank_for_deletion(std::vector<client::ObjectPtr>& pods) {
@@ -222,18 +222,15 @@ Status ReplicaSetController::update_status(const json& owner,
                                            const Status& manage_error) {
   const json& spec = owner.value("spec", json::object());
   int64_t min_ready = spec.value("minReadySeconds", int64_t{0});
-  Labels template_labels = api::labels_of(spec.value("template", json::object()));
+  // A pod is fully labeled when it carries every label of the template (none: every pod).
+  const json& template_meta = spec.value("template", json::object()).value("metadata", json());
+  auto template_labels = api::map_selector_of(
+      template_meta.is_object() ? template_meta.value("labels", json::object()) : json::object());
   auto now = ctx_.clock.wall_now();
   int64_t fully_labeled = 0, ready = 0, available = 0;
   std::optional<std::chrono::seconds> recheck;
   for (const auto& pod : active) {
-    Labels labels = api::labels_of(*pod);
-    if (std::all_of(template_labels.begin(), template_labels.end(), [&](const auto& kv) {
-          auto it = labels.find(kv.first);
-          return it != labels.end() && it->second == kv.second;
-        })) {
-      ++fully_labeled;
-    }
+    if (!template_labels || api::selects(*template_labels, *pod)) ++fully_labeled;
     if (!pod_ready(*pod)) continue;
     ++ready;
     if (pod_available(*pod, min_ready, now)) {

@@ -18,6 +18,8 @@ StatefulSetController::StatefulSetController(ControllerContext& ctx)
       pods_(ctx.informers.informer(client::resources::kPods)),
       revisions_(ctx.informers.informer(client::resources::kControllerRevisions)),
       claims_(ctx.informers.informer(client::resources::kPersistentVolumeClaims)) {
+  index_by_controller(pods_);
+  index_by_controller(revisions_);
   auto changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   sets_.add_handler({changed, [=](auto&, auto& o) { changed(o); }, nullptr});
   pods_.add_handler({[this](const client::ObjectPtr& pod) { pod_changed(pod); },
@@ -85,8 +87,7 @@ Status StatefulSetController::reconcile(const std::string& key) {
   ClaimTarget target{client::resources::kPods, "apps/v1", "StatefulSet",
                      [&](const json& pod) { return is_member(s.set, pod); }};
   ASSIGN_OR_RETURN(auto pods, claim(ctx_.client, target, s.set,
-                                    api::label_selector_of(spec.value("selector", json())),
-                                    pods_.in_namespace(namespace_of(s.set))));
+                                    api::label_selector_of(spec.value("selector", json())), pods_));
   ASSIGN_OR_RETURN(auto update, sync_update_revision(ctx_.client, owner, std::move(revisions),
                                                      status.value("collisionCount", int64_t{0})));
   s.collision_count = update.collision_count;

@@ -171,11 +171,12 @@ void SchedulerRole::stop_scheduling() {
   worker_stopping_ = true;
   if (queue_) queue_->close();
   if (worker_.joinable()) worker_.join();
+  // Bindings still running finish (their writes and events) before what they use stops.
+  cycle_.reset();
   for (auto* informer : {&pods_, &nodes_, &namespaces_}) {
     if (*informer) (*informer)->stop();
   }
   if (events_) events_->stop();
-  cycle_.reset();
   pods_.reset();
   nodes_.reset();
   namespaces_.reset();

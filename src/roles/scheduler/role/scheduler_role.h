@@ -6,8 +6,8 @@
 // victims. It talks to the apiserver through the in-process client as system:kube-scheduler,
 // and only the holder of the kube-system/kube-scheduler Lease schedules.
 //
-// Threads: start()/stop() from the RoleRunner. One thread per informer (3), one worker, one
-// event writer, one leader elector.
+// Threads: start()/stop() from the RoleRunner. One thread per informer (3), one worker, the
+// binder's threads (binder.h), one event writer, one leader elector.
 #pragma once
 
 #include <atomic>

@@ -19,6 +19,10 @@ const client::ResourceId kPodDisruptionBudgets{"policy", "v1", "poddisruptionbud
 constexpr const char* kStrategicMerge = "application/strategic-merge-patch+json";
 // Upstream cuts event messages at 1024 bytes.
 constexpr size_t kMaxEventMessage = 1024;
+// Bindings in flight at once, and waiting beyond them (binder.h): enough concurrent writes
+// to fill the store's group commits.
+constexpr int kBindingThreads = 16;
+constexpr size_t kBindingsWaiting = 64;
 
 std::string uid_of(const json& object) {
   const json& meta = object.value("metadata", json::object());
@@ -51,7 +55,8 @@ SchedulingCycle::SchedulingCycle(const SchedulerConfig& config, client::Client& 
       events_(events),
       pods_(pods),
       clock_(clock),
-      seed_(std::random_device{}()) {}
+      seed_(std::random_device{}()),
+      binder_(kBindingThreads, kBindingsWaiting) {}
 
 void SchedulingCycle::run(const QueuedPod& queued) {
   const PodInfo& pod = *queued.info;
@@ -76,11 +81,20 @@ void SchedulingCycle::run(const QueuedPod& queued) {
   }
 }
 
+// The pod counts on its node from now on (assumed); the binding itself runs on the binder.
+// The pod stays in flight in the queue until the binding's outcome is known.
 void SchedulingCycle::bind(const QueuedPod& queued, const std::string& node) {
-  const PodInfo& pod = *queued.info;
-  auto assumed = std::make_shared<PodInfo>(pod);
+  auto assumed = std::make_shared<PodInfo>(*queued.info);
   assumed->node_name = node;
   cache_.assume(assumed);
+  if (!binder_.submit([this, queued, node] { finish_binding(queued, node); })) {
+    cache_.forget(queued.info->uid);  // stopping: the next scheduler places it
+  }
+}
+
+// On a binder thread.
+void SchedulingCycle::finish_binding(const QueuedPod& queued, const std::string& node) {
+  const PodInfo& pod = *queued.info;
   json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},

@@ -4,7 +4,8 @@
 // PodScheduled=False with a FailedScheduling event. Volumes and PodDisruptionBudgets are read
 // from the API when a decision needs them (no informers, hence no threads, for them).
 //
-// Threads: run() from the role's one worker thread.
+// Threads: run() from the role's one worker thread; bindings complete on the binder's threads
+// (binder.h), which the destructor joins.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "core/clock.h"
+#include "roles/scheduler/role/binder.h"
 #include "roles/scheduler/role/scheduler_cache.h"
 #include "roles/scheduler/role/scheduler_config.h"
 #include "roles/scheduler/role/scheduling_queue.h"
@@ -33,6 +35,7 @@ class SchedulingCycle {
  private:
   Status select_node_for_claims(const PodInfo& pod, const std::string& node);
   void bind(const QueuedPod& pod, const std::string& node);
+  void finish_binding(const QueuedPod& pod, const std::string& node);
   void unschedulable(const QueuedPod& pod, const ScheduleResult& result);
   void delete_victims(const PodInfo& preemptor, const std::string& node,
                       const std::vector<PodPtr>& victims);
@@ -49,6 +52,7 @@ class SchedulingCycle {
   size_t next_start_index_ = 0;
   uint64_t seed_;
   size_t preemption_offset_ = 0;
+  Binder binder_;  // last: joined first, before the members its bindings use go
 };
 
 }  // namespace k3c::scheduler

@@ -1,0 +1,78 @@
+// ReplicaSetController's reconcile against the fake API: what it claims (through the pods
+// informer's controller index), releases, leaves alone and creates.
+#include "roles/controllers/replicaset/replica_set_controller.h"
+
+#include <catch2/catch.hpp>
+
+#include "roles/controllers/testing/controller_harness.h"
+
+namespace k3c::controllers {
+namespace {
+
+using testing::ControllerHarness;
+
+const char* kPods = "/api/v1/namespaces/default/pods";
+
+json controller_ref(const std::string& name) {
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "ReplicaSet"},
+          {"name", name},
+          {"uid", "uid-" + name},
+          {"controller", true}};
+}
+
+json pod(const std::string& name, const std::string& app, const std::string& owner = "",
+         const std::string& ns = "default") {
+  json p = {{"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", app}}}}},
+            {"status", {{"phase", "Running"}}}};
+  if (!owner.empty()) p["metadata"]["ownerReferences"] = json::array({controller_ref(owner)});
+  return p;
+}
+
+json replica_set(const std::string& name, int replicas) {
+  return {
+      {"metadata", {{"name", name}, {"namespace", "default"}, {"generation", 1}}},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", {{"app", "web"}}}}},
+        {"template", {{"metadata", {{"labels", {{"app", "web"}}}}}, {"spec", json::object()}}}}}};
+}
+
+int count(const ControllerHarness& h, const std::string& verb, const std::string& path) {
+  int n = 0;
+  for (const auto& a : h.api.actions()) n += a.verb == verb && a.path == path;
+  return n;
+}
+
+TEST_CASE(
+    "a replica set claims its own pods and matching orphans, releases strays, creates the rest") {
+  ControllerHarness h;
+  h.api.seed("/apis/apps/v1/namespaces/default/replicasets", replica_set("web", 4));
+  h.api.seed(kPods, pod("mine", "web", "web"));
+  h.api.seed(kPods, pod("stray", "other", "web"));  // ours, but no longer selected
+  h.api.seed(kPods, pod("orphan", "web"));          // adopted
+  h.api.seed(kPods, pod("theirs", "web", "db"));    // another controller's: left alone
+  h.api.seed(kPods, pod("unselected", "other"));    // an orphan we do not select
+  h.api.seed("/api/v1/namespaces/elsewhere/pods", pod("far", "web", "", "elsewhere"));
+  ReplicaSetController controller(h.ctx, replica_set_flavour());
+  auto running = h.start(controller);
+  REQUIRE(running);
+  // 4 replicas: mine + the adopted orphan + 2 created.
+  REQUIRE(ControllerHarness::eventually([&] { return count(h, "POST", kPods) == 2; }));
+  REQUIRE(ControllerHarness::eventually([&] {
+    json rs = h.api.object("/apis/apps/v1/namespaces/default/replicasets/web");
+    return rs["status"].value("replicas", 0) == 4;
+  }));
+  CHECK(count(h, "PUT", std::string(kPods) + "/orphan") == 1);
+  json adopted = h.api.object(std::string(kPods) + "/orphan");
+  CHECK(adopted["metadata"]["ownerReferences"][0]["uid"] == "uid-web");
+  CHECK(count(h, "PUT", std::string(kPods) + "/stray") == 1);
+  CHECK_FALSE(h.api.object(std::string(kPods) + "/stray")["metadata"].contains("ownerReferences"));
+  CHECK(count(h, "PUT", std::string(kPods) + "/theirs") == 0);
+  CHECK(count(h, "PUT", std::string(kPods) + "/unselected") == 0);
+  CHECK(count(h, "PUT", "/api/v1/namespaces/elsewhere/pods/far") == 0);
+  CHECK(count(h, "POST", kPods) == 2);  // expectations: no second round of creations
+}
+
+}  // namespace
+}  // namespace k3c::controllers
