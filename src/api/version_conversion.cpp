@@ -4,6 +4,8 @@
 // (metricName, targetAverageValue, currentAverageUtilization, ...).
 #include "api/version_conversion.h"
 
+#include <cctype>
+
 #include "api/json_fields.h"
 
 namespace k3c::api {
@@ -58,181 +60,81 @@ void drop_annotations(json& meta) {
   if (a.empty()) meta.erase("annotations");
 }
 
-// ---- metrics, v2 -> v1 ---------------------------------------------------------------------
+// ---- metrics ---------------------------------------------------------------------------------
+// One metric of the spec (side "target") or of the status (side "current"). v2 nests the
+// side's values ({target: {type, value, averageValue, averageUtilization}}); v1 flattens them
+// into names with the side in front (targetValue, currentAverageUtilization, ...), except for
+// an Object metric's averageValue, which has no prefix in either.
 
-json spec_to_v1(const json& m) {
+// The key of a metric's source: "object", "pods", "resource", "containerResource", "external".
+std::string source_key(const std::string& type) {
+  if (type.empty()) return type;
+  std::string key = type;
+  key[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(key[0])));
+  return key;
+}
+
+std::string flat(const std::string& side, const char* field) { return side + field; }
+
+json metric_to_v1(const json& m, const std::string& side) {
   const std::string type = text(m, "type");
-  json out = {{"type", type}};
-  auto part = [&](const char* name) -> const json& { return member(m, name); };
+  const std::string key = source_key(type);
+  const json& from = member(m, key.c_str());
+  const json& values = member(from, side.c_str());
+  const json& metric = member(from, "metric");
+  json v1 = json::object();
   if (type == "Object") {
-    const json& o = part("object");
-    json v1 = json::object();
-    carry(o, "describedObject", v1, "target");
-    carry(member(o, "metric"), "name", v1, "metricName");
-    carry(member(o, "metric"), "selector", v1);
-    carry(member(o, "target"), "value", v1, "targetValue");
-    carry(member(o, "target"), "averageValue", v1);
-    out["object"] = std::move(v1);
-  } else if (type == "Pods") {
-    const json& p = part("pods");
-    json v1 = json::object();
-    carry(member(p, "metric"), "name", v1, "metricName");
-    carry(member(p, "metric"), "selector", v1);
-    carry(member(p, "target"), "averageValue", v1, "targetAverageValue");
-    out["pods"] = std::move(v1);
+    carry(from, "describedObject", v1, "target");
+    carry(metric, "name", v1, "metricName");
+    carry(metric, "selector", v1);
+    carry(values, "value", v1, flat(side, "Value").c_str());
+    carry(values, "averageValue", v1);
+  } else if (type == "Pods" || type == "External") {
+    carry(metric, "name", v1, "metricName");
+    carry(metric, "selector", v1, type == "Pods" ? "selector" : "metricSelector");
+    if (type == "External") carry(values, "value", v1, flat(side, "Value").c_str());
+    carry(values, "averageValue", v1, flat(side, "AverageValue").c_str());
   } else if (type == "Resource" || type == "ContainerResource") {
-    const char* key = type == "Resource" ? "resource" : "containerResource";
-    const json& r = part(key);
-    json v1 = json::object();
-    carry(r, "name", v1);
-    carry(r, "container", v1);
-    carry(member(r, "target"), "averageUtilization", v1, "targetAverageUtilization");
-    carry(member(r, "target"), "averageValue", v1, "targetAverageValue");
-    out[key] = std::move(v1);
-  } else if (type == "External") {
-    const json& e = part("external");
-    json v1 = json::object();
-    carry(member(e, "metric"), "name", v1, "metricName");
-    carry(member(e, "metric"), "selector", v1, "metricSelector");
-    carry(member(e, "target"), "value", v1, "targetValue");
-    carry(member(e, "target"), "averageValue", v1, "targetAverageValue");
-    out["external"] = std::move(v1);
+    carry(from, "name", v1);
+    carry(from, "container", v1);
+    carry(values, "averageUtilization", v1, flat(side, "AverageUtilization").c_str());
+    carry(values, "averageValue", v1, flat(side, "AverageValue").c_str());
+  } else {
+    return m;  // a type neither version knows: kept as it is
   }
-  return out;
+  return {{"type", type}, {key, std::move(v1)}};
 }
 
-json status_to_v1(const json& m) {
+json metric_to_v2(const json& m, const std::string& side) {
   const std::string type = text(m, "type");
-  json out = {{"type", type}};
-  if (type == "Object") {
-    const json& o = member(m, "object");
-    json v1 = json::object();
-    carry(o, "describedObject", v1, "target");
-    carry(member(o, "metric"), "name", v1, "metricName");
-    carry(member(o, "metric"), "selector", v1);
-    carry(member(o, "current"), "value", v1, "currentValue");
-    carry(member(o, "current"), "averageValue", v1);
-    out["object"] = std::move(v1);
-  } else if (type == "Pods") {
-    const json& p = member(m, "pods");
-    json v1 = json::object();
-    carry(member(p, "metric"), "name", v1, "metricName");
-    carry(member(p, "metric"), "selector", v1);
-    carry(member(p, "current"), "averageValue", v1, "currentAverageValue");
-    out["pods"] = std::move(v1);
+  const std::string key = source_key(type);
+  const json& from = member(m, key.c_str());
+  json v2 = json::object();
+  json values = json::object();
+  if (type == "Object" || type == "Pods" || type == "External") {
+    json metric = json::object();
+    carry(from, "metricName", metric, "name");
+    carry(from, type == "External" ? "metricSelector" : "selector", metric, "selector");
+    if (type == "Object") carry(from, "target", v2, "describedObject");
+    v2["metric"] = std::move(metric);
+    if (type != "Pods") carry(from, flat(side, "Value").c_str(), values, "value");
+    carry(from, type == "Object" ? "averageValue" : flat(side, "AverageValue").c_str(), values,
+          "averageValue");
   } else if (type == "Resource" || type == "ContainerResource") {
-    const char* key = type == "Resource" ? "resource" : "containerResource";
-    const json& r = member(m, key);
-    json v1 = json::object();
-    carry(r, "name", v1);
-    carry(r, "container", v1);
-    carry(member(r, "current"), "averageUtilization", v1, "currentAverageUtilization");
-    carry(member(r, "current"), "averageValue", v1, "currentAverageValue");
-    out[key] = std::move(v1);
-  } else if (type == "External") {
-    const json& e = member(m, "external");
-    json v1 = json::object();
-    carry(member(e, "metric"), "name", v1, "metricName");
-    carry(member(e, "metric"), "selector", v1, "metricSelector");
-    carry(member(e, "current"), "value", v1, "currentValue");
-    carry(member(e, "current"), "averageValue", v1, "currentAverageValue");
-    out["external"] = std::move(v1);
+    carry(from, "name", v2);
+    carry(from, "container", v2);
+    carry(from, flat(side, "AverageUtilization").c_str(), values, "averageUtilization");
+    carry(from, flat(side, "AverageValue").c_str(), values, "averageValue");
+  } else {
+    return m;
   }
-  return out;
-}
-
-// ---- metrics, v1 -> v2 ---------------------------------------------------------------------
-
-// {name, selector} of a v2 MetricIdentifier from v1's flat fields.
-json metric_identifier(const json& v1, const char* selector_key) {
-  json id = json::object();
-  carry(v1, "metricName", id, "name");
-  carry(v1, selector_key, id, "selector");
-  return id;
-}
-
-// A v2 MetricTarget: Utilization, else AverageValue, else Value (by what v1 set).
-json target_of(const json& v1, const char* utilization, const char* average, const char* value) {
-  json t = json::object();
-  if (utilization && member(v1, utilization).is_number()) {
-    t["type"] = "Utilization";
-    t["averageUtilization"] = member(v1, utilization);
-  } else if (average && !member(v1, average).is_null()) {
-    t["type"] = "AverageValue";
-    t["averageValue"] = member(v1, average);
-  } else if (value && !member(v1, value).is_null()) {
-    t["type"] = "Value";
-    t["value"] = member(v1, value);
+  if (side == "target") {  // a target says which of its values counts
+    values["type"] = values.contains("averageUtilization") ? "Utilization"
+                     : values.contains("averageValue")     ? "AverageValue"
+                                                           : "Value";
   }
-  return t;
-}
-
-json spec_to_v2(const json& m) {
-  const std::string type = text(m, "type");
-  json out = {{"type", type}};
-  if (type == "Object") {
-    const json& o = member(m, "object");
-    json v2 = json::object();
-    carry(o, "target", v2, "describedObject");
-    v2["metric"] = metric_identifier(o, "selector");
-    v2["target"] = target_of(o, nullptr, "averageValue", "targetValue");
-    out["object"] = std::move(v2);
-  } else if (type == "Pods") {
-    const json& p = member(m, "pods");
-    out["pods"] = {{"metric", metric_identifier(p, "selector")},
-                   {"target", target_of(p, nullptr, "targetAverageValue", nullptr)}};
-  } else if (type == "Resource" || type == "ContainerResource") {
-    const char* key = type == "Resource" ? "resource" : "containerResource";
-    const json& r = member(m, key);
-    json v2 = json::object();
-    carry(r, "name", v2);
-    carry(r, "container", v2);
-    v2["target"] = target_of(r, "targetAverageUtilization", "targetAverageValue", nullptr);
-    out[key] = std::move(v2);
-  } else if (type == "External") {
-    const json& e = member(m, "external");
-    out["external"] = {{"metric", metric_identifier(e, "metricSelector")},
-                       {"target", target_of(e, nullptr, "targetAverageValue", "targetValue")}};
-  }
-  return out;
-}
-
-json status_to_v2(const json& m) {
-  const std::string type = text(m, "type");
-  json out = {{"type", type}};
-  auto current = [](const json& v1, const char* utilization, const char* average,
-                    const char* value) {
-    json c = json::object();
-    if (utilization) carry(v1, utilization, c, "averageUtilization");
-    if (average) carry(v1, average, c, "averageValue");
-    if (value) carry(v1, value, c, "value");
-    return c;
-  };
-  if (type == "Object") {
-    const json& o = member(m, "object");
-    json v2 = json::object();
-    carry(o, "target", v2, "describedObject");
-    v2["metric"] = metric_identifier(o, "selector");
-    v2["current"] = current(o, nullptr, "averageValue", "currentValue");
-    out["object"] = std::move(v2);
-  } else if (type == "Pods") {
-    const json& p = member(m, "pods");
-    out["pods"] = {{"metric", metric_identifier(p, "selector")},
-                   {"current", current(p, nullptr, "currentAverageValue", nullptr)}};
-  } else if (type == "Resource" || type == "ContainerResource") {
-    const char* key = type == "Resource" ? "resource" : "containerResource";
-    const json& r = member(m, key);
-    json v2 = json::object();
-    carry(r, "name", v2);
-    carry(r, "container", v2);
-    v2["current"] = current(r, "currentAverageUtilization", "currentAverageValue", nullptr);
-    out[key] = std::move(v2);
-  } else if (type == "External") {
-    const json& e = member(m, "external");
-    out["external"] = {{"metric", metric_identifier(e, "metricSelector")},
-                       {"current", current(e, nullptr, "currentAverageValue", "currentValue")}};
-  }
-  return out;
+  v2[side] = std::move(values);
+  return {{"type", type}, {key, std::move(v2)}};
 }
 
 bool is_cpu(const json& m, const char* part) {
@@ -258,7 +160,7 @@ json hpa_to_v1(const json& in) {
       v1_spec["targetCPUUtilizationPercentage"] = m["resource"]["target"]["averageUtilization"];
       cpu_taken = true;
     } else {
-      others.push_back(spec_to_v1(m));
+      others.push_back(metric_to_v1(m, "target"));
     }
   }
   if (!others.empty()) put_annotation(meta, kHpaMetricsAnnotation, others);
@@ -279,7 +181,7 @@ json hpa_to_v1(const json& in) {
             m["resource"]["current"]["averageUtilization"];
         cpu_seen = true;
       } else {
-        current_others.push_back(status_to_v1(m));
+        current_others.push_back(metric_to_v1(m, "current"));
       }
     }
     if (!current_others.empty())
@@ -309,7 +211,7 @@ Result<json> hpa_to_v2(const json& in) {
   carry(spec, "maxReplicas", v2_spec);
   // As upstream: the annotation's metrics first, then the CPU target.
   json metrics = json::array();
-  for (const json& m : other_metrics.is_array() ? other_metrics : json()) metrics.push_back(spec_to_v2(m));
+  for (const json& m : other_metrics.is_array() ? other_metrics : json()) metrics.push_back(metric_to_v2(m, "target"));
   if (const json& cpu = member(spec, "targetCPUUtilizationPercentage"); cpu.is_number()) {
     metrics.push_back({{"type", "Resource"},
                        {"resource",
@@ -327,7 +229,7 @@ Result<json> hpa_to_v2(const json& in) {
       carry(status, key, v2_status);
     json current = json::array();
     for (const json& m : current_metrics.is_array() ? current_metrics : json())
-      current.push_back(status_to_v2(m));
+      current.push_back(metric_to_v2(m, "current"));
     if (const json& cpu = member(status, "currentCPUUtilizationPercentage"); cpu.is_number()) {
       current.push_back(
           {{"type", "Resource"},
