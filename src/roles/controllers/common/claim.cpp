@@ -5,6 +5,37 @@
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
+namespace {
+
+// The resource of an owner that claims (the kinds whose controllers call claim()).
+const client::ResourceId* owner_resource(const std::string& kind) {
+  namespace r = client::resources;
+  static const std::pair<const char*, const client::ResourceId*> kinds[] = {
+      {"Deployment", &r::kDeployments},   {"ReplicaSet", &r::kReplicaSets},
+      {"StatefulSet", &r::kStatefulSets}, {"DaemonSet", &r::kDaemonSets},
+      {"Job", &r::kJobs},                 {"ReplicationController", &r::kReplicationControllers}};
+  for (const auto& [name, resource] : kinds)
+    if (kind == name) return resource;
+  return nullptr;
+}
+
+// Upstream's RecheckDeletionTimestamp: before the first adoption, the owner is read from the
+// API, not the cache. A cache that has not seen the owner's deletion yet would otherwise
+// adopt what the garbage collector has just orphaned for it, and once the owner is gone the
+// collector deletes those objects as dependents of a missing owner.
+Status can_adopt(client::Client& client, const ClaimTarget& target, const json& owner) {
+  const client::ResourceId* resource = owner_resource(target.owner_kind);
+  if (!resource) return Status::ok();
+  ASSIGN_OR_RETURN(json fresh, client::get(client, *resource, namespace_of(owner), name_of(owner)));
+  if (uid_of(fresh) != uid_of(owner))
+    return error(Code::kConflict, "original " + name_of(owner) + " is gone: got uid " +
+                                      uid_of(fresh) + ", wanted " + uid_of(owner));
+  if (being_deleted(fresh))
+    return error(Code::kConflict, name_of(owner) + " has just been deleted");
+  return Status::ok();
+}
+
+}  // namespace
 
 Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const ClaimTarget& target,
                                              const json& owner,
@@ -15,6 +46,7 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
   for (auto& orphan : orphans_in(from, namespace_of(owner)))
     candidates.push_back(std::move(orphan));
   std::vector<client::ObjectPtr> owned;
+  bool rechecked = false, adoptable = false;
   for (auto& object : candidates) {
     const json* ref = controller_ref(*object);
     bool matches =
@@ -31,6 +63,14 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
       continue;
     }
     if (ref || !matches || being_deleted(owner) || being_deleted(*object)) continue;
+    if (!rechecked) {
+      Status fresh = can_adopt(client, target, owner);
+      rechecked = true;
+      adoptable = fresh.is_ok();
+      if (!fresh.is_ok() && fresh.code() != Code::kConflict && fresh.code() != Code::kNotFound)
+        return fresh;
+    }
+    if (!adoptable) continue;  // the owner is going: adopt nothing, keep what it controls
     json updated = *object;
     json refs = owner_refs(*object);
     refs.push_back(controller_ref_to(owner, target.owner_api_version, target.owner_kind));

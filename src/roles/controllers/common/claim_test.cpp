@@ -26,9 +26,18 @@ json pod(const std::string& name, const std::string& app, const std::string& own
   return p;
 }
 
-std::set<std::string> claimed_names(bool indexed) {
+std::set<std::string> claimed_names(bool indexed, bool owner_deleting = false) {
   ControllerHarness h;
   const char* pods = "/api/v1/namespaces/default/pods";
+  // The owner as the API has it: adoption rechecks it there, not in a cache.
+  json stored_owner = {{"apiVersion", "apps/v1"},
+                       {"kind", "ReplicaSet"},
+                       {"metadata", {{"name", "web"}, {"namespace", "default"}, {"uid", "uid-web"}}}};
+  if (owner_deleting) {
+    stored_owner["metadata"]["deletionTimestamp"] = "2026-12-02T07:00:00Z";
+    stored_owner["metadata"]["finalizers"] = {"orphan"};
+  }
+  h.api.seed("/apis/apps/v1/namespaces/default/replicasets", stored_owner);
   h.api.seed(pods, pod("mine", "web", "uid-web"));
   h.api.seed(pods, pod("orphan", "web"));
   h.api.seed(pods, pod("theirs", "web", "uid-db"));
@@ -52,6 +61,12 @@ TEST_CASE("claim finds the same pods with and without the controller-uid index")
   const std::set<std::string> expected = {"mine", "orphan"};
   CHECK(claimed_names(true) == expected);
   CHECK(claimed_names(false) == expected);
+}
+
+TEST_CASE("an owner whose deletion the cache has not seen adopts nothing, keeps its own") {
+  // The garbage collector may have just orphaned these for the deleted owner: adopting them
+  // back would leave them with a missing owner, and the collector would delete them.
+  CHECK(claimed_names(true, true) == std::set<std::string>{"mine"});
 }
 
 TEST_CASE("the controller-uid index files pods under their controller or their namespace") {
