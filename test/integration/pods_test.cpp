@@ -86,10 +86,11 @@ struct SharedNamespaces {
     NotifyListener listener(box.path(name + ".sock"));
     std::vector<std::string> argv = {
         "/usr/bin/nsenter", "-t", std::to_string(init_pid()), "-m", "-n", "-p", "--"};
-    for (std::string& arg :
-         box.server_args({"--node-name", "node-1", "--kubelet-arg=cgroup-root=/" + cgroups.name(),
-                          "--kubelet-arg=pod-logs-dir=" + box.path("pod-logs")}))
-      argv.push_back(std::move(arg));
+    std::vector<std::string> extra = {"--node-name", "node-1",
+                                      "--kubelet-arg=cgroup-root=/" + cgroups.name(),
+                                      "--kubelet-arg=pod-logs-dir=" + box.path("pod-logs")};
+    RunningServer::add_test_eviction_thresholds(extra);
+    for (std::string& arg : box.server_args(std::move(extra))) argv.push_back(std::move(arg));
     auto env = box.env();
     env["NOTIFY_SOCKET"] = box.path(name + ".sock");
     auto server = std::make_unique<testing::ChildProcess>(argv, env, box.path(name));

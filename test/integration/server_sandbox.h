@@ -224,7 +224,17 @@ struct RunningServer {
   std::vector<std::string> with_worker_paths(const Sandbox& box, std::vector<std::string> extra) {
     extra.push_back("--kubelet-arg=cgroup-root=/" + cgroups.name());
     extra.push_back("--kubelet-arg=pod-logs-dir=" + box.path("pod-logs"));
+    add_test_eviction_thresholds(extra);
     return extra;
+  }
+  // Pods of a test must not be evicted for the state of the disk of the machine running it
+  // (a CI disk fuller than upstream's 85% imagefs threshold, say): unless the test sets its
+  // own, the hard thresholds (which replace upstream's defaults) keep only upstream's memory
+  // one, so allocatable memory is as upstream's and no disk or inode threshold applies.
+  static void add_test_eviction_thresholds(std::vector<std::string>& args) {
+    for (const std::string& a : args)
+      if (a.rfind("--kubelet-arg=eviction-hard=", 0) == 0) return;
+    args.push_back("--kubelet-arg=eviction-hard=memory.available<100Mi");
   }
   static std::map<std::string, std::string> env_with_notify(const Sandbox& box) {
     auto env = box.env();
