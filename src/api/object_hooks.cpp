@@ -447,6 +447,15 @@ FieldErrors pod_spec_validate(const json& spec, const json*, const std::string& 
         out.push_back(duplicate(child(index(child(path, list), i), "name"), name));
     }
   }
+  // Upstream keeps both in its internal PodSecurityContext: hence the path.
+  auto on = [&](const char* field) {
+    auto it = spec.find(field);
+    return it != spec.end() && it->is_boolean() && it->get<bool>();
+  };
+  if (on("hostPID") && on("shareProcessNamespace")) {
+    out.push_back(invalid(child(path, "securityContext.shareProcessNamespace"), true,
+                          "ShareProcessNamespace and HostPID cannot both be enabled"));
+  }
   return out;
 }
 

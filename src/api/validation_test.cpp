@@ -238,5 +238,19 @@ TEST_CASE("values of the wrong JSON type neither crash nor get entered") {
   CHECK(errors.size() <= 1);
 }
 
+TEST_CASE("a pod may not share its process namespace and the host's at once") {
+  json d = created_deployment();
+  json& spec = d["spec"]["template"]["spec"];
+  spec["hostPID"] = true;
+  spec["shareProcessNamespace"] = true;
+  apply_defaults(d, kind("apps", "Deployment"));
+  CHECK(messages(validate(d, nullptr, kind("apps", "Deployment"))) ==
+        std::vector<std::string>{
+            "spec.template.spec.securityContext.shareProcessNamespace: Invalid value: true: "
+            "ShareProcessNamespace and HostPID cannot both be enabled"});
+  spec["hostPID"] = false;
+  CHECK(messages(validate(d, nullptr, kind("apps", "Deployment"))).empty());
+}
+
 }  // namespace
 }  // namespace k3c::api
