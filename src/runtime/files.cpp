@@ -168,13 +168,19 @@ Result<std::vector<std::string>> list_dir(const std::string& path) {
 
 namespace {
 
-// Adds what `dir_fd` (an open directory on device `dev`) holds below it; closes it.
-Status add_tree(int dir_fd, dev_t dev, const std::string& path, std::set<ino_t>& seen,
+// How deep disk_usage descends. The tree may be a container's writable layer, which the
+// container shapes: each level holds a descriptor and a stack frame here, so a directory
+// nested a million deep must not exhaust either. What lies deeper is not counted.
+constexpr int kMaxDepth = 256;
+
+// Adds what `dir_fd` (an open directory on device `dev`, `depth` below the root `path`)
+// holds below it; closes it.
+Status add_tree(int dir_fd, dev_t dev, const std::string& path, int depth, std::set<ino_t>& seen,
                 DiskUsage& usage) {
   DIR* dir = fdopendir(dir_fd);
   if (dir == nullptr) {
     close(dir_fd);
-    return errno_status("open " + path, errno);
+    return errno_status("open a directory below " + path, errno);
   }
   Status status = Status::ok();
   while (dirent* entry = readdir(dir)) {
@@ -186,11 +192,11 @@ Status add_tree(int dir_fd, dev_t dev, const std::string& path, std::set<ino_t>&
     if (!seen.insert(st.st_ino).second) continue;  // a hard link counted already
     usage.bytes += static_cast<uint64_t>(st.st_blocks) * 512;
     usage.inodes += 1;
-    if (!S_ISDIR(st.st_mode)) continue;
+    if (!S_ISDIR(st.st_mode) || depth >= kMaxDepth) continue;
     const int child =
         openat(dirfd(dir), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (child < 0) continue;  // removed meanwhile
-    status = add_tree(child, dev, path + "/" + name, seen, usage);
+    status = add_tree(child, dev, path, depth + 1, seen, usage);
     if (!status.is_ok()) break;
   }
   closedir(dir);
@@ -212,7 +218,7 @@ Result<DiskUsage> disk_usage(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return errno_status("open " + path, errno);
   std::set<ino_t> seen{st.st_ino};
-  RETURN_IF_ERROR(add_tree(fd, st.st_dev, path, seen, usage));
+  RETURN_IF_ERROR(add_tree(fd, st.st_dev, path, 0, seen, usage));
   return usage;
 }
 

@@ -1,6 +1,8 @@
 // The filesystem helpers' du: blocks of every inode once, links not followed.
 #include "runtime/files.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -29,6 +31,27 @@ TEST_CASE("disk_usage counts what a tree takes on disk, each inode once") {
   auto missing = disk_usage(dir.path() + "/nothing");
   REQUIRE(missing.is_ok());
   CHECK(missing->bytes == 0);
+}
+
+TEST_CASE("disk_usage stops descending far down a tree a container may have shaped") {
+  TempDir dir;
+  std::string deep = dir.path() + "/deep";
+  REQUIRE(make_dirs(deep).is_ok());
+  // 300 levels, each made from the one above.
+  int fd = open(deep.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  for (int i = 0; i < 300; ++i) {
+    REQUIRE(mkdirat(fd, "d", 0755) == 0);
+    const int next = openat(fd, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(fd);
+    REQUIRE(next >= 0);
+    fd = next;
+  }
+  close(fd);
+  auto usage = disk_usage(deep);
+  REQUIRE(usage.is_ok());
+  // The root and what the directories down to depth 256 hold (257 levels), none deeper.
+  CHECK(usage->inodes == 258);
 }
 
 }  // namespace

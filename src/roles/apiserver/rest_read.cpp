@@ -176,7 +176,7 @@ http::Response Rest::list(const Call& c) {
   // Objects stored in another version than the call's are converted; others are written
   // out as the cached bytes they are.
   std::vector<std::string> converted;  // "" where the cached bytes serve as they are
-  if (!api::storage_version(c.resource.group, c.resource.kind).empty()) {
+  if (converts(c)) {
     converted.resize(s.items.size());
     for (size_t i = 0; i < s.items.size(); ++i) {
       if (api::may_need_conversion(s.items[i]->json, c.resource.group_version()))
@@ -267,8 +267,7 @@ http::Response Rest::watch(const Call& c) {
   o.group = c.resource.group;
   o.table = fmt.value() == OutputFormat::kTable;
   if (c.custom) o.printer = c.custom->printer;
-  if (!api::storage_version(c.resource.group, c.resource.kind).empty())
-    o.convert_to = c.resource.group_version();
+  if (converts(c)) o.convert_to = c.resource.group_version();
   o.include = include_of(c.request);
   o.bookmarks = c.request.param("allowWatchBookmarks").value_or("") == "true";
   o.initial_events_end = c.request.param("sendInitialEvents").value_or("") == "true";

@@ -7,20 +7,18 @@ namespace k3c::apiserver {
 
 using nlohmann::json;
 
-namespace {
-bool has_storage_version(const Call& c) {
+bool Rest::converts(const Call& c) {
   return !c.custom && !api::storage_version(c.resource.group, c.resource.kind).empty();
 }
-}  // namespace
 
 Result<json> Rest::in_call_version(const Call& c, json stored) const {
-  if (!has_storage_version(c)) return stored;
+  if (!converts(c)) return stored;
   RETURN_IF_ERROR(api::convert_to_version(stored, c.resource.group_version()));
   return stored;
 }
 
 Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const {
-  if (!has_storage_version(c) ||
+  if (!converts(c) ||
       c.resource.group_version() == api::storage_version(c.resource.group, c.resource.kind))
     return object.dump();
   json stored = object;
@@ -30,7 +28,7 @@ Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const 
 }
 
 std::string Rest::answer_bytes(const Call& c, const std::string& cached) const {
-  if (!has_storage_version(c) || !api::may_need_conversion(cached, c.resource.group_version()))
+  if (!converts(c) || !api::may_need_conversion(cached, c.resource.group_version()))
     return cached;
   json object = json::parse(cached, nullptr, false);
   if (!api::convert_to_version(object, c.resource.group_version()).is_ok()) return cached;
