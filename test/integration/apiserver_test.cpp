@@ -282,6 +282,15 @@ type: Normal
       for (const auto& item : page["items"]) names.push_back(item["metadata"]["name"]);
       token = page["metadata"].value("continue", "");
     }
+    // A token from no first page (its revision ahead of the server's) is refused.
+    const std::string forged =
+        "eyJydiI6OTk5OTk5LCJzdGFydCI6Ii9yZWdpc3RyeS9jb25maWdtYXBzL2Rl"
+        "ZmF1bHQvcGFnZS0wIiwidiI6Im1ldGEuazhzLmlvL3YxIn0=";
+    auto refused = kubectl({"get", "--raw",
+                            "/api/v1/namespaces/default/configmaps?limit=2&continue=" +
+                                escaped(forged)});
+    CHECK(refused.exit_code != 0);
+    CHECK_THAT(refused.err, Catch::Contains("invalid continue token"));
     // The controller manager is off: no kube-root-ca.crt, just the five, page-4 included.
     CHECK(names == std::vector<std::string>{"page-0", "page-1", "page-2", "page-3", "page-4"});
   }

@@ -152,7 +152,9 @@ http::Response Rest::list(const Call& c) {
   Result<ListSnapshot> snapshot = error(Code::kInternal, "not listed");
   if (auto token = c.request.param("continue"); token && !token->empty()) {
     auto t = parse_continue(*token, filter.value().prefix);
-    if (!t) return error_response(bad_request("invalid continue token"));
+    // A first page is read from the cache, so a token's revision is never past the cache's.
+    if (!t || t->revision <= 0 || t->revision > cache_.revision())
+      return error_response(bad_request("invalid continue token"));
     if (t->revision == cache_.revision()) {
       snapshot = cache_.list(filter.value(), -1, t->after, limit);
     } else {
