@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct ApiBenchEnv {
   int reps = 3;            // repetitions per figure
   double scale = 1.0;      // multiplies every timed phase's duration
   int client_threads = 2;  // threads of the benchmark's own HTTPS client
+  std::string floor_binary;  // k3c_watch_floor_server; "" runs the watch phase without it
 
   std::chrono::nanoseconds scaled(double seconds) const {
     return std::chrono::nanoseconds(static_cast<int64_t>(seconds * scale * 1e9));
@@ -93,6 +95,14 @@ struct WatchDeliveryFigures {
   double server_cpu_us = 0;  // per delivery, from the first create to the end of the drain
   double client_cpu_us = 0;  // this program's, likewise
 };
-Result<WatchDeliveryFigures> run_watch_delivery(const ApiBenchEnv& env, BenchServer& server);
+// The same phase against k3c and, when `floor` is given, alternately against the floor server
+// (watch_floor.h).
+struct WatchPhaseFigures {
+  WatchDeliveryFigures k3c;
+  std::optional<WatchDeliveryFigures> floor;
+};
+class WatchFloor;
+Result<WatchPhaseFigures> run_watch_delivery(const ApiBenchEnv& env, BenchServer& server,
+                                             WatchFloor* floor);
 
 }  // namespace k3c::bench

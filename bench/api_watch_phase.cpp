@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "api_phases.h"
+#include "watch_floor.h"
 
 namespace k3c::bench {
 namespace {
@@ -139,34 +140,42 @@ WatchDeliveryFigures delivery_figures(const Seen& seen, const Writes& writes) {
   return out;
 }
 
-Result<WatchDeliveryFigures> watch_rep(const ApiBenchEnv& env, BenchServer& server, int rep) {
+// A server the watchers and the writer drive: k3c, or the floor (watch_floor.h).
+struct WatchTarget {
+  const char* name;
+  ApiClient& client;
+  const BenchProcess& process;
+};
+
+Result<WatchDeliveryFigures> watch_rep(const ApiBenchEnv& env, const WatchTarget& target,
+                                       int rep) {
   const auto events = static_cast<int64_t>(kEventsPerSecond * kWriteSeconds * env.scale);
-  ASSIGN_OR_RETURN(auto conn, server.client().connect());
+  ASSIGN_OR_RETURN(auto conn, target.client.connect());
   ASSIGN_OR_RETURN(std::string revision, current_revision(*conn));
   Seen seen(events);
   const auto open_start = SteadyClock::now();
-  double server_cpu = server.cpu_seconds(), client_cpu = self_cpu_seconds();
+  double server_cpu = target.process.cpu_seconds(), client_cpu = self_cpu_seconds();
   ASSIGN_OR_RETURN(
       auto fleet,
-      server.client().watch(
+      target.client.watch(
           kWatchers, kConfigMaps + "?watch=true&resourceVersion=" + revision,
           [&seen](int w, std::string_view line, int64_t recv) { seen.on_line(w, line, recv); },
           env.client_threads, std::chrono::seconds(60)));
-  print_figure(format("rep %d: %d watches opened in", rep + 1, kWatchers),
+  print_figure(format("rep %d, %s: %d watches opened in", rep + 1, target.name, kWatchers),
                format("%.2f s (CPU: server %.2f s, this client %.2f s)",
                       std::chrono::duration<double>(SteadyClock::now() - open_start).count(),
-                      server.cpu_seconds() - server_cpu, self_cpu_seconds() - client_cpu));
-  server_cpu = server.cpu_seconds();
+                      target.process.cpu_seconds() - server_cpu, self_cpu_seconds() - client_cpu));
+  server_cpu = target.process.cpu_seconds();
   client_cpu = self_cpu_seconds();
   Writes writes = paced_creates(*conn, rep, events);
   const int64_t due = static_cast<int64_t>(writes.sent_ns.size() - writes.failed) * kWatchers;
   for (auto until = SteadyClock::now() + kDrain; seen.total < due && SteadyClock::now() < until;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  server_cpu = server.cpu_seconds() - server_cpu;
+  server_cpu = target.process.cpu_seconds() - server_cpu;
   client_cpu = self_cpu_seconds() - client_cpu;
   const int broken = fleet->broken();
-  const double rss_mb = static_cast<double>(server.rss_bytes()) / 1e6;
+  const double rss_mb = static_cast<double>(target.process.rss_bytes()) / 1e6;
   fleet.reset();  // closes the watches before the figures are read
 
   WatchDeliveryFigures out = delivery_figures(seen, writes);
@@ -185,28 +194,13 @@ Result<WatchDeliveryFigures> watch_rep(const ApiBenchEnv& env, BenchServer& serv
   return out;
 }
 
-// The fd limit: 1,000 watch connections plus the load clients need more than the usual 1024.
-void raise_fd_limit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);  // best effort: opening the watches reports a failure
-  }
-}
-
-}  // namespace
-
-Result<WatchDeliveryFigures> run_watch_delivery(const ApiBenchEnv& env, BenchServer& server) {
-  print_heading(
-      format("5. Watch delivery: %d watchers, writer at %.0f creates/s for %.1f s, "
-             "%d reps",
-             kWatchers, kEventsPerSecond, kWriteSeconds * env.scale, env.reps));
-  raise_fd_limit();
+// The repetitions of one target, combined as medians.
+struct Reps {
   std::vector<Latency> ack, send, create, fan_out;
   std::vector<double> rates, server_cpu, client_cpu, rss;
-  WatchDeliveryFigures out;
-  for (int rep = 0; rep < env.reps; ++rep) {
-    ASSIGN_OR_RETURN(WatchDeliveryFigures r, watch_rep(env, server, rep));
+  WatchDeliveryFigures total;
+
+  void add(const WatchDeliveryFigures& r) {
     ack.push_back(r.from_ack);
     send.push_back(r.from_send);
     create.push_back(r.create);
@@ -215,18 +209,26 @@ Result<WatchDeliveryFigures> run_watch_delivery(const ApiBenchEnv& env, BenchSer
     rates.push_back(r.events_per_s);
     server_cpu.push_back(r.server_cpu_us);
     client_cpu.push_back(r.client_cpu_us);
-    out.expected += r.expected;
-    out.missed += r.missed;
-    out.errors += r.errors;
+    total.expected += r.expected;
+    total.missed += r.missed;
+    total.errors += r.errors;
   }
-  out.from_ack = combine(ack);
-  out.from_send = combine(send);
-  out.create = combine(create);
-  out.fan_out = combine(fan_out);
-  out.rss_mb = median(rss);
-  out.events_per_s = median(rates);
-  out.server_cpu_us = median(server_cpu);
-  out.client_cpu_us = median(client_cpu);
+  WatchDeliveryFigures combined() const {
+    WatchDeliveryFigures out = total;
+    out.from_ack = combine(ack);
+    out.from_send = combine(send);
+    out.create = combine(create);
+    out.fan_out = combine(fan_out);
+    out.rss_mb = median(rss);
+    out.events_per_s = median(rates);
+    out.server_cpu_us = median(server_cpu);
+    out.client_cpu_us = median(client_cpu);
+    return out;
+  }
+};
+
+void print_delivery(const char* who, const WatchDeliveryFigures& out) {
+  std::printf("  %s:\n", who);
   print_figure("writer rate achieved", format("%.0f creates/s", out.events_per_s));
   print_figure("create request itself", to_string(out.create));
   print_figure("latency from the create's answer", to_string(out.from_ack));
@@ -238,6 +240,47 @@ Result<WatchDeliveryFigures> run_watch_delivery(const ApiBenchEnv& env, BenchSer
   print_figure("deliveries (all reps) / missed / errors",
                format("%lld / %lld / %lld", static_cast<long long>(out.expected - out.missed),
                       static_cast<long long>(out.missed), static_cast<long long>(out.errors)));
+}
+
+// The fd limit: 1,000 watch connections plus the load clients need more than the usual 1024.
+void raise_fd_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);  // best effort: opening the watches reports a failure
+  }
+}
+
+}  // namespace
+
+Result<WatchPhaseFigures> run_watch_delivery(const ApiBenchEnv& env, BenchServer& server,
+                                             WatchFloor* floor) {
+  print_heading(
+      format("5. Watch delivery: %d watchers, writer at %.0f creates/s for %.1f s, "
+             "%d reps%s",
+             kWatchers, kEventsPerSecond, kWriteSeconds * env.scale, env.reps,
+             floor ? ", each followed by one against the floor server" : ""));
+  raise_fd_limit();
+  Reps k3c, reference;
+  for (int rep = 0; rep < env.reps; ++rep) {
+    ASSIGN_OR_RETURN(WatchDeliveryFigures r,
+                     watch_rep(env, {"k3c", server.client(), server.process()}, rep));
+    k3c.add(r);
+    if (!floor) continue;
+    ASSIGN_OR_RETURN(WatchDeliveryFigures f,
+                     watch_rep(env, {"floor", floor->client(), floor->process()}, rep));
+    reference.add(f);
+  }
+  WatchPhaseFigures out;
+  out.k3c = k3c.combined();
+  print_delivery("k3c", out.k3c);
+  if (floor) {
+    out.floor = reference.combined();
+    print_delivery("floor (k3c_watch_floor_server: TLS fan-out and nothing else)", *out.floor);
+    print_figure("k3c / floor: p99 from the create's answer, server CPU per delivery",
+                 format("%.2fx, %.2fx", out.k3c.from_ack.p99_ms / out.floor->from_ack.p99_ms,
+                        out.k3c.server_cpu_us / out.floor->server_cpu_us));
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "api_phases.h"
+#include "watch_floor.h"
 
 namespace k3c::bench {
 namespace {
@@ -18,7 +19,7 @@ struct Figures {
   std::optional<GetFigures> gets;
   std::optional<ListFigures> lists;
   std::optional<std::vector<LoadFigures>> creates;
-  std::optional<WatchDeliveryFigures> watch;
+  std::optional<WatchPhaseFigures> watch;
   bool all_ran = true;
 };
 
@@ -93,13 +94,22 @@ std::vector<SummaryRow> list_create_rows(const Figures& f) {
 
 std::vector<SummaryRow> watch_rows(const Figures& f) {
   if (!f.watch) return {};
-  const WatchDeliveryFigures& w = *f.watch;
-  return {
+  const WatchDeliveryFigures& w = f.watch->k3c;
+  std::vector<SummaryRow> rows = {
       limit_row("watch p99, from the create's answer", w.from_ack.p99_ms, 10, "ms", true),
       {"watch p99, from before the create", format("%.2f ms", w.from_send.p99_ms), "", "", {}},
       errors_row("watch deliveries missed", w.missed),
       errors_row("watch errors", w.errors),
   };
+  if (const auto& floor = f.watch->floor) {
+    rows.push_back(limit_row("watch p99 of the floor server, same load", floor->from_ack.p99_ms,
+                             10, "ms", true));
+    rows.back().ratio += format(" (k3c: %.2fx floor)", w.from_ack.p99_ms / floor->from_ack.p99_ms);
+    rows.push_back({"server CPU per delivery, k3c / floor",
+                    format("%.1f / %.1f us", w.server_cpu_us, floor->server_cpu_us), "",
+                    format("%.2fx floor", w.server_cpu_us / floor->server_cpu_us), {}});
+  }
+  return rows;
 }
 
 // Runs the start phase (always: it provides the server) and the chosen other phases (all
@@ -115,7 +125,19 @@ Figures run_phases(const ApiBenchEnv& env, const std::vector<std::string>& only)
   if (chosen("gets")) f.gets = kept(run_gets(env, server), "gets", f.all_ran);
   if (chosen("lists")) f.lists = kept(run_lists(env, server), "lists", f.all_ran);
   if (chosen("creates")) f.creates = kept(run_creates(env, server), "creates", f.all_ran);
-  if (chosen("watch")) f.watch = kept(run_watch_delivery(env, server), "watch", f.all_ran);
+  if (chosen("watch")) {
+    std::unique_ptr<WatchFloor> floor;
+    if (!env.floor_binary.empty()) {
+      auto started = WatchFloor::start(env.floor_binary, server);
+      if (started.is_ok()) {
+        floor = std::move(started).value();
+      } else {
+        std::printf("  watch floor FAILED to start: %s\n", started.status().to_string().c_str());
+        f.all_ran = false;
+      }
+    }
+    f.watch = kept(run_watch_delivery(env, server, floor.get()), "watch", f.all_ran);
+  }
   return f;
 }
 
@@ -126,6 +148,8 @@ int main(int argc, char** argv) {
   using namespace k3c::bench;
   ApiBenchEnv env;
   env.k3c_binary = K3C_BINARY;
+  env.floor_binary = K3C_WATCH_FLOOR_SERVER;
+  bool no_floor = false;
   CLI::App app{"k3c API server benchmark: prints figures and a summary table"};
   app.add_option("--k3c", env.k3c_binary, "the k3c binary to start")->check(CLI::ExistingFile);
   app.add_option("--reps", env.reps, "repetitions per figure")->check(CLI::Range(1, 10));
@@ -138,7 +162,10 @@ int main(int argc, char** argv) {
                  "run only these phases after the start: gets (2), lists (3), creates (4), "
                  "watch (5)")
       ->check(CLI::IsMember({"gets", "lists", "creates", "watch"}));
+  app.add_flag("--no-floor", no_floor,
+               "run the watch phase against k3c only, not also against the floor server");
   CLI11_PARSE(app, argc, argv);
+  if (no_floor) env.floor_binary.clear();
   // Output piped into `head` must not kill the run before it stops the server.
   signal(SIGPIPE, SIG_IGN);
   std::printf(

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "api_client.h"
+#include "bench_process.h"
 #include "bench_report.h"
 #include "core/status.h"
 
@@ -37,16 +38,22 @@ class BenchServer {
   double start_ms() const { return start_ms_; }
   // From just before the exec to the kubeconfig file appearing.
   double kubeconfig_ms() const { return kubeconfig_ms_; }
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return process_.pid(); }
   ApiClient& client() { return *client_; }
+  // The server's PKI directory (<data-dir>/server/tls) and a client context trusting its CA
+  // with the admin certificate (for another server that presents the same certificates).
+  std::string tls_dir() const;
+  Result<pki::SslContextPtr> admin_tls() const;
+  // A path in the server's sandbox directory (removed with it).
+  std::string scratch(const std::string& name) const;
+  const BenchProcess& process() const { return process_; }
 
   // VmRSS of the server; 0 when it cannot be read.
-  int64_t rss_bytes() const;
+  int64_t rss_bytes() const { return process_.rss_bytes(); }
   // User + system CPU time the server has used so far.
-  double cpu_seconds() const;
-  // SIGTERM, then SIGKILL when it has not exited after 10 s. Returns how it ended
-  // ("exit 0", "killed by signal 9 after SIGTERM was ignored for 10 s", ...). Idempotent.
-  std::string stop();
+  double cpu_seconds() const { return process_.cpu_seconds(); }
+  // SIGTERM, then SIGKILL when it has not exited after 10 s. Returns how it ended. Idempotent.
+  std::string stop() { return process_.stop(); }
 
  private:
   BenchServer() = default;
@@ -54,10 +61,7 @@ class BenchServer {
   Status wait_ready(std::chrono::seconds timeout);
 
   std::unique_ptr<Sandbox> box_;  // its directory is removed when it is destroyed
-  pid_t pid_ = -1;
-  SteadyClock::time_point spawned_at_;
-  bool reaped_ = false;
-  std::string ended_;
+  BenchProcess process_;          // stopped before box_ goes (declared after it)
   double start_ms_ = 0;
   double kubeconfig_ms_ = 0;
   std::unique_ptr<ApiClient> client_;
