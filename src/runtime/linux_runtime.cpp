@@ -139,9 +139,20 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
   NamespaceKinds kinds{!config.host_network, !config.host_ipc, !config.host_network};
   auto pinned = pin_namespaces(dir, kinds, config.hostname);
   if (!pinned.is_ok()) return fail(pinned.status());
+  if (!config.cgroup_parent.empty()) {
+    if (Status s = cgroups_->create(config.cgroup_parent, config.pod_resources); !s.is_ok())
+      return fail(s);
+  }
   if (has_pause(config)) {
     auto pause = start_pause(dir);
     if (!pause.is_ok()) return fail(pause.status());
+    // Charged to the pod, as upstream's pause container: in a leaf cgroup of its own below the
+    // pod's (cgroup v2 lets only leaves hold processes once controllers are delegated).
+    if (!config.cgroup_parent.empty()) {
+      const std::string leaf = config.cgroup_parent + "/" + record.id;
+      if (Status s = cgroups_->create(leaf, {}); !s.is_ok()) return fail(s);
+      if (Status s = cgroups_->add_process(leaf, *pause); !s.is_ok()) return fail(s);
+    }
     auto pid_ns = pin_pid_namespace(dir, *pause);
     if (!pid_ns.is_ok()) return fail(pid_ns.status());
     // Pinned from a pid that could have been recycled in between: still the pause's?
@@ -153,10 +164,6 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
                              {"resolv.conf", config.resolv_conf},
                              {"hostname", hostname + "\n"}}) {
     if (Status s = write_file_atomic(dir + "/" + name, bytes); !s.is_ok()) return fail(s);
-  }
-  if (!config.cgroup_parent.empty()) {
-    if (Status s = cgroups_->create(config.cgroup_parent, config.pod_resources); !s.is_ok())
-      return fail(s);
   }
   if (!config.log_directory.empty()) {
     if (Status s = make_dirs(config.log_directory, 0755); !s.is_ok()) return fail(s);

@@ -18,6 +18,18 @@ using namespace std::chrono_literals;
 
 std::string skip_reason() { return pods_skip_reason("integration.pods_node"); }
 
+// The pid of a pause process of this test's data dir, "" when none runs (the host's /proc:
+// the test's namespaces share it).
+std::string pause_pid(const Sandbox& box) {
+  const std::string marker = std::string("pause") + '\0' + box.data_dir() + "/";
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+    const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
+    if (cmdline.find(marker) != std::string::npos) return entry.path().filename().string();
+  }
+  return "";
+}
+
 }  // namespace
 
 TEST_CASE("containers outlive a restart of k3c and are adopted again") {
@@ -84,6 +96,13 @@ spec:
   auto web =
       kubectl({"exec", "shared", "-c", "web", "--", "sh", "-c", "ps | grep -c '[s]leep 360'"});
   CHECK(web.out == "2\n");
+  // The pause is charged to the pod: a leaf cgroup of its own below the pod's.
+  const std::string pause = pause_pid(box);
+  REQUIRE_FALSE(pause.empty());
+  std::ifstream cgroup_file("/proc/" + pause + "/cgroup");
+  const std::string cgroups{std::istreambuf_iterator<char>(cgroup_file), {}};
+  INFO(cgroups);
+  CHECK(cgroups.find("/pod" + jsonpath("{.metadata.uid}") + "/") != std::string::npos);
   const std::string first_ids = jsonpath(ids);
   // k3c goes; the pause and the containers do not.
   server = ns.restart_server(*server, [&] { return jsonpath("{.status.phase}") == "Running"; });
@@ -92,17 +111,7 @@ spec:
   sees_web();
   // Deleting the pod removes its sandbox and with it the pause process.
   REQUIRE(kubectl({"delete", "pod", "shared", "--wait=true"}).exit_code == 0);
-  // A pause process of this test's data dir (the host's /proc: the holder shares it).
-  const std::string marker = std::string("pause") + '\0' + box.data_dir() + "/";
-  auto pause_left = [&] {
-    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-      const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
-      if (cmdline.find(marker) != std::string::npos) return true;
-    }
-    return false;
-  };
-  CHECK(eventually([&] { return !pause_left(); }));
+  CHECK(eventually([&] { return pause_pid(box).empty(); }));
   ns.stop_server(*server);
 }
 

@@ -317,6 +317,14 @@ std::vector<std::string> CgroupManager::procs_files(const std::string& path) con
   return files;
 }
 
+Status CgroupManager::add_process(const std::string& path, pid_t pid) {
+  RETURN_IF_ERROR(cgroup_files::check_path(path));
+  for (const Hierarchy& h : hierarchies_) {
+    RETURN_IF_ERROR(write_control(dir_in(h, path), "cgroup.procs", std::to_string(pid)));
+  }
+  return Status::ok();
+}
+
 Result<std::vector<std::string>> CgroupManager::children(const std::string& path) const {
   if (!path.empty()) RETURN_IF_ERROR(cgroup_files::check_path(path));
   std::set<std::string> names;

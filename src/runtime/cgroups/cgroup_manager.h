@@ -59,6 +59,8 @@ class CgroupManager {
 
   // Every cgroup.procs file a process must be written to, one per hierarchy.
   std::vector<std::string> procs_files(const std::string& path) const;
+  // Moves process `pid` into the (existing) cgroup, in every hierarchy.
+  Status add_process(const std::string& path, pid_t pid);
 
   // kNotFound when the cgroup does not exist. Counters of a missing controller read 0.
   Result<CgroupStats> stats(const std::string& path) const;

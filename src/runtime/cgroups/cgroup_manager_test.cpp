@@ -137,6 +137,18 @@ TEST_CASE("v1: every managed hierarchy gets the cgroup; others are left alone") 
   CHECK(fs->file(kRoot + "/pids/" + kContainer + "/pids.max") == "max");
 }
 
+TEST_CASE("add_process writes the pid into the cgroup of every hierarchy") {
+  auto fs = FakeCgroupOs::v1();
+  auto m = manager(fs);
+  REQUIRE(m->create(kContainer, limits(0, 0, 0, 0)).is_ok());
+  REQUIRE(m->add_process(kContainer, 4242).is_ok());
+  for (const std::string& procs : m->procs_files(kContainer)) {
+    INFO(procs);
+    CHECK(fs->file(procs) == "4242\n");
+  }
+  CHECK(m->add_process("../escape", 1).code() == Code::kInvalid);
+}
+
 TEST_CASE("hybrid: v1 controllers are used, the empty v2 hierarchy is ignored") {
   // As on this project's machines: cpu and cpuacct mounted apart, cgroup2 at unified.
   auto fs = FakeCgroupOs::v1(kRoot, {"cpu", "cpuacct", "memory", "pids", "freezer", "blkio"}, true);
