@@ -259,5 +259,72 @@ TEST_CASE("a restarted server serves the stored CRDs again") {
   CHECK(got.out == "* * * * */5");
 }
 
+
+TEST_CASE("the garbage collector follows custom resources as owners and as dependents") {
+  KubectlSandbox session("1.33");
+  const KubectlRunner& kubectl = session.kubectl;
+  install_crd(kubectl, session.box);
+  auto uid_of = [&](const std::string& what) {
+    return kubectl({"get", what, "-o", "jsonpath={.metadata.uid}"}).out;
+  };
+  auto gone = [&](const std::string& what) {
+    return eventually([&] {
+      return kubectl({"get", what}).err.find("NotFound") != std::string::npos;
+    });
+  };
+  auto owned_by = [](const std::string& api_version, const std::string& kind,
+                     const std::string& name, const std::string& uid, bool block) {
+    return "  ownerReferences:\n  - {apiVersion: " + api_version + ", kind: " + kind +
+           ", name: " + name + ", uid: " + uid +
+           (block ? ", blockOwnerDeletion: true" : "") + "}\n";
+  };
+  auto cron = [](const std::string& name, const std::string& owners) {
+    return "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: " + name +
+           "\n" + owners + "spec: {cronSpec: \"* * * * *\"}\n";
+  };
+  auto config_map = [](const std::string& name, const std::string& owners) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n" + owners;
+  };
+
+  // A custom resource owns a ConfigMap: deleting it deletes the ConfigMap.
+  session.ok({"apply", "-f", session.file("owner.yaml", cron("owner", ""))});
+  const std::string owner = uid_of("crontab/owner");
+  REQUIRE_FALSE(owner.empty());
+  session.ok({"apply", "-f",
+              session.file("dep.yaml", config_map("dep", owned_by("stable.example.com/v1",
+                                                                   "CronTab", "owner", owner,
+                                                                   false)))});
+  session.ok({"delete", "crontab", "owner"});
+  CHECK(gone("configmap/dep"));
+
+  // A ConfigMap owns a custom resource: deleting it deletes the custom resource.
+  session.ok({"create", "configmap", "parent"});
+  const std::string parent = uid_of("configmap/parent");
+  session.ok({"apply", "-f",
+              session.file("child.yaml",
+                           cron("child", owned_by("v1", "ConfigMap", "parent", parent, false)))});
+  session.ok({"delete", "configmap", "parent"});
+  CHECK(gone("crontab/child"));
+
+  // Foreground deletion of a custom resource waits for its blocking dependent.
+  session.ok({"apply", "-f", session.file("fg.yaml", cron("fg", ""))});
+  const std::string fg = uid_of("crontab/fg");
+  session.ok({"apply", "-f",
+              session.file("fg-dep.yaml",
+                           config_map("fg-dep", owned_by("stable.example.com/v1", "CronTab",
+                                                         "fg", fg, true)))});
+  session.ok({"delete", "crontab", "fg", "--cascade=foreground", "--timeout=30s"});
+  CHECK(kubectl({"get", "configmap", "fg-dep"}).err.find("NotFound") != std::string::npos);
+  CHECK(kubectl({"get", "crontab", "fg"}).err.find("NotFound") != std::string::npos);
+
+  // Garbage left while the kind was not yet watched is found once it is: a ConfigMap whose
+  // owner names a CronTab uid that never existed goes too.
+  session.ok({"apply", "-f",
+              session.file("stray.yaml",
+                           config_map("stray", owned_by("stable.example.com/v1", "CronTab",
+                                                        "never", "0000-never", false)))});
+  CHECK(gone("configmap/stray"));
+}
+
 }  // namespace
 }  // namespace k3c

@@ -7,6 +7,8 @@ namespace k3c::controllers {
 namespace {
 
 constexpr const char* kOwnerIndex = "owner-uid";
+const client::ResourceId kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
+                                                    "customresourcedefinitions", false};
 
 std::string queue_key(size_t kind, const json& object) {
   return std::to_string(kind) + "|" + client::key_of(object);
@@ -51,13 +53,107 @@ const std::vector<GarbageCollector::Kind>& GarbageCollector::kinds() {
 GarbageCollector::GarbageCollector(ControllerContext& ctx)
     : Controller("garbagecollector"), ctx_(ctx) {
   for (size_t i = 0; i < kinds().size(); ++i) {
-    auto& informer = ctx.informers.informer(kinds()[i].resource);
-    informer.add_index(kOwnerIndex, [](const json& o) { return owner_uids(o); });
-    informer.add_handler(
-        {[this, i](const client::ObjectPtr& o) { observe(i, o, false); },
-         [this, i](const client::ObjectPtr&, const client::ObjectPtr& o) { observe(i, o, false); },
-         [this, i](const client::ObjectPtr& o) { observe(i, o, true); }});
-    informers_.push_back(&informer);
+    auto entry = std::make_unique<Watched>();
+    entry->kind = kinds()[i];
+    entry->informer = &ctx.informers.informer(kinds()[i].resource);
+    watch_kind(i, *entry->informer);
+    watched_.push_back(std::move(entry));
+  }
+  ctx.informers.informer(kCustomResourceDefinitions)
+      .add_handler({[this](const client::ObjectPtr& crd) { track_crd(*crd); },
+                    [this](const client::ObjectPtr&, const client::ObjectPtr& crd) {
+                      track_crd(*crd);
+                    },
+                    nullptr});
+}
+
+// The custom resources' informers end before the collector they call into.
+GarbageCollector::~GarbageCollector() {
+  for (const Watched* w : all_watched()) {
+    if (w->owned) w->owned->stop();
+  }
+}
+
+void GarbageCollector::watch_kind(size_t index, client::Informer& informer) {
+  informer.add_index(kOwnerIndex, [](const json& o) { return owner_uids(o); });
+  informer.add_handler(
+      {[this, index](const client::ObjectPtr& o) { observe(index, o, false); },
+       [this, index](const client::ObjectPtr&, const client::ObjectPtr& o) {
+         observe(index, o, false);
+       },
+       [this, index](const client::ObjectPtr& o) { observe(index, o, true); }});
+}
+
+const GarbageCollector::Watched* GarbageCollector::watched(size_t index) const {
+  std::lock_guard lock(kinds_mu_);
+  return index < watched_.size() ? watched_[index].get() : nullptr;
+}
+
+std::vector<const GarbageCollector::Watched*> GarbageCollector::all_watched() const {
+  std::lock_guard lock(kinds_mu_);
+  std::vector<const Watched*> out;
+  for (const auto& w : watched_) out.push_back(w.get());
+  return out;
+}
+
+std::optional<size_t> GarbageCollector::find_kind(const std::string& group,
+                                                  const std::string& kind) const {
+  std::lock_guard lock(kinds_mu_);
+  for (size_t i = 0; i < watched_.size(); ++i) {
+    const Kind& k = watched_[i]->kind;
+    if (k.kind == kind && k.resource.group == group) return i;
+  }
+  return std::nullopt;
+}
+
+// A CRD that is Established gets an informer on its storage version, once.
+void GarbageCollector::track_crd(const json& crd) {
+  if (condition_status(crd, "Established") != "True") return;
+  const json spec = crd.value("spec", json::object());
+  const json names = spec.value("names", json::object());
+  Kind kind;
+  kind.resource.group = spec.value("group", "");
+  kind.resource.plural = names.value("plural", "");
+  kind.resource.namespaced = spec.value("scope", "") != "Cluster";
+  kind.kind = names.value("kind", "");
+  for (const auto& v : spec.value("versions", json::array())) {
+    if (v.value("storage", false)) kind.resource.version = v.value("name", "");
+  }
+  if (kind.resource.group.empty() || kind.resource.plural.empty() || kind.kind.empty() ||
+      kind.resource.version.empty()) {
+    return;
+  }
+  kind.api_version = kind.resource.api_version();
+  client::Informer* informer = nullptr;
+  {
+    std::lock_guard lock(kinds_mu_);
+    auto [it, added] =
+        custom_.emplace(kind.resource.group + "/" + kind.resource.plural, watched_.size());
+    if (!added) return;
+    auto entry = std::make_unique<Watched>();
+    entry->kind = kind;
+    entry->owned = std::make_unique<client::Informer>(ctx_.client, kind.resource);
+    entry->informer = informer = entry->owned.get();
+    watch_kind(it->second, *informer);
+    watched_.push_back(std::move(entry));
+  }
+  informer->start();
+  requeue_dependents_of_kind(kind);
+}
+
+// Objects whose owner is of a kind only now watched: their owners were unknown until now.
+void GarbageCollector::requeue_dependents_of_kind(const Kind& kind) {
+  const std::vector<const Watched*> all = all_watched();
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (const auto& object : all[i]->informer->list()) {
+      for (const auto& ref : owner_refs(*object)) {
+        if (ref.value("kind", "") == kind.kind &&
+            group_of(ref.value("apiVersion", "")) == kind.resource.group) {
+          enqueue(queue_key(i, *object));
+          break;
+        }
+      }
+    }
   }
 }
 
@@ -90,8 +186,9 @@ void GarbageCollector::observe(size_t kind, const client::ObjectPtr& object, boo
 std::vector<std::pair<size_t, client::ObjectPtr>> GarbageCollector::dependents_of(
     const std::string& uid) const {
   std::vector<std::pair<size_t, client::ObjectPtr>> out;
-  for (size_t i = 0; i < informers_.size(); ++i) {
-    for (auto& o : informers_[i]->by_index(kOwnerIndex, uid)) out.emplace_back(i, std::move(o));
+  const std::vector<const Watched*> all = all_watched();
+  for (size_t i = 0; i < all.size(); ++i) {
+    for (auto& o : all[i]->informer->by_index(kOwnerIndex, uid)) out.emplace_back(i, std::move(o));
   }
   return out;
 }
@@ -100,19 +197,13 @@ GarbageCollector::OwnerState GarbageCollector::owner_state(const json& ref, cons
                                                            client::ObjectPtr* cached) {
   std::string uid = ref.value("uid", "");
   std::string group = group_of(ref.value("apiVersion", ""));
-  std::string kind_name = ref.value("kind", "");
-  const Kind* kind = nullptr;
-  size_t index = 0;
-  for (size_t i = 0; i < kinds().size(); ++i) {
-    if (kinds()[i].kind == kind_name && kinds()[i].resource.group == group) {
-      kind = &kinds()[i];
-      index = i;
-    }
-  }
-  if (!kind) return OwnerState::kUnknown;  // a kind we do not watch: never delete for it
+  std::optional<size_t> index = find_kind(group, ref.value("kind", ""));
+  if (!index) return OwnerState::kUnknown;  // a kind we do not watch: never delete for it
+  const Watched* w = watched(*index);
+  const Kind* kind = &w->kind;
   std::string owner_ns = kind->resource.namespaced ? ns : "";
   std::string name = ref.value("name", "");
-  auto in_cache = informers_[index]->get(owner_ns.empty() ? name : owner_ns + "/" + name);
+  auto in_cache = w->informer->get(owner_ns.empty() ? name : owner_ns + "/" + name);
   if (in_cache && uid_of(*in_cache) == uid) {
     *cached = std::move(in_cache);
     return OwnerState::kPresent;
@@ -125,8 +216,9 @@ GarbageCollector::OwnerState GarbageCollector::owner_state(const json& ref, cons
 
 Status GarbageCollector::reconcile(const std::string& key) {
   auto [kind, name_key] = parse_key(key);
-  if (kind >= informers_.size()) return Status::ok();
-  auto object = informers_[kind]->get(name_key);
+  const Watched* w = watched(kind);
+  if (!w) return Status::ok();
+  auto object = w->informer->get(name_key);
   if (!object) return Status::ok();
   if (being_deleted(*object) && has_finalizer(*object, "orphan")) {
     RETURN_IF_ERROR(orphan_dependents(*object));
@@ -162,7 +254,7 @@ Status GarbageCollector::check_owners(size_t kind, const json& object) {
       waiting_owner = true;
     }
   }
-  const auto& resource = kinds()[kind].resource;
+  const auto& resource = watched(kind)->kind.resource;
   client::DeleteOptions options;
   options.precondition_uid = uid_of(object);
   if (absent == refs.size()) {
@@ -189,7 +281,8 @@ Status GarbageCollector::check_owners(size_t kind, const json& object) {
 Status GarbageCollector::orphan_dependents(const json& owner) {
   const std::string& uid = uid_of(owner);
   for (const auto& [k, dependent] : dependents_of(uid)) {
-    auto written = client::update(ctx_.client, kinds()[k].resource, without_owner(*dependent, uid));
+    auto written = client::update(ctx_.client, watched(k)->kind.resource,
+                                  without_owner(*dependent, uid));
     if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
   }
   return Status::ok();
@@ -207,7 +300,7 @@ Status GarbageCollector::delete_dependents(const json& owner, bool& blocked) {
     client::DeleteOptions options;
     options.precondition_uid = uid_of(*dependent);
     options.propagation_policy = "Foreground";
-    Status s = client::remove(ctx_.client, kinds()[k].resource, namespace_of(*dependent),
+    Status s = client::remove(ctx_.client, watched(k)->kind.resource, namespace_of(*dependent),
                               name_of(*dependent), options);
     if (!s.is_ok() && s.code() != Code::kNotFound) return s;
   }
@@ -222,7 +315,7 @@ Status GarbageCollector::remove_finalizer(size_t kind, const json& object,
     if (f != finalizer) kept.push_back(f);
   }
   updated["metadata"]["finalizers"] = kept;
-  auto written = client::update(ctx_.client, kinds()[kind].resource, updated);
+  auto written = client::update(ctx_.client, watched(kind)->kind.resource, updated);
   return written.is_ok() || written.status().code() == Code::kNotFound ? Status::ok()
                                                                        : written.status();
 }
