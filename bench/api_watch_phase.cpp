@@ -147,8 +147,7 @@ struct WatchTarget {
   const BenchProcess& process;
 };
 
-Result<WatchDeliveryFigures> watch_rep(const ApiBenchEnv& env, const WatchTarget& target,
-                                       int rep) {
+Result<WatchDeliveryFigures> watch_rep(const ApiBenchEnv& env, const WatchTarget& target, int rep) {
   const auto events = static_cast<int64_t>(kEventsPerSecond * kWriteSeconds * env.scale);
   ASSIGN_OR_RETURN(auto conn, target.client.connect());
   ASSIGN_OR_RETURN(std::string revision, current_revision(*conn));

@@ -102,12 +102,14 @@ std::vector<SummaryRow> watch_rows(const Figures& f) {
       errors_row("watch errors", w.errors),
   };
   if (const auto& floor = f.watch->floor) {
-    rows.push_back(limit_row("watch p99 of the floor server, same load", floor->from_ack.p99_ms,
-                             10, "ms", true));
+    rows.push_back(limit_row("watch p99 of the floor server, same load", floor->from_ack.p99_ms, 10,
+                             "ms", true));
     rows.back().ratio += format(" (k3c: %.2fx floor)", w.from_ack.p99_ms / floor->from_ack.p99_ms);
     rows.push_back({"server CPU per delivery, k3c / floor",
-                    format("%.1f / %.1f us", w.server_cpu_us, floor->server_cpu_us), "",
-                    format("%.2fx floor", w.server_cpu_us / floor->server_cpu_us), {}});
+                    format("%.1f / %.1f us", w.server_cpu_us, floor->server_cpu_us),
+                    "",
+                    format("%.2fx floor", w.server_cpu_us / floor->server_cpu_us),
+                    {}});
   }
   return rows;
 }

@@ -52,10 +52,10 @@ Status BenchProcess::spawn(const std::vector<std::string>& argv,
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, out.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&files, STDERR_FILENO, err.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_addopen(&files, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
   const auto t0 = SteadyClock::now();
   const int rc = posix_spawn(&pid_, args[0], &files, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&files);
@@ -108,7 +108,8 @@ std::string BenchProcess::stop(std::chrono::seconds grace) {
   }
   reaped_ = true;
   ended_ = how_it_ended(status);
-  if (killed) ended_ += format(" after ignoring SIGTERM for %lld s", static_cast<long long>(grace.count()));
+  if (killed)
+    ended_ += format(" after ignoring SIGTERM for %lld s", static_cast<long long>(grace.count()));
   return ended_;
 }
 

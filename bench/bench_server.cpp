@@ -75,7 +75,8 @@ Status BenchServer::wait_ready(std::chrono::seconds timeout) {
   auto exited = [&] { return process_.exited(); };
   // The API server writes the kubeconfig once it listens.
   while (!exists(box_->kubeconfig())) {
-    if (exited()) return error(Code::kServiceUnavailable, "the server " + process_.ended() + " during start");
+    if (exited())
+      return error(Code::kServiceUnavailable, "the server " + process_.ended() + " during start");
     if (SteadyClock::now() > deadline) return error(Code::kServiceUnavailable, "no kubeconfig");
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -88,7 +89,8 @@ Status BenchServer::wait_ready(std::chrono::seconds timeout) {
       auto answer = (*conn)->request("GET", "/api/v1/namespaces");
       if (answer.is_ok() && answer->status == 200) break;
     }
-    if (exited()) return error(Code::kServiceUnavailable, "the server " + process_.ended() + " during start");
+    if (exited())
+      return error(Code::kServiceUnavailable, "the server " + process_.ended() + " during start");
     if (SteadyClock::now() > deadline) {
       return error(Code::kServiceUnavailable, "GET /api/v1/namespaces never answered 200");
     }

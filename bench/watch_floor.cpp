@@ -20,8 +20,8 @@ Result<std::unique_ptr<WatchFloor>> WatchFloor::start(const std::string& binary,
     if (port != 0) break;
     if (floor->process_.exited() || SteadyClock::now() > deadline) {
       return error(Code::kServiceUnavailable,
-                   "the watch floor server did not start (" + floor->process_.ended() + "): " +
-                       tail_of_file(server.scratch("floor.err"), 400));
+                   "the watch floor server did not start (" + floor->process_.ended() +
+                       "): " + tail_of_file(server.scratch("floor.err"), 400));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -12,8 +12,6 @@
 // writes it to PORT_FILE; SIGTERM stops it). Not a test and not part of k3c.
 #include <signal.h>
 
-#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
-
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <charconv>
@@ -25,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
 #include <vector>
 
 #include "pki/pki.h"
@@ -67,8 +66,8 @@ struct Watcher {
       return;
     }
     writing = true;
-    auto batch = std::make_shared<std::vector<std::shared_ptr<const std::string>>>(
-        queue.begin(), queue.end());
+    auto batch = std::make_shared<std::vector<std::shared_ptr<const std::string>>>(queue.begin(),
+                                                                                   queue.end());
     queue.clear();
     std::vector<net::const_buffer> buffers;
     for (const auto& c : *batch) buffers.push_back(net::buffer(*c));
@@ -119,9 +118,9 @@ class FloorServer {
     if (ec) co_return;
     std::string buffer;
     for (;;) {
-      const size_t n = co_await net::async_read_until(
-          stream, net::dynamic_buffer(buffer, kHeaderLimit), "\r\n\r\n",
-          net::redirect_error(net::use_awaitable, ec));
+      const size_t n =
+          co_await net::async_read_until(stream, net::dynamic_buffer(buffer, kHeaderLimit),
+                                         "\r\n\r\n", net::redirect_error(net::use_awaitable, ec));
       if (ec) co_return;
       const std::string head = buffer.substr(0, n);
       buffer.erase(0, n);
@@ -163,9 +162,10 @@ class FloorServer {
 
   static net::awaitable<bool> answer(TlsStream& stream, const char* status,
                                      const std::string& body) {
-    std::string out = std::string("HTTP/1.1 ") + status +
-                      "\r\nContent-Type: application/json\r\nContent-Length: " +
-                      std::to_string(body.size()) + "\r\n\r\n" + body;
+    std::string out =
+        std::string("HTTP/1.1 ") + status +
+        "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\n\r\n" + body;
     boost::system::error_code ec;
     co_await net::async_write(stream, net::buffer(out),
                               net::redirect_error(net::use_awaitable, ec));

@@ -259,8 +259,7 @@ TEST_CASE("a restarted server serves the stored CRDs again") {
   CHECK(got.out == "* * * * */5");
 }
 
-
-TEST_CASE("the garbage collector follows custom resources as owners and as dependents") {
+TEST_CASE("the garbage collector follows custom resources and other kinds, owners and dependents") {
   KubectlSandbox session("1.33");
   const KubectlRunner& kubectl = session.kubectl;
   install_crd(kubectl, session.box);
@@ -275,12 +274,12 @@ TEST_CASE("the garbage collector follows custom resources as owners and as depen
   auto owned_by = [](const std::string& api_version, const std::string& kind,
                      const std::string& name, const std::string& uid, bool block) {
     return "  ownerReferences:\n  - {apiVersion: " + api_version + ", kind: " + kind +
-           ", name: " + name + ", uid: " + uid +
-           (block ? ", blockOwnerDeletion: true" : "") + "}\n";
+           ", name: " + name + ", uid: " + uid + (block ? ", blockOwnerDeletion: true" : "") +
+           "}\n";
   };
   auto cron = [](const std::string& name, const std::string& owners) {
-    return "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: " + name +
-           "\n" + owners + "spec: {cronSpec: \"* * * * *\"}\n";
+    return "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: " + name + "\n" +
+           owners + "spec: {cronSpec: \"* * * * *\"}\n";
   };
   auto config_map = [](const std::string& name, const std::string& owners) {
     return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n" + owners;
@@ -290,10 +289,10 @@ TEST_CASE("the garbage collector follows custom resources as owners and as depen
   session.ok({"apply", "-f", session.file("owner.yaml", cron("owner", ""))});
   const std::string owner = uid_of("crontab/owner");
   REQUIRE_FALSE(owner.empty());
-  session.ok({"apply", "-f",
-              session.file("dep.yaml", config_map("dep", owned_by("stable.example.com/v1",
-                                                                   "CronTab", "owner", owner,
-                                                                   false)))});
+  session.ok(
+      {"apply", "-f",
+       session.file("dep.yaml", config_map("dep", owned_by("stable.example.com/v1", "CronTab",
+                                                           "owner", owner, false)))});
   session.ok({"delete", "crontab", "owner"});
   CHECK(gone("configmap/dep"));
 
@@ -303,26 +302,42 @@ TEST_CASE("the garbage collector follows custom resources as owners and as depen
   session.ok({"apply", "-f",
               session.file("child.yaml",
                            cron("child", owned_by("v1", "ConfigMap", "parent", parent, false)))});
+  // And other built-in kinds than the workloads': a Role and an Ingress it owns go with it.
+  for (const char* kind : {"Role", "Ingress"}) {
+    const std::string name = std::string("owned-") + (kind[0] == 'R' ? "role" : "ingress");
+    const std::string api =
+        kind[0] == 'R' ? "rbac.authorization.k8s.io/v1" : "networking.k8s.io/v1";
+    const std::string body =
+        kind[0] == 'R' ? "rules: []\n"
+                       : "spec: {defaultBackend: {service: {name: web, port: {number: 80}}}}\n";
+    session.ok(
+        {"apply", "-f",
+         session.file(name + ".yaml",
+                      "apiVersion: " + api + "\nkind: " + kind + "\nmetadata:\n  name: " + name +
+                          "\n" + owned_by("v1", "ConfigMap", "parent", parent, false) + body)});
+  }
   session.ok({"delete", "configmap", "parent"});
   CHECK(gone("crontab/child"));
+  CHECK(gone("role/owned-role"));
+  CHECK(gone("ingress/owned-ingress"));
 
   // Foreground deletion of a custom resource waits for its blocking dependent.
   session.ok({"apply", "-f", session.file("fg.yaml", cron("fg", ""))});
   const std::string fg = uid_of("crontab/fg");
-  session.ok({"apply", "-f",
-              session.file("fg-dep.yaml",
-                           config_map("fg-dep", owned_by("stable.example.com/v1", "CronTab",
-                                                         "fg", fg, true)))});
+  session.ok(
+      {"apply", "-f",
+       session.file("fg-dep.yaml", config_map("fg-dep", owned_by("stable.example.com/v1", "CronTab",
+                                                                 "fg", fg, true)))});
   session.ok({"delete", "crontab", "fg", "--cascade=foreground", "--timeout=30s"});
   CHECK(kubectl({"get", "configmap", "fg-dep"}).err.find("NotFound") != std::string::npos);
   CHECK(kubectl({"get", "crontab", "fg"}).err.find("NotFound") != std::string::npos);
 
   // Garbage left while the kind was not yet watched is found once it is: a ConfigMap whose
   // owner names a CronTab uid that never existed goes too.
-  session.ok({"apply", "-f",
-              session.file("stray.yaml",
-                           config_map("stray", owned_by("stable.example.com/v1", "CronTab",
-                                                        "never", "0000-never", false)))});
+  session.ok(
+      {"apply", "-f",
+       session.file("stray.yaml", config_map("stray", owned_by("stable.example.com/v1", "CronTab",
+                                                               "never", "0000-never", false)))});
   CHECK(gone("configmap/stray"));
 }
 

@@ -335,9 +335,8 @@ spec:
 
   // Deleting the mirror pod does not stop the static pod: a new mirror comes back.
   s.ok({"delete", "pod", "web-node-1", "--wait=false"});
-  REQUIRE(eventually([&] {
-    return get("{.metadata.uid}") != first_uid && get("{.status.phase}") == "Running";
-  }));
+  REQUIRE(eventually(
+      [&] { return get("{.metadata.uid}") != first_uid && get("{.status.phase}") == "Running"; }));
   CHECK(get("{.status.containerStatuses[0].state.running.startedAt}") == started);
   CHECK(get("{.status.containerStatuses[0].restartCount}") == "0");
 

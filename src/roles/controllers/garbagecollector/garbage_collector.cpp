@@ -46,6 +46,26 @@ const std::vector<GarbageCollector::Kind>& GarbageCollector::kinds() {
       {kPersistentVolumeClaims, "v1", "PersistentVolumeClaim"},
       {kServiceAccounts, "v1", "ServiceAccount"},
       {kNodes, "v1", "Node"},
+      {kEndpoints, "v1", "Endpoints"},
+      {kPersistentVolumes, "v1", "PersistentVolume"},
+      {kResourceQuotas, "v1", "ResourceQuota"},
+      {{"", "v1", "limitranges"}, "v1", "LimitRange"},
+      {{"", "v1", "podtemplates"}, "v1", "PodTemplate"},
+      {kLeases, "coordination.k8s.io/v1", "Lease"},
+      {kPodDisruptionBudgets, "policy/v1", "PodDisruptionBudget"},
+      {kHorizontalPodAutoscalers, "autoscaling/v2", "HorizontalPodAutoscaler"},
+      {{"networking.k8s.io", "v1", "ingresses"}, "networking.k8s.io/v1", "Ingress"},
+      {{"networking.k8s.io", "v1", "networkpolicies"}, "networking.k8s.io/v1", "NetworkPolicy"},
+      {{"rbac.authorization.k8s.io", "v1", "roles"}, "rbac.authorization.k8s.io/v1", "Role"},
+      {{"rbac.authorization.k8s.io", "v1", "rolebindings"},
+       "rbac.authorization.k8s.io/v1",
+       "RoleBinding"},
+      {{"rbac.authorization.k8s.io", "v1", "clusterroles", false},
+       "rbac.authorization.k8s.io/v1",
+       "ClusterRole"},
+      {{"rbac.authorization.k8s.io", "v1", "clusterrolebindings", false},
+       "rbac.authorization.k8s.io/v1",
+       "ClusterRoleBinding"},
   };
   return kKinds;
 }
@@ -60,11 +80,10 @@ GarbageCollector::GarbageCollector(ControllerContext& ctx)
     watched_.push_back(std::move(entry));
   }
   ctx.informers.informer(kCustomResourceDefinitions)
-      .add_handler({[this](const client::ObjectPtr& crd) { track_crd(*crd); },
-                    [this](const client::ObjectPtr&, const client::ObjectPtr& crd) {
-                      track_crd(*crd);
-                    },
-                    nullptr});
+      .add_handler(
+          {[this](const client::ObjectPtr& crd) { track_crd(*crd); },
+           [this](const client::ObjectPtr&, const client::ObjectPtr& crd) { track_crd(*crd); },
+           nullptr});
 }
 
 // The custom resources' informers end before the collector they call into.
@@ -76,12 +95,11 @@ GarbageCollector::~GarbageCollector() {
 
 void GarbageCollector::watch_kind(size_t index, client::Informer& informer) {
   informer.add_index(kOwnerIndex, [](const json& o) { return owner_uids(o); });
-  informer.add_handler(
-      {[this, index](const client::ObjectPtr& o) { observe(index, o, false); },
-       [this, index](const client::ObjectPtr&, const client::ObjectPtr& o) {
-         observe(index, o, false);
-       },
-       [this, index](const client::ObjectPtr& o) { observe(index, o, true); }});
+  informer.add_handler({[this, index](const client::ObjectPtr& o) { observe(index, o, false); },
+                        [this, index](const client::ObjectPtr&, const client::ObjectPtr& o) {
+                          observe(index, o, false);
+                        },
+                        [this, index](const client::ObjectPtr& o) { observe(index, o, true); }});
 }
 
 const GarbageCollector::Watched* GarbageCollector::watched(size_t index) const {
@@ -281,8 +299,8 @@ Status GarbageCollector::check_owners(size_t kind, const json& object) {
 Status GarbageCollector::orphan_dependents(const json& owner) {
   const std::string& uid = uid_of(owner);
   for (const auto& [k, dependent] : dependents_of(uid)) {
-    auto written = client::update(ctx_.client, watched(k)->kind.resource,
-                                  without_owner(*dependent, uid));
+    auto written =
+        client::update(ctx_.client, watched(k)->kind.resource, without_owner(*dependent, uid));
     if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
   }
   return Status::ok();

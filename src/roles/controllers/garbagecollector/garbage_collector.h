@@ -1,4 +1,5 @@
-// The garbage collector (upstream's, over the built-in kinds below and every custom resource):
+// The garbage collector (upstream's, over the stored built-in kinds that objects are commonly
+// owned by or are owned as -- kinds() -- and every custom resource):
 // dependents whose owners are all gone are deleted; some dangling owner references are
 // removed; an owner deleted with propagationPolicy=Orphan loses its `orphan` finalizer once
 // its dependents no longer point at it; an owner deleted with Foreground keeps its
@@ -70,8 +71,8 @@ class GarbageCollector final : public Controller {
 
   ControllerContext& ctx_;
   mutable std::mutex kinds_mu_;
-  std::vector<std::unique_ptr<Watched>> watched_;      // guarded by kinds_mu_; only appended
-  std::map<std::string, size_t> custom_;                // group/plural -> index; kinds_mu_
+  std::vector<std::unique_ptr<Watched>> watched_;  // guarded by kinds_mu_; only appended
+  std::map<std::string, size_t> custom_;           // group/plural -> index; kinds_mu_
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::string> by_uid_;  // uid -> queue key
 };
