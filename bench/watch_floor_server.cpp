@@ -12,6 +12,9 @@
 // writes it to PORT_FILE; SIGTERM stops it). Not a test and not part of k3c.
 #include <signal.h>
 
+// Before Asio: Boost 1.74's awaitable.hpp uses std::exchange without including it.
+#include <utility>
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <charconv>
@@ -23,7 +26,6 @@
 #include <sstream>
 #include <string>
 #include <thread>
-#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
 #include <vector>
 
 #include "pki/pki.h"
