@@ -12,8 +12,10 @@
 // writes it to PORT_FILE; SIGTERM stops it). Not a test and not part of k3c.
 #include <signal.h>
 
+// clang-format off
 // Before Asio: Boost 1.74's awaitable.hpp uses std::exchange without including it.
 #include <utility>
+// clang-format on
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
