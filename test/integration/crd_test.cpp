@@ -2,6 +2,8 @@
 // real `k3c server`: a CRD becomes a served resource (discovery, printer columns, short
 // names, categories, explain), its objects are pruned, defaulted and validated by the
 // schema, status and scale subresources work, and deleting the CRD takes it all away.
+// Also `kubectl explain` of built-in kinds, which prints our own descriptions
+// (src/api/schemas/descriptions/) from the same /openapi/v3 documents.
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -257,6 +259,45 @@ TEST_CASE("a restarted server serves the stored CRDs again") {
   REQUIRE(again.ready == "READY=1");
   auto got = kubectl({"get", "ct", "my-cron", "-o", "jsonpath={.spec.cronSpec}"});
   CHECK(got.out == "* * * * */5");
+}
+
+TEST_CASE("kubectl explain prints our descriptions of built-in kinds") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  KubectlSandbox session(version);
+
+  // A field path: the field's words, then its type's, then the type's fields with theirs.
+  std::string strategy = session.ok({"explain", "deployment.spec.strategy"});
+  CHECK_THAT(strategy, Catch::Contains("KIND:       Deployment"));
+  CHECK_THAT(strategy, Catch::Contains("FIELD: strategy <DeploymentStrategy>"));
+  CHECK_THAT(strategy, Catch::Contains("DESCRIPTION:\n"
+                                       "    How running pods are replaced by pods of a new "
+                                       "template.\n"
+                                       "    How a Deployment replaces old pods with new ones.\n"));
+  CHECK_THAT(strategy, Catch::Contains("  rollingUpdate\t<RollingUpdateDeployment>\n"
+                                       "    The pace of a RollingUpdate. Only allowed with type "
+                                       "RollingUpdate.\n"));
+  CHECK_THAT(strategy, Catch::Contains("  type\t<string>\n"));  // 1.33 adds an enum line
+  CHECK_THAT(strategy, Catch::Contains("\n    RollingUpdate (the default) replaces pods a few"));
+
+  // A leaf field.
+  std::string image = session.ok({"explain", "pod.spec.containers.image"});
+  CHECK_THAT(image, Catch::Contains("FIELD: image <string>"));
+  CHECK_THAT(image, Catch::Contains("DESCRIPTION:\n    The image to run, such as \"nginx:1.27\""));
+
+  // A kind's own sentence, and the recursive field tree below it.
+  std::string service = session.ok({"explain", "service", "--recursive"});
+  CHECK_THAT(service, Catch::Contains("KIND:       Service\nVERSION:    v1\n\nDESCRIPTION:\n"
+                                      "    A stable name and virtual address for a set of pods"));
+  CHECK_THAT(service, Catch::Contains("  spec\t<ServiceSpec>\n    allocateLoadBalancerNodePorts"));
+  CHECK_THAT(service, Catch::Contains("    ports\t<[]ServicePort>\n      appProtocol\t<string>\n"));
+
+  // apiVersion and kind come from meta/v1 TypeMeta's words.
+  std::string pod = session.ok({"explain", "pod"});
+  CHECK_THAT(pod, Catch::Contains("  apiVersion\t<string>\n"
+                                  "    The group and version this object is written in"));
+  CHECK_THAT(pod, Catch::Contains("  metadata\t<ObjectMeta>\n"
+                                  "    The pod's name, namespace, labels and other object"));
 }
 
 }  // namespace
