@@ -69,8 +69,8 @@ Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schema
       const std::string where = file + ": " + name;
       const MessageType* type = schemas.type(name);
       if (!type) return invalid(where, "no such type");
-      RETURN_IF_ERROR(internal::check_yaml_keys(entry.second, {"description", "fields"}, kPrefix,
-                                                where));
+      RETURN_IF_ERROR(
+          internal::check_yaml_keys(entry.second, {"description", "fields"}, kPrefix, where));
       Words& w = out.types_[name];
       if (entry.second["description"]) {
         ASSIGN_OR_RETURN(w.type, words(entry.second["description"], w.type, where));

@@ -189,10 +189,11 @@ TEST_CASE("schemas: oneOf is a type key and excludes inline fields") {
 }
 
 TEST_CASE("descriptions: our words attach to types and fields; mistakes name the place") {
-  auto facts = SchemaSet::from_yaml(
-      {{"t.yaml",
-        "package: t.v1\nkinds: {v1: [Thing]}\ntypes:\n  Thing:\n    fields:\n"
-        "    - {name: mode, number: 1, type: string}\n    - {name: size, number: 2, type: int32}\n"}});
+  constexpr std::string_view kThing =
+      "package: t.v1\nkinds: {v1: [Thing]}\ntypes:\n  Thing:\n    fields:\n"
+      "    - {name: mode, number: 1, type: string}\n"
+      "    - {name: size, number: 2, type: int32}\n";
+  auto facts = SchemaSet::from_yaml({{"t.yaml", kThing}});
   REQUIRE(facts.is_ok());
   const MessageType& thing = *facts->type("t.v1.Thing");
   auto load = [&](std::string_view words) {
@@ -222,14 +223,15 @@ TEST_CASE("descriptions: our words attach to types and fields; mistakes name the
                {"descriptions/b.yaml", "package: t.v1\ntypes: {Thing: {fields: {mode: b}}}"}});
   CHECK(twice.status().message() ==
         "schema descriptions descriptions/b.yaml: t.v1.Thing.mode: described twice");
-  CHECK_FALSE(
-      SchemaSet::from_yaml({{"t.yaml", "package: t.v1\ntypes:\n  Thing:\n    fields:\n"
-                                       "    - {name: mode, number: 1, type: string}\n"}},
-                           {{"rules/t.yaml",
-                             "package: t.v1\ntypes: {Thing: {mode: {description: x}}}"}})
-          .is_ok());
-  CHECK_FALSE(SchemaSet::from_yaml({{"t.yaml", "package: t.v1\ntypes:\n  Thing:\n"
-                                               "    description: x\n    fields: []\n"}})
+  CHECK_FALSE(SchemaSet::from_yaml(
+                  {{"t.yaml",
+                    "package: t.v1\ntypes:\n  Thing:\n    fields:\n"
+                    "    - {name: mode, number: 1, type: string}\n"}},
+                  {{"rules/t.yaml", "package: t.v1\ntypes: {Thing: {mode: {description: x}}}"}})
+                  .is_ok());
+  CHECK_FALSE(SchemaSet::from_yaml({{"t.yaml",
+                                     "package: t.v1\ntypes:\n  Thing:\n"
+                                     "    description: x\n    fields: []\n"}})
                   .is_ok());
 }
 
@@ -262,7 +264,8 @@ TEST_CASE("descriptions: every served kind says what it is; a described type say
     REQUIRE(type != nullptr);
     CHECK(!words->type(*type).empty());
     CHECK(!type->fields.empty());
-    for (const Field& f : type->fields) CHECK((f.inline_fields || !words->field(*type, f.name).empty()));
+    for (const Field& f : type->fields)
+      CHECK((f.inline_fields || !words->field(*type, f.name).empty()));
   }
   // Any type reachable from a kind that has words for one field has words for all of them
   // (an inline field is described in the type it embeds).

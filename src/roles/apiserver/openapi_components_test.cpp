@@ -73,21 +73,26 @@ TEST_CASE("inline fields appear in the parent object") {
 TEST_CASE("our words become the descriptions of types and properties") {
   auto words = api::SchemaDescriptions::builtin(builtin());
   REQUIRE(words.is_ok());
-  json c = openapi_components(builtin(), {{"apps", "v1", "Deployment"}, {"", "v1", "Pod"}}, &*words);
+  json c =
+      openapi_components(builtin(), {{"apps", "v1", "Deployment"}, {"", "v1", "Pod"}}, &*words);
   const api::MessageType& strategy = *builtin().type("apps.v1.DeploymentStrategy");
   const json& deployment = c.at("io.k8s.api.apps.v1.Deployment");
   CHECK(deployment.at("description") == words->type(*builtin().type("apps.v1.Deployment")));
   CHECK(c.at("io.k8s.api.apps.v1.DeploymentStrategy").at("description") == words->type(strategy));
-  CHECK(c.at("io.k8s.api.apps.v1.DeploymentStrategy").at("properties").at("type").at(
-            "description") == words->field(strategy, "type"));
+  CHECK(
+      c.at("io.k8s.api.apps.v1.DeploymentStrategy").at("properties").at("type").at("description") ==
+      words->field(strategy, "type"));
   // apiVersion and kind come from meta.v1.TypeMeta's words.
   CHECK(deployment.at("properties").at("apiVersion").at("description") ==
         words->field(*builtin().type("meta.v1.TypeMeta"), "apiVersion"));
   // An inline field's members carry the words of the type that declares them.
   CHECK(c.at("io.k8s.api.core.v1.Volume").at("properties").at("configMap").at("description") ==
         words->field(*builtin().type("core.v1.VolumeSource"), "configMap"));
-  CHECK(c.at("io.k8s.api.core.v1.ConfigMapKeySelector").at("properties").at("name").at(
-            "description") == words->field(*builtin().type("core.v1.LocalObjectReference"), "name"));
+  CHECK(c.at("io.k8s.api.core.v1.ConfigMapKeySelector")
+            .at("properties")
+            .at("name")
+            .at("description") ==
+        words->field(*builtin().type("core.v1.LocalObjectReference"), "name"));
   CHECK_FALSE(words->type(strategy).empty());
   // Without words there are none.
   json bare = openapi_components(builtin(), {{"apps", "v1", "Deployment"}}, nullptr);
