@@ -107,7 +107,7 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
   RETURN_IF_ERROR(check_keys(
       node,
       {"name", "inline", "number", "type", "keepZero", "default", "required", "enum", "immutable",
-       "listType", "listMapKeys", "patchMergeKey", "patchStrategy", "description"},
+       "listType", "listMapKeys", "patchMergeKey", "patchStrategy"},
       where));
   Field f;
   f.name = node["name"] ? node["name"].as<std::string>() : "";
@@ -138,7 +138,6 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
   f.list_map_keys = strings(node["listMapKeys"]);
   f.patch_merge_key = node["patchMergeKey"] ? node["patchMergeKey"].as<std::string>() : "";
   f.patch_strategy = node["patchStrategy"] ? node["patchStrategy"].as<std::string>() : "";
-  f.description = node["description"] ? node["description"].as<std::string>() : "";
   if (!f.list_type.empty()) {
     if (f.type.kind != FieldType::Kind::kList) return invalid(where, "listType is for lists");
     if (f.list_type != "atomic" && f.list_type != "set" && f.list_type != "map") {
@@ -153,7 +152,7 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
 
 Status parse_fields(const YAML::Node& node, const std::string& package, const Tables& tables,
                     MessageType& type, const std::string& where) {
-  RETURN_IF_ERROR(check_keys(node, {"fields", "oneOf", "description"}, where));
+  RETURN_IF_ERROR(check_keys(node, {"fields", "oneOf"}, where));
   type.one_of = node["oneOf"] && node["oneOf"].as<bool>();
   const YAML::Node fields = node["fields"];
   if (!fields || !fields.IsSequence()) return invalid(where, "\"fields\" must be a list");

@@ -73,7 +73,6 @@ struct Field {
   std::vector<std::string> list_map_keys;
   std::string patch_merge_key;
   std::string patch_strategy;
-  std::string description;
   // From the rules overlay (src/api/schemas/rules/, doc/schemas.md): a named check of a
   // string value ("dns1123-label", "dns1123-subdomain", "qualified-name", "label-value") and
   // an inclusive range of a number.

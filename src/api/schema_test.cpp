@@ -1,10 +1,13 @@
-// Tests for SchemaSet: the embedded schemas load and hold the facts kubectl's bodies need;
-// inconsistent schema files are refused with a message that names the place.
+// Tests for SchemaSet and SchemaDescriptions: the embedded schemas load and hold the facts
+// kubectl's bodies need, and our words for kubectl explain; inconsistent schema or
+// description files are refused with a message that names the place.
 #include "api/schema.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "api/registry.h"
+#include "api/schema_descriptions.h"
 
 using namespace k3c;
 using namespace k3c::api;
@@ -183,4 +186,112 @@ TEST_CASE("schemas: oneOf is a type key and excludes inline fields") {
   CHECK(load_error("package: t.v1\ntypes:\n  A:\n    oneOf: true\n    fields:\n"
                    "    - {inline: true, number: 1, type: A}\n")
             .message() == "schema t.yaml: t.v1.A.#1: a oneOf type has no inline fields");
+}
+
+TEST_CASE("descriptions: our words attach to types and fields; mistakes name the place") {
+  constexpr std::string_view kThing =
+      "package: t.v1\nkinds: {v1: [Thing]}\ntypes:\n  Thing:\n    fields:\n"
+      "    - {name: mode, number: 1, type: string}\n"
+      "    - {name: size, number: 2, type: int32}\n";
+  auto facts = SchemaSet::from_yaml({{"t.yaml", kThing}});
+  REQUIRE(facts.is_ok());
+  const MessageType& thing = *facts->type("t.v1.Thing");
+  auto load = [&](std::string_view words) {
+    return SchemaDescriptions::from_yaml(*facts, {{"descriptions/t.yaml", words}});
+  };
+  auto words = load(
+      "package: t.v1\ntypes:\n  Thing:\n    description: A thing.\n"
+      "    fields: {mode: How it runs., size: How big it is.}\n");
+  REQUIRE(words.is_ok());
+  CHECK(words->type(thing) == "A thing.");
+  CHECK(words->field(thing, "size") == "How big it is.");
+  CHECK(words->field(thing, "colour").empty());
+  CHECK(load("package: t.v1\ntypes: {Thingy: {description: x}}").status().message() ==
+        "schema descriptions descriptions/t.yaml: t.v1.Thingy: no such type");
+  CHECK(load("package: t.v1\ntypes: {Thing: {fields: {colour: red}}}").status().message() ==
+        "schema descriptions descriptions/t.yaml: t.v1.Thing.colour: no such field");
+  CHECK(load("package: t.v1\ntypes: {Thing: {fields: {mode: ''}}}").status().message() ==
+        "schema descriptions descriptions/t.yaml: t.v1.Thing.mode: expected a description");
+  CHECK(load("package: t.v1\ntypes: {Thing: {fields: {mode: {default: a}}}}").status().message() ==
+        "schema descriptions descriptions/t.yaml: t.v1.Thing.mode: expected a description");
+  CHECK(load("package: t.v1\ntypes: {Thing: {descripton: x}}").status().code() == Code::kInvalid);
+  CHECK(load("package: [").status().code() == Code::kInvalid);
+  // Only words here: rules stay in rules/, and the rules and fact files take no words.
+  CHECK_FALSE(load("package: t.v1\ncomplete: {v1: [Thing]}\ntypes: {}").is_ok());
+  auto twice = SchemaDescriptions::from_yaml(
+      *facts, {{"descriptions/a.yaml", "package: t.v1\ntypes: {Thing: {fields: {mode: a}}}"},
+               {"descriptions/b.yaml", "package: t.v1\ntypes: {Thing: {fields: {mode: b}}}"}});
+  CHECK(twice.status().message() ==
+        "schema descriptions descriptions/b.yaml: t.v1.Thing.mode: described twice");
+  CHECK_FALSE(SchemaSet::from_yaml(
+                  {{"t.yaml",
+                    "package: t.v1\ntypes:\n  Thing:\n    fields:\n"
+                    "    - {name: mode, number: 1, type: string}\n"}},
+                  {{"rules/t.yaml", "package: t.v1\ntypes: {Thing: {mode: {description: x}}}"}})
+                  .is_ok());
+  CHECK_FALSE(SchemaSet::from_yaml({{"t.yaml",
+                                     "package: t.v1\ntypes:\n  Thing:\n"
+                                     "    description: x\n    fields: []\n"}})
+                  .is_ok());
+}
+
+TEST_CASE("descriptions: every served kind says what it is; a described type says every field") {
+  auto set = SchemaSet::builtin();
+  REQUIRE(set.is_ok());
+  auto words = SchemaDescriptions::builtin(*set);
+  REQUIRE(words.is_ok());
+  auto registry = ResourceRegistry::builtin();
+  REQUIRE(registry.is_ok());
+  std::vector<GroupVersionKind> kinds;
+  for (const Resource& r : registry->resources()) {
+    kinds.push_back({r.group, r.version, r.kind});
+    for (const Subresource& sub : r.subresources) kinds.push_back(sub.response_kind);
+  }
+  for (const GroupVersionKind& gvk : kinds) {
+    INFO(gvk.group << "/" << gvk.version << " " << gvk.kind);
+    const MessageType* type = set->kind(gvk);
+    REQUIRE(type != nullptr);
+    CHECK(!words->type(*type).empty());
+  }
+  // The types kubectl explain is most often asked about: words for the type and every field.
+  for (const char* name :
+       {"meta.v1.ObjectMeta", "meta.v1.TypeMeta", "meta.v1.LabelSelector", "apps.v1.DeploymentSpec",
+        "apps.v1.DeploymentStrategy", "apps.v1.RollingUpdateDeployment", "core.v1.PodSpec",
+        "core.v1.Container", "core.v1.Probe", "core.v1.VolumeSource", "core.v1.ServiceSpec",
+        "core.v1.ServicePort", "batch.v1.JobSpec", "batch.v1.CronJobSpec"}) {
+    INFO(name);
+    const MessageType* type = set->type(name);
+    REQUIRE(type != nullptr);
+    CHECK(!words->type(*type).empty());
+    CHECK(!type->fields.empty());
+    for (const Field& f : type->fields)
+      CHECK((f.inline_fields || !words->field(*type, f.name).empty()));
+  }
+  // Any type reachable from a kind that has words for one field has words for all of them
+  // (an inline field is described in the type it embeds).
+  std::set<const MessageType*> seen;
+  std::vector<const MessageType*> todo;
+  for (const GroupVersionKind& gvk : kinds) todo.push_back(set->kind(gvk));
+  size_t described = 0;
+  while (!todo.empty()) {
+    const MessageType* type = todo.back();
+    todo.pop_back();
+    if (!seen.insert(type).second) continue;
+    bool any = false, all = true;
+    for (const Field& f : type->fields) {
+      const FieldType* t = &f.type;
+      while (t->element) t = t->element.get();
+      if (t->message) todo.push_back(t->message);
+      if (f.inline_fields) continue;
+      if (words->field(*type, f.name).empty()) {
+        all = false;
+      } else {
+        any = true;
+      }
+    }
+    INFO(type->name);
+    if (any) CHECK(all);
+    described += any;
+  }
+  CHECK(described > 100);
 }

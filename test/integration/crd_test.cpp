@@ -2,6 +2,9 @@
 // real `k3c server`: a CRD becomes a served resource (discovery, printer columns, short
 // names, categories, explain), its objects are pruned, defaulted and validated by the
 // schema, status and scale subresources work, and deleting the CRD takes it all away.
+// Also `kubectl explain` of built-in kinds, which prints our own descriptions
+// (src/api/schemas/descriptions/) from the same /openapi/v3 documents, and the garbage
+// collector over custom resources (as owners and as dependents).
 #include <catch2/catch.hpp>
 #include <thread>
 
@@ -339,6 +342,53 @@ TEST_CASE("the garbage collector follows custom resources and other kinds, owner
        session.file("stray.yaml", config_map("stray", owned_by("stable.example.com/v1", "CronTab",
                                                                "never", "0000-never", false)))});
   CHECK(gone("configmap/stray"));
+}
+
+TEST_CASE("kubectl explain prints our descriptions of built-in kinds") {
+  auto version = GENERATE(as<std::string>{}, "1.27", "1.33");
+  INFO("kubectl " << version);
+  KubectlSandbox session(version);
+  // stdout only: stderr may carry client-side notices (throttling) on a loaded machine.
+  auto explain = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "explain");
+    auto r = session.kubectl(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    return r.out;
+  };
+
+  // A field path: the field's words, then its type's, then the type's fields with theirs.
+  std::string strategy = explain({"deployment.spec.strategy"});
+  CHECK_THAT(strategy, Catch::Contains("KIND:       Deployment"));
+  CHECK_THAT(strategy, Catch::Contains("FIELD: strategy <DeploymentStrategy>"));
+  CHECK_THAT(strategy, Catch::Contains("DESCRIPTION:\n"
+                                       "    How running pods are replaced by pods of a new "
+                                       "template.\n"
+                                       "    How a Deployment replaces old pods with new ones.\n"));
+  CHECK_THAT(strategy, Catch::Contains("  rollingUpdate\t<RollingUpdateDeployment>\n"
+                                       "    The pace of a RollingUpdate. Only allowed with type "
+                                       "RollingUpdate.\n"));
+  CHECK_THAT(strategy, Catch::Contains("  type\t<string>\n"));  // 1.33 adds an enum line
+  CHECK_THAT(strategy, Catch::Contains("\n    RollingUpdate (the default) replaces pods a few"));
+
+  // A leaf field.
+  std::string image = explain({"pod.spec.containers.image"});
+  CHECK_THAT(image, Catch::Contains("FIELD: image <string>"));
+  CHECK_THAT(image, Catch::Contains("DESCRIPTION:\n    The image to run, such as \"nginx:1.27\""));
+
+  // A kind's own sentence, and the recursive field tree below it.
+  std::string service = explain({"service", "--recursive"});
+  CHECK_THAT(service, Catch::Contains("KIND:       Service\nVERSION:    v1\n\nDESCRIPTION:\n"
+                                      "    A stable name and virtual address for a set of pods"));
+  CHECK_THAT(service, Catch::Contains("  spec\t<ServiceSpec>\n    allocateLoadBalancerNodePorts"));
+  CHECK_THAT(service, Catch::Contains("    ports\t<[]ServicePort>\n      appProtocol\t<string>\n"));
+
+  // apiVersion and kind come from meta/v1 TypeMeta's words.
+  std::string pod = explain({"pod"});
+  CHECK_THAT(pod, Catch::Contains("  apiVersion\t<string>\n"
+                                  "    The group and version this object is written in"));
+  CHECK_THAT(pod, Catch::Contains("  metadata\t<ObjectMeta>\n"
+                                  "    The pod's name, namespace, labels and other object"));
 }
 
 }  // namespace

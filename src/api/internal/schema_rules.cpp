@@ -31,7 +31,7 @@ bool is_number(const FieldType& t) {
 Status apply_field_rules(Field& f, const YAML::Node& node, const std::string& where) {
   RETURN_IF_ERROR(check_yaml_keys(
       node,
-      {"default", "required", "enum", "immutable", "description", "format", "minimum", "maximum"},
+      {"default", "required", "enum", "immutable", "format", "minimum", "maximum"},
       "schema rules ", where));
   if (node["default"]) {
     auto d = yaml_to_json(YAML::Dump(node["default"]));
@@ -40,7 +40,6 @@ Status apply_field_rules(Field& f, const YAML::Node& node, const std::string& wh
   }
   if (node["required"]) f.required = node["required"].as<bool>();
   if (node["immutable"]) f.immutable = node["immutable"].as<bool>();
-  if (node["description"]) f.description = node["description"].as<std::string>();
   if (node["enum"]) {
     if (f.type.kind != FieldType::Kind::kString) return invalid(where, "enum is for strings");
     f.enum_values = node["enum"].as<std::vector<std::string>>();

@@ -4,6 +4,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/log.h"
 #include "core/version.h"
 #include "roles/apiserver/openapi_components.h"
 
@@ -69,6 +70,18 @@ OpenApiV3::OpenApiV3(const api::ResourceRegistry& registry,
   root_ = root.dump();
 }
 
+const api::SchemaDescriptions* OpenApiV3::words() const {
+  std::call_once(words_loaded_, [&] {
+    auto loaded = api::SchemaDescriptions::builtin(*builtin_);
+    if (loaded.is_ok()) {
+      words_ = std::move(loaded).value();
+    } else {  // explain still works, with empty descriptions
+      log::for_role("apiserver")->error("openapi: {}", loaded.status().message());
+    }
+  });
+  return words_ ? &*words_ : nullptr;
+}
+
 const std::string* OpenApiV3::group_version(const std::string& path) const {
   auto it = documents_.find(path);
   if (it == documents_.end()) return nullptr;
@@ -78,7 +91,7 @@ const std::string* OpenApiV3::group_version(const std::string& path) const {
     json& schemas = full["components"]["schemas"];
     if (builtin_) {
       // Named: a range-for over a temporary's items() would outlive the temporary (C++20).
-      json components = openapi_components(*builtin_, doc.kinds);
+      json components = openapi_components(*builtin_, doc.kinds, words());
       for (auto& [name, schema] : components.items()) {
         if (!schemas.contains(name)) schemas[name] = std::move(schema);
       }

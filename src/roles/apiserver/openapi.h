@@ -6,9 +6,11 @@
 //  - /openapi/v2: one Swagger 2.0 document, as gnostic's protobuf `openapi.v2.Document`
 //    (kubectl 1.27/1.28) or as JSON; openapi_v2.cpp lists the protobuf fields it writes.
 // /openapi/v3 also carries each group-version's component schemas, generated from the
-// project's schema descriptions (openapi_components.h) for `kubectl explain`.
+// project's schema descriptions (openapi_components.h) with our own words
+// (api/schema_descriptions.h) for `kubectl explain`.
 //
-// Thread-safety: both classes are immutable after construction.
+// Thread-safety: both classes are immutable after construction, apart from the documents
+// and words OpenApiV3 loads on first use (each behind a std::once_flag).
 #pragma once
 
 #include <array>
@@ -16,12 +18,14 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/registry.h"
 #include "api/schema.h"
+#include "api/schema_descriptions.h"
 
 namespace k3c::apiserver {
 
@@ -65,7 +69,13 @@ class OpenApiV3 {
     mutable std::once_flag rendered;
     mutable std::string text;
   };
+  // The descriptions, parsed when the first document is rendered (nullptr if they do not
+  // load, which the unit tests rule out for the embedded files).
+  const api::SchemaDescriptions* words() const;
+
   std::shared_ptr<const api::SchemaSet> builtin_;
+  mutable std::once_flag words_loaded_;
+  mutable std::optional<api::SchemaDescriptions> words_;
   std::string root_;
   std::map<std::string, std::unique_ptr<Document>> documents_;
 };

@@ -45,15 +45,20 @@ const SpecialType* special(Kind kind) {
 // Collects the definitions a set of kinds reaches.
 class Generator {
  public:
+  // `type_meta`: meta.v1.TypeMeta, whose fields (apiVersion, kind) every kind carries in
+  // JSON though its protobuf message does not; nullptr leaves them out. `words`: the
+  // descriptions, or nullptr.
+  Generator(const api::MessageType* type_meta, const api::SchemaDescriptions* words)
+      : type_meta_(type_meta), words_(words) {}
+
   json& definitions() { return definitions_; }
 
   void add_kind(const api::MessageType& type, const api::GroupVersionKind& gvk) {
     json& def = add_message(type);
-    json& props = def["properties"];
-    props["apiVersion"] = {{"type", "string"},
-                           {"description", "The versioned schema of this representation."}};
-    props["kind"] = {{"type", "string"},
-                     {"description", "The REST resource this object represents."}};
+    if (type_meta_) {
+      json required = json::array();  // stays empty: TypeMeta has no required fields
+      for (const auto& field : type_meta_->fields) add_property(def, *type_meta_, field, required);
+    }
     def["x-kubernetes-group-version-kind"].push_back(
         {{"group", gvk.group}, {"version", gvk.version}, {"kind", gvk.kind}});
   }
@@ -64,23 +69,31 @@ class Generator {
     if (definitions_.contains(name)) return definitions_[name];
     json& def = definitions_[name];  // placed before recursing: types refer to themselves
     def = {{"type", "object"}, {"properties", json::object()}};
+    if (words_ && !words_->type(type).empty()) def["description"] = std::string(words_->type(type));
     json required = json::array();
     for (const auto& field : type.fields) {
       if (field.inline_fields && field.type.message) {
         // Embedded fields sit in the parent object in JSON; describe them there.
-        for (const auto& inner : field.type.message->fields) add_property(def, inner, required);
+        for (const auto& inner : field.type.message->fields) {
+          add_property(def, *field.type.message, inner, required);
+        }
         continue;
       }
-      add_property(def, field, required);
+      add_property(def, type, field, required);
     }
     if (!required.empty()) def["required"] = std::move(required);
     return definitions_[name];
   }
 
-  void add_property(json& def, const api::Field& field, json& required) {
+  // `owner`: the type that declares `field` (an embedded type for inline fields).
+  void add_property(json& def, const api::MessageType& owner, const api::Field& field,
+                    json& required) {
     if (field.name.empty()) return;
     json property = schema_of(field.type);
-    if (!field.description.empty()) property["description"] = field.description;
+    if (words_) {
+      std::string_view text = words_->field(owner, field.name);
+      if (!text.empty()) property["description"] = std::string(text);
+    }
     if (!field.default_value.is_null()) property["default"] = field.default_value;
     if (!field.enum_values.empty()) property["enum"] = field.enum_values;
     if (!field.list_type.empty()) property["x-kubernetes-list-type"] = field.list_type;
@@ -129,6 +142,8 @@ class Generator {
     return {{"allOf", json::array({{{"$ref", schema_ref(s->definition)}}})}};
   }
 
+  const api::MessageType* type_meta_;
+  const api::SchemaDescriptions* words_;
   json definitions_ = json::object();
 };
 
@@ -145,8 +160,9 @@ std::string openapi_definition_name(const std::string& qualified_type) {
 }
 
 json openapi_components(const api::SchemaSet& schemas,
-                        const std::vector<api::GroupVersionKind>& kinds) {
-  Generator generator;
+                        const std::vector<api::GroupVersionKind>& kinds,
+                        const api::SchemaDescriptions* words) {
+  Generator generator(schemas.type("meta.v1.TypeMeta"), words);
   std::set<std::string> seen;  // a kind served by several resources is described once
   for (const auto& gvk : kinds) {
     if (!seen.insert(gvk.group + "/" + gvk.version + "/" + gvk.kind).second) continue;

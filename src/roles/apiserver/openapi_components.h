@@ -13,15 +13,18 @@
 
 #include "api/registry.h"
 #include "api/schema.h"
+#include "api/schema_descriptions.h"
 
 namespace k3c::apiserver {
 
 // Upstream's definition name for a schema type ("core.v1.Pod" -> "io.k8s.api.core.v1.Pod").
 std::string openapi_definition_name(const std::string& qualified_type);
 
-// The schemas of `kinds` and every type they reach, keyed by definition name. Kinds without
-// a schema description are left out (explain then says it cannot find them).
+// The schemas of `kinds` and every type they reach, keyed by definition name, with the
+// `words` for types and fields as their descriptions (none when nullptr). Kinds without a
+// schema are left out (explain then says it cannot find them).
 nlohmann::json openapi_components(const api::SchemaSet& schemas,
-                                  const std::vector<api::GroupVersionKind>& kinds);
+                                  const std::vector<api::GroupVersionKind>& kinds,
+                                  const api::SchemaDescriptions* words);
 
 }  // namespace k3c::apiserver

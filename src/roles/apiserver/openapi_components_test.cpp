@@ -37,7 +37,7 @@ TEST_CASE("definition names follow upstream's packages") {
 }
 
 TEST_CASE("a kind's schema reaches every type it uses, and every reference resolves") {
-  json c = openapi_components(builtin(), {{"apps", "v1", "Deployment"}});
+  json c = openapi_components(builtin(), {{"apps", "v1", "Deployment"}}, nullptr);
   const json& d = c.at("io.k8s.api.apps.v1.Deployment");
   CHECK(d.at("x-kubernetes-group-version-kind") ==
         json::parse(R"([{"group":"apps","version":"v1","kind":"Deployment"}])"));
@@ -62,7 +62,7 @@ TEST_CASE("a kind's schema reaches every type it uses, and every reference resol
 }
 
 TEST_CASE("inline fields appear in the parent object") {
-  json c = openapi_components(builtin(), {{"", "v1", "Pod"}});
+  json c = openapi_components(builtin(), {{"", "v1", "Pod"}}, nullptr);
   // Volume embeds VolumeSource: its members are Volume's own properties in JSON.
   const json& volume = c.at("io.k8s.api.core.v1.Volume").at("properties");
   CHECK(volume.contains("name"));
@@ -70,8 +70,37 @@ TEST_CASE("inline fields appear in the parent object") {
   CHECK(volume.contains("emptyDir"));
 }
 
+TEST_CASE("our words become the descriptions of types and properties") {
+  auto words = api::SchemaDescriptions::builtin(builtin());
+  REQUIRE(words.is_ok());
+  json c =
+      openapi_components(builtin(), {{"apps", "v1", "Deployment"}, {"", "v1", "Pod"}}, &*words);
+  const api::MessageType& strategy = *builtin().type("apps.v1.DeploymentStrategy");
+  const json& deployment = c.at("io.k8s.api.apps.v1.Deployment");
+  CHECK(deployment.at("description") == words->type(*builtin().type("apps.v1.Deployment")));
+  CHECK(c.at("io.k8s.api.apps.v1.DeploymentStrategy").at("description") == words->type(strategy));
+  CHECK(
+      c.at("io.k8s.api.apps.v1.DeploymentStrategy").at("properties").at("type").at("description") ==
+      words->field(strategy, "type"));
+  // apiVersion and kind come from meta.v1.TypeMeta's words.
+  CHECK(deployment.at("properties").at("apiVersion").at("description") ==
+        words->field(*builtin().type("meta.v1.TypeMeta"), "apiVersion"));
+  // An inline field's members carry the words of the type that declares them.
+  CHECK(c.at("io.k8s.api.core.v1.Volume").at("properties").at("configMap").at("description") ==
+        words->field(*builtin().type("core.v1.VolumeSource"), "configMap"));
+  CHECK(c.at("io.k8s.api.core.v1.ConfigMapKeySelector")
+            .at("properties")
+            .at("name")
+            .at("description") ==
+        words->field(*builtin().type("core.v1.LocalObjectReference"), "name"));
+  CHECK_FALSE(words->type(strategy).empty());
+  // Without words there are none.
+  json bare = openapi_components(builtin(), {{"apps", "v1", "Deployment"}}, nullptr);
+  CHECK_FALSE(bare.at("io.k8s.api.apps.v1.Deployment").contains("description"));
+}
+
 TEST_CASE("kinds without a schema description are left out") {
-  json c = openapi_components(builtin(), {{"example.com", "v1", "Widget"}});
+  json c = openapi_components(builtin(), {{"example.com", "v1", "Widget"}}, nullptr);
   CHECK(c.empty());
 }
 
