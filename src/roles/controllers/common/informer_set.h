@@ -15,7 +15,8 @@ namespace k3c::controllers {
 class InformerSet {
  public:
   // `shared`: the parsed trees shared with the process's other informers (may be null).
-  InformerSet(client::Client& client, std::shared_ptr<client::SharedObjects> shared)
+  explicit InformerSet(client::Client& client,
+                       std::shared_ptr<client::SharedObjects> shared = nullptr)
       : client_(client), shared_(std::move(shared)) {}
   ~InformerSet() { stop_all(); }
 
