@@ -134,6 +134,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     k.runtime = [runtime]() -> runtime::RuntimeService* { return runtime->runtime(); };
     k.images = [runtime]() -> runtime::ImageService* { return runtime->runtime(); };
     k.endpoints = kubelets;
+    k.shared_objects = shared_objects;
     roles.push_back(std::make_shared<kubelet::KubeletRole>(std::move(k)));
   }
   return roles;
