@@ -14,7 +14,10 @@ nothing an earlier one left behind weighs on it. Figures, per repetition (median
   - end to end: apply -> all R pods created, all bound (spec.nodeName set), all Ready
     (deployment readyReplicas == R); pods bound per second; ratio to the reference's
     creation rate and to the issue's target (1,000 pods/s).
-  - memory once all pods run: VmRSS (and VmHWM) of the k3c server and, apart, of the tool.
+  - memory once all pods run: VmRSS (and VmHWM) of the k3c server and, apart, of the tool;
+    and the reference server's VmRSS once its R pods exist (nothing bound, no nodes).
+With --baseline OTHER_K3C every repetition measures both binaries, alternating which goes
+first, and the summary gives each one's medians and the ratio of the two.
 Counts come from cheap lists (limit=1 and remainingItemCount) polled every 100 ms.
 """
 import argparse
@@ -152,8 +155,8 @@ def create_namespace(api, name, limit):
              lambda: api.call("GET", f"{ns(name)}/serviceaccounts/default")[0] == 200, limit)
 
 
-def reference_run(api, replicas, name, limit):
-    """Pods created per second when nothing binds them."""
+def reference_run(api, replicas, name, limit, server_pid):
+    """Pods created per second when nothing binds them, and the server's VmRSS then."""
     create_namespace(api, name, limit)
     t0 = time.monotonic()
     status, body = api.call("POST", deployments(name),
@@ -162,7 +165,8 @@ def reference_run(api, replicas, name, limit):
         raise RuntimeError(f"create {name}: {status} {body}")
     t = wait_for("reference pods created", lambda: api.count(f"{ns(name)}/pods") >= replicas,
                  limit)
-    return replicas / (t - t0)
+    time.sleep(2)  # the informers and events catch up
+    return replicas / (t - t0), vm(server_pid, "VmRSS")
 
 
 def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
@@ -202,8 +206,9 @@ class Cluster:
     scratch directory of its own: every measurement starts from an empty cluster, so nothing
     a previous one left (pods being deleted, watch history) weighs on it."""
 
-    def __init__(self, args, nodes):
+    def __init__(self, args, nodes, k3c):
         self.args = args
+        self.k3c = k3c
         self.scratch = tempfile.mkdtemp(prefix="k3c-hollow-bench-")
         port = free_port()
         config = os.path.join(self.scratch, "config.yaml")
@@ -212,7 +217,7 @@ class Cluster:
         self.kubeconfig = os.path.join(self.scratch, "kubeconfig.yaml")
         self.env = {"HOME": self.scratch, "PATH": "/usr/bin:/bin"}
         log = open(os.path.join(self.scratch, "server.log"), "w")
-        self.server = subprocess.Popen([args.k3c, "server", "-c", config, "-d",
+        self.server = subprocess.Popen([k3c, "server", "-c", config, "-d",
                                         os.path.join(self.scratch, "data"), "--write-kubeconfig",
                                         self.kubeconfig, "--disable-agent",
                                         # 4,096 node /24s: the default 10.42.0.0/16 has 256
@@ -230,7 +235,7 @@ class Cluster:
             return self
         t0 = time.monotonic()
         log = open(os.path.join(self.scratch, "hollow.log"), "w")
-        self.tool = subprocess.Popen([self.args.k3c, "bench", "hollow-nodes", "--kubeconfig",
+        self.tool = subprocess.Popen([self.k3c, "bench", "hollow-nodes", "--kubeconfig",
                                       self.kubeconfig, "--count", str(self.nodes),
                                       "--status-workers", str(self.args.status_workers)],
                                      env=self.env, stdout=log, stderr=subprocess.STDOUT)
@@ -266,45 +271,29 @@ class Cluster:
         return False
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--k3c", default=os.path.join(here, "..", "build", "k3c"))
-    p.add_argument("--nodes", type=int, default=100)
-    p.add_argument("--replicas", type=int, default=3000)
-    p.add_argument("--reps", type=int, default=3)
-    p.add_argument("--status-workers", type=int, default=8)
-    p.add_argument("--limit", type=float, default=600, help="seconds any one wait may take")
-    p.add_argument("--keep", action="store_true", help="keep the scratch directories")
-    args = p.parse_args()
+def measure(args, k3c):
+    """One repetition with one binary: the reference, then the end-to-end run."""
+    with Cluster(args, 0, k3c) as c:
+        ref, ref_rss = reference_run(c.api, args.replicas, "ref", args.limit, c.server.pid)
+    with Cluster(args, args.nodes, k3c) as c:
+        run = e2e_run(c.api, args.replicas, "web", args.limit, c.server.pid, c.tool.pid)
+        run["nodes_s"] = c.nodes_s
+        run["rss_nodes"] = c.rss_nodes
+    run["ref"] = ref
+    run["ref_rss"] = ref_rss
+    run["load"] = os.getloadavg()[0]
+    return run
 
-    print(f"k3c hollow-nodes benchmark: {args.nodes} nodes, {args.replicas} replicas, "
-          f"{args.reps} repetitions, status workers {args.status_workers}", flush=True)
-    refs, runs = [], []
-    for rep in range(args.reps):
-        with Cluster(args, 0) as c:
-            refs.append(reference_run(c.api, args.replicas, "ref", args.limit))
-        with Cluster(args, args.nodes) as c:
-            run = e2e_run(c.api, args.replicas, "web", args.limit, c.server.pid, c.tool.pid)
-            run["nodes_s"] = c.nodes_s
-            run["rss_nodes"] = c.rss_nodes
-            runs.append(run)
-        load = os.getloadavg()[0]
-        print(f"  rep {rep + 1}: reference {refs[-1]:.0f} pods created/s | {args.nodes} nodes "
-              f"Ready in {run['nodes_s']:.1f} s (server RSS {run['rss_nodes']:.0f} MB) | e2e "
-              f"created {run['created_s']:.1f} s, bound {run['bound_s']:.1f} s "
-              f"({run['bound_per_s']:.0f}/s), ready {run['ready_s']:.1f} s "
-              f"({run['ready_per_s']:.0f}/s) | server RSS {run['server_rss']:.0f} MB "
-              f"(peak {run['server_hwm']:.0f}), tool RSS {run['tool_rss']:.0f} MB | "
-              f"load {load:.1f}", flush=True)
 
+def summarize(args, label, runs):
     def med(key):
         return statistics.median(r[key] for r in runs)
 
-    ref = statistics.median(refs)
+    ref = med("ref")
     bound = med("bound_per_s")
-    print("summary (medians):")
-    print(f"  reference: pods created/s, nothing binding        {ref:8.0f}")
+    print(f"summary (medians) for {label}:")
+    print(f"  reference: pods created/s, nothing binding        {ref:8.0f}   "
+          f"server RSS then {med('ref_rss'):.0f} MB")
     print(f"  {args.nodes} nodes registered and Ready in   {med('nodes_s'):8.1f} s")
     print(f"  apply -> all created                 {med('created_s'):8.1f} s")
     print(f"  apply -> all bound                   {med('bound_s'):8.1f} s   "
@@ -314,12 +303,57 @@ def main():
     print(f"  apply -> all Running and Ready       {med('ready_s'):8.1f} s   "
           f"{med('ready_per_s'):6.0f} pods/s")
     srv = med("server_rss")
+    print(f"  server VmRSS with {args.nodes} nodes only: {med('rss_nodes'):.0f} MB")
     print(f"  server VmRSS with {args.nodes} nodes, {args.replicas} pods: {srv:.0f} MB "
           f"(peak {med('server_hwm'):.0f} MB); target {TARGET_RSS_MB:.0f} MB: ratio "
           f"{srv / TARGET_RSS_MB:.2f} ({'met' if srv <= TARGET_RSS_MB else 'NOT MET'})"
           + ("" if args.nodes >= 1000 and args.replicas >= 10000 else
              " [target is for 1,000 nodes and 10,000 pods]"))
     print(f"  hollow-nodes tool VmRSS: {med('tool_rss'):.0f} MB (peak {med('tool_hwm'):.0f})")
+    return {k: med(k) for k in ("ref", "bound_per_s", "ready_per_s", "bound_s", "server_rss",
+                                "server_hwm", "rss_nodes", "ref_rss")}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--k3c", default=os.path.join(here, "..", "build", "k3c"))
+    p.add_argument("--baseline", help="another k3c binary measured alternately with --k3c")
+    p.add_argument("--nodes", type=int, default=100)
+    p.add_argument("--replicas", type=int, default=3000)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--status-workers", type=int, default=8)
+    p.add_argument("--limit", type=float, default=600, help="seconds any one wait may take")
+    p.add_argument("--keep", action="store_true", help="keep the scratch directories")
+    args = p.parse_args()
+
+    binaries = [("k3c", args.k3c)] + ([("baseline", args.baseline)] if args.baseline else [])
+    print(f"k3c hollow-nodes benchmark: {args.nodes} nodes, {args.replicas} replicas, "
+          f"{args.reps} repetitions, status workers {args.status_workers}; "
+          + ", ".join(f"{label} = {path}" for label, path in binaries), flush=True)
+    runs = {label: [] for label, _ in binaries}
+    for rep in range(args.reps):
+        order = binaries if rep % 2 == 0 else binaries[::-1]
+        for label, path in order:
+            run = measure(args, path)
+            runs[label].append(run)
+            print(f"  rep {rep + 1} {label}: reference {run['ref']:.0f} pods created/s (RSS "
+                  f"{run['ref_rss']:.0f} MB) | {args.nodes} nodes Ready in {run['nodes_s']:.1f} s "
+                  f"(server RSS {run['rss_nodes']:.0f} MB) | e2e created {run['created_s']:.1f} s, "
+                  f"bound {run['bound_s']:.1f} s ({run['bound_per_s']:.0f}/s), ready "
+                  f"{run['ready_s']:.1f} s ({run['ready_per_s']:.0f}/s) | server RSS "
+                  f"{run['server_rss']:.0f} MB (peak {run['server_hwm']:.0f}), tool RSS "
+                  f"{run['tool_rss']:.0f} MB | load {run['load']:.1f}", flush=True)
+    meds = {label: summarize(args, label, runs[label]) for label, _ in binaries}
+    if args.baseline:
+        a, b = meds["k3c"], meds["baseline"]
+        print("k3c / baseline (ratio of medians):")
+        for key, what in (("bound_per_s", "pods bound/s"), ("ready_per_s", "pods Ready/s"),
+                          ("ref", "reference pods created/s"),
+                          ("server_rss", "server VmRSS with nodes and pods"),
+                          ("rss_nodes", "server VmRSS with nodes only"),
+                          ("ref_rss", "reference server VmRSS")):
+            print(f"  {what:36s} {a[key]:8.0f} / {b[key]:8.0f} = {a[key] / b[key]:.2f}")
     print(f"  load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -6,6 +6,7 @@
 #include "cli/data_dir.h"
 #include "cli/registry_transport.h"
 #include "cli/store_role.h"
+#include "client/shared_objects.h"
 #include "core/ids.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
@@ -100,12 +101,15 @@ std::vector<std::shared_ptr<Role>> server_roles(
   auto apiserver =
       std::make_shared<apiserver::ApiServerRole>(std::move(a), [store] { return store->store(); });
   std::vector<std::shared_ptr<Role>> roles = {store, apiserver};
+  // One parsed tree per object version for the informers of every role in this process.
+  auto shared_objects = std::make_shared<client::SharedObjects>();
   if (!config.disable_controller_manager) {
     controllers::ControllerManagerConfig cm;
     cm.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
     cm.root_ca_pem = [apiserver] { return apiserver->server_ca_pem(); };
     cm.identity = host_name() + "_" + new_uuid();
     cm.settings = config.controller_manager;
+    cm.shared_objects = shared_objects;
     cm.settings.local_storage = !config.disabled.count("local-storage");
     cm.settings.local_storage_dir = config.node.data_dir + "/storage";
     cm.settings.local_node_name = kubelet::node_name_for(config.node.node_name, host_name());
@@ -116,6 +120,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     sc.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
     sc.identity = host_name() + "_" + new_uuid();
     sc.settings = config.scheduler;
+    sc.shared_objects = shared_objects;
     roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
   }
   if (!config.disable_agent) {
@@ -129,6 +134,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     k.runtime = [runtime]() -> runtime::RuntimeService* { return runtime->runtime(); };
     k.images = [runtime]() -> runtime::ImageService* { return runtime->runtime(); };
     k.endpoints = kubelets;
+    k.shared_objects = shared_objects;
     roles.push_back(std::make_shared<kubelet::KubeletRole>(std::move(k)));
   }
   return roles;

@@ -86,11 +86,17 @@ void EventRecorder::run() {
 
 void EventRecorder::write(const Pending& e) {
   std::string now = rfc3339(clock_.wall_now());
+  std::string object_key = e.source;
+  for (const char* field : {"apiVersion", "kind", "namespace", "name", "uid"})
+    object_key += "\n" + e.involved.value(field, "");
   std::string id = e.involved.value("uid", "") + "\n" + e.involved.value("fieldPath", "") + "\n" +
                    e.reason + "\n" + e.message;
-  auto& seen = seen_[id];
+  Correlation c =
+      correlator_.correlate(object_key, object_key + "\n" + e.type + "\n" + e.reason, id, e.message);
+  if (c.skip) return;  // upstream's spam filter: this source said enough about the object
+  auto& seen = seen_[c.dedupe_key];
   if (seen.count > 0 && clock_.now() - seen.at < kAggregateWindow) {
-    json patch = {{"count", seen.count + 1}, {"lastTimestamp", now}};
+    json patch = {{"count", seen.count + 1}, {"lastTimestamp", now}, {"message", c.message}};
     if (client::patch(client_, resources::kEvents, e.ns, seen.name, "application/merge-patch+json",
                       patch)
             .is_ok()) {
@@ -110,7 +116,7 @@ void EventRecorder::write(const Pending& e) {
                 {"metadata", {{"name", name}, {"namespace", e.ns}}},
                 {"involvedObject", e.involved},
                 {"reason", e.reason},
-                {"message", e.message},
+                {"message", c.message},
                 {"type", e.type},
                 {"source", {{"component", e.source}}},
                 {"reportingComponent", e.source},

@@ -1,8 +1,9 @@
 // Records core/v1 Events about objects, as upstream's event recorder (client-go's
 // tools/record), for every role that reports what it does (controllers, scheduler): on a background
 // thread through a bounded queue (a burst of events never slows a controller; past the bound events
-// are dropped and counted), the same reason on the same object within 10 minutes updates the
-// existing Event's count instead of creating another.
+// are dropped and counted), the same reason and message on the same object within 10 minutes
+// updates the existing Event's count instead of creating another, and upstream's aggregation and
+// spam filter (event_correlator.h) bound what one source writes about one object.
 //
 // Threads: record() from any thread.
 #pragma once
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "client/client.h"
+#include "client/event_correlator.h"
 #include "core/clock.h"
 
 namespace k3c::client {
@@ -51,7 +53,7 @@ class EventRecorder {
   std::deque<Pending> queue_;
   bool stopping_ = false;
   size_t dropped_ = 0;
-  // (uid, reason, message) -> (event name, count, first seen) for aggregation.
+  // dedupe key (event_correlator.h) -> (event name, count, first seen) for counting.
   struct Seen {
     std::string name;
     int count = 0;
@@ -59,6 +61,7 @@ class EventRecorder {
     std::string first_timestamp;
   };
   std::map<std::string, Seen> seen_;  // writer thread only
+  EventCorrelator correlator_{clock_};  // writer thread only
   std::thread thread_;
 };
 

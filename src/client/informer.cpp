@@ -3,6 +3,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "client/event_peek.h"
 #include "core/log.h"
 
 namespace k3c::client {
@@ -43,8 +44,13 @@ std::pair<std::string, std::string> split_key(std::string_view key) {
   return {std::string(key.substr(0, slash)), std::string(key.substr(slash + 1))};
 }
 
-Informer::Informer(Client& client, ResourceId resource, ListOptions selectors)
-    : client_(client), resource_(std::move(resource)), selectors_(std::move(selectors)) {}
+Informer::Informer(Client& client, ResourceId resource, ListOptions selectors,
+                   std::shared_ptr<SharedObjects> shared)
+    : client_(client),
+      resource_(std::move(resource)),
+      selectors_(std::move(selectors)),
+      shared_(std::move(shared)),
+      path_(resource_.path()) {}
 
 Informer::~Informer() { stop(); }
 
@@ -137,7 +143,7 @@ Status Informer::relist() {
     if (!page.is_object() || !page["items"].is_array())
       return error(Code::kInternal, "list of " + resource_.plural + " without items");
     for (auto& item : page["items"]) {
-      auto object = std::make_shared<const json>(trimmed(std::move(item)));
+      ObjectPtr object = filed(std::move(item));
       fresh_keys.insert(key_of(*object));
       fresh.push_back(std::move(object));
     }
@@ -185,6 +191,7 @@ Informer::WatchEnd Informer::watch_once() {
       if ((*lines)->ended()) break;
       continue;
     }
+    if (apply_shared(*line)) continue;
     json event = json::parse(*line, nullptr, false);
     if (!event.is_object()) {
       end = WatchEnd::kRelist;
@@ -196,7 +203,12 @@ Informer::WatchEnd Informer::watch_once() {
       end = WatchEnd::kRelist;
       break;
     }
-    apply(type, std::move(event["object"]));
+    if (type == "BOOKMARK") {  // only a resourceVersion: never filed as an object
+      if (const std::string& rv = meta_field(event["object"], "resourceVersion"); !rv.empty())
+        resource_version_ = rv;
+      continue;
+    }
+    apply(type, filed(std::move(event["object"])));
   }
   {
     std::lock_guard lock(watch_mu_);
@@ -206,11 +218,29 @@ Informer::WatchEnd Informer::watch_once() {
   return stopping_ ? WatchEnd::kStopped : end;
 }
 
-void Informer::apply(const std::string& type, json object) {
-  const std::string& rv = meta_field(object, "resourceVersion");
+ObjectPtr Informer::filed(json object) {
+  auto parsed = std::make_shared<const json>(trimmed(std::move(object)));
+  return shared_ ? shared_->share(path_, std::move(parsed)) : parsed;
+}
+
+bool Informer::apply_shared(std::string_view line) {
+  if (!shared_) return false;
+  auto peek = peek_event(line);
+  if (!peek) return false;
+  if (peek->type == "BOOKMARK") {
+    resource_version_ = std::string(peek->resource_version);
+    return true;
+  }
+  if (peek->type != "ADDED" && peek->type != "MODIFIED" && peek->type != "DELETED") return false;
+  ObjectPtr object = shared_->find(path_, peek->resource_version);
+  if (!object) return false;
+  apply(peek->type, std::move(object));
+  return true;
+}
+
+void Informer::apply(std::string_view type, ObjectPtr now) {
+  const std::string& rv = meta_field(*now, "resourceVersion");
   if (!rv.empty()) resource_version_ = rv;
-  if (type == "BOOKMARK") return;
-  auto now = std::make_shared<const json>(trimmed(std::move(object)));
   if (type == "DELETED") {
     std::string key = key_of(*now);
     erase(key);

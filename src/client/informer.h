@@ -5,7 +5,8 @@
 // indexes answer "which pods does this ReplicaSet own" without a scan.
 //
 // Objects are kept without metadata.managedFields (controllers never read them; they are
-// a large share of an object).
+// a large share of an object). Informers given the process's SharedObjects (shared_objects.h)
+// keep one tree per object version between them and parse an event only when none of them has.
 //
 // Threads: one thread per informer runs the list/watch loop and calls the handlers (which
 // must be quick: they queue keys). get/list/by_index from any thread.
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "client/client.h"
+#include "client/shared_objects.h"
 #include "core/lifecycle.h"
 
 namespace k3c::client {
@@ -46,7 +48,9 @@ using IndexFunc = std::function<std::vector<std::string>(const nlohmann::json&)>
 
 class Informer {
  public:
-  Informer(Client& client, ResourceId resource, ListOptions selectors = {});
+  // `shared`: the trees of the process's other informers (null: this informer's own).
+  Informer(Client& client, ResourceId resource, ListOptions selectors = {},
+           std::shared_ptr<SharedObjects> shared = nullptr);
   ~Informer();
 
   // Before start().
@@ -73,7 +77,11 @@ class Informer {
   void run_once(bool& need_list, std::chrono::milliseconds& backoff);
   Status relist();
   WatchEnd watch_once();
-  void apply(const std::string& type, nlohmann::json object);
+  // A freshly parsed object, trimmed and (with shared_) exchanged for the shared tree.
+  ObjectPtr filed(nlohmann::json object);
+  // A watch line's event without parsing it, when shared_ has its object; false otherwise.
+  bool apply_shared(std::string_view line);
+  void apply(std::string_view type, ObjectPtr object);
   void put(ObjectPtr object);
   void erase(const std::string& key);
   void index_locked(const std::string& key, const nlohmann::json* old, const nlohmann::json* now);
@@ -83,6 +91,8 @@ class Informer {
   Client& client_;
   const ResourceId resource_;
   const ListOptions selectors_;
+  const std::shared_ptr<SharedObjects> shared_;
+  const std::string path_;  // resource_.path(): the shared trees' key
   std::vector<EventHandler> handlers_;
   std::map<std::string, IndexFunc> index_funcs_;
 

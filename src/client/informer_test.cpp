@@ -29,7 +29,12 @@ json pod(const std::string& name, int rv, const std::string& node = "") {
 // A watch body whose event lines the test pushes.
 class FakeStream final : public testing::PushStream {
  public:
-  void push(const json& event, bool end = false) { PushStream::push(event.dump() + "\n", end); }
+  // In the order the apiserver writes an event's members (dump() would sort them).
+  void push(const json& event, bool end = false) {
+    PushStream::push(R"({"type":)" + event["type"].dump() + R"(,"object":)" +
+                         event["object"].dump() + "}\n",
+                     end);
+  }
 };
 
 struct FakeApi {
@@ -135,6 +140,67 @@ TEST_CASE("an informer lists, watches, indexes and relists after 410") {
   std::lock_guard lock(mu);
   CHECK(seen == std::vector<std::string>{"add default/a", "add default/b", "update default/a",
                                          "delete default/b", "delete default/a", "add default/c"});
+}
+
+TEST_CASE("informers given the same SharedObjects keep one tree per object version") {
+  auto shared = std::make_shared<SharedObjects>();
+  FakeApi api_a, api_b;
+  api_a.items = api_b.items = json::array({pod("a", 5, "n1"), pod("b", 6)});
+  InProcessClient client_a([&](http::Request& r) { return api_a.handle(r); }, {});
+  InProcessClient client_b([&](http::Request& r) { return api_b.handle(r); }, {});
+  Informer first(client_a, resources::kPods, {}, shared);
+  // The second watches with a selector (as the scheduler does): the same object versions.
+  ListOptions selected;
+  selected.field_selector = "status.phase!=Failed";
+  Informer second(client_b, resources::kPods, selected, shared);
+  Informer own(client_a, resources::kPods);  // not sharing: a tree of its own
+  first.start();
+  second.start();
+  REQUIRE(first.wait_synced(5s));
+  REQUIRE(second.wait_synced(5s));
+  CHECK(first.get("default/a") == second.get("default/a"));
+  CHECK_FALSE(first.get("default/a")->at("metadata").contains("managedFields"));
+
+  auto stream_a = api_a.wait_watch(1);
+  auto stream_b = api_b.wait_watch(1);
+  json modified = {{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}};
+  stream_a->push(modified);
+  REQUIRE(eventually([&] { return first.get("default/a")->at("spec")["nodeName"] == "n2"; }));
+  stream_b->push(modified);
+  REQUIRE(eventually([&] { return second.get("default/a")->at("spec")["nodeName"] == "n2"; }));
+  CHECK(first.get("default/a") == second.get("default/a"));
+  // A version already filed is not parsed again: the filed tree is taken (a resourceVersion
+  // names one version of one object; this line lies about it, which no server does).
+  stream_b->push({{"type", "MODIFIED"}, {"object", pod("a", 11, "n3")}});
+  // A bookmark moves the version on without filing anything; a delete found shared.
+  json bookmark = {{"type", "BOOKMARK"},
+                   {"object", {{"kind", "Pod"}, {"metadata", {{"resourceVersion", "12"}}}}}};
+  stream_a->push(bookmark);
+  stream_b->push(bookmark);
+  json deleted = {{"type", "DELETED"}, {"object", pod("b", 13)}};
+  stream_a->push(deleted);
+  stream_b->push(deleted);
+  REQUIRE(eventually([&] { return first.size() == 1 && second.size() == 1; }));
+  CHECK(shared->find(resources::kPods.path(), "12") == nullptr);
+  CHECK(second.get("default/a")->at("spec")["nodeName"] == "n2");
+  // The watch resumes after the last version either saw.
+  stream_b->push({{"type", "BOOKMARK"},
+                  {"object", {{"kind", "Pod"}, {"metadata", {{"resourceVersion", "14"}}}}}},
+                 true);
+  api_b.wait_watch(2);
+  CHECK(api_b.watch_targets[1].find("resourceVersion=14") != std::string::npos);
+
+  {
+    std::lock_guard lock(api_a.mu);
+    api_a.items = json::array({pod("a", 11, "n2")});
+  }
+  own.start();
+  REQUIRE(own.wait_synced(5s));
+  CHECK(own.get("default/a") != first.get("default/a"));
+  CHECK(*own.get("default/a") == *first.get("default/a"));
+  own.stop();
+  first.stop();
+  second.stop();
 }
 
 }  // namespace

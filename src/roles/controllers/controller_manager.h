@@ -23,6 +23,7 @@ namespace k3c::client {
 class Client;
 class EventRecorder;
 class LeadershipRun;
+class SharedObjects;
 }  // namespace k3c::client
 
 namespace k3c::controllers {
@@ -37,6 +38,8 @@ struct ControllerManagerConfig {
   std::function<std::string()> root_ca_pem;
   std::string identity;  // leader election: <host>_<uuid>
   ControllerManagerSettings settings;
+  // The parsed objects the process's informers share (null: the controllers' own).
+  std::shared_ptr<client::SharedObjects> shared_objects;
 };
 
 class ControllerManagerRole final : public Role {

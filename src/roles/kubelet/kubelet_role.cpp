@@ -105,6 +105,7 @@ Status KubeletRole::start() {
   if (runtime_ != nullptr && images_ != nullptr) {
     PodManagerConfig pods;
     pods.node_name = id.name;
+    pods.shared_objects = config_.shared_objects;
     pods.node = node_facts(id, probe_->probe());
     pods.dns.cluster = {{config_.cluster_dns}, config_.cluster_domain};
     if (config_.cluster_dns.empty()) pods.dns.cluster.servers.clear();

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/shared_objects.h"
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
@@ -74,6 +75,8 @@ struct KubeletConfig {
   std::function<runtime::RuntimeService*()> runtime;
   std::function<runtime::ImageService*()> images;
   KubeletSettings settings;
+  // The parsed objects the process's informers share (null: the kubelet's own).
+  std::shared_ptr<client::SharedObjects> shared_objects;
 };
 
 class KubeletRole final : public Role {

@@ -6,7 +6,7 @@ namespace k3c::controllers {
 
 client::Informer& InformerSet::informer(const client::ResourceId& resource) {
   auto& slot = informers_[resource.path()];
-  if (!slot) slot = std::make_unique<client::Informer>(client_, resource);
+  if (!slot) slot = std::make_unique<client::Informer>(client_, resource, client::ListOptions{}, shared_);
   return *slot;
 }
 

@@ -14,7 +14,10 @@ namespace k3c::controllers {
 
 class InformerSet {
  public:
-  explicit InformerSet(client::Client& client) : client_(client) {}
+  // `shared`: the parsed trees shared with the process's other informers (may be null).
+  explicit InformerSet(client::Client& client,
+                       std::shared_ptr<client::SharedObjects> shared = nullptr)
+      : client_(client), shared_(std::move(shared)) {}
   ~InformerSet() { stop_all(); }
 
   client::Informer& informer(const client::ResourceId& resource);
@@ -25,6 +28,7 @@ class InformerSet {
 
  private:
   client::Client& client_;
+  const std::shared_ptr<client::SharedObjects> shared_;
   std::map<std::string, std::unique_ptr<client::Informer>> informers_;
 };
 

@@ -96,8 +96,9 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       crash_backoff_(clock),
       pull_backoff_(clock),
       probes_(clock, runtime, *network_),
-      informer_(client, resources::kPods, node_selector(config_.node_name)),
-      services_(client, resources::kServices),
+      informer_(client, resources::kPods, node_selector(config_.node_name),
+                config_.shared_objects),
+      services_(client, resources::kServices, {}, config_.shared_objects),
       queue_(clock) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
     if (pod && on_node(*pod, config_.node_name)) queue_.add(client::key_of(*pod));

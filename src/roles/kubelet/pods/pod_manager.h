@@ -50,6 +50,8 @@ struct PodManagerConfig {
   std::chrono::milliseconds relist_period{1000};
   std::string static_pod_dir;  // "" = no static pods
   std::chrono::milliseconds file_check_frequency{20'000};
+  // The parsed objects the process's informers share (null: the kubelet's own).
+  std::shared_ptr<client::SharedObjects> shared_objects;
 };
 
 class PodManager {

@@ -6,10 +6,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "http/http.h"
 #include "roles/scheduler/scheduler_settings.h"
+
+namespace k3c::client {
+class SharedObjects;
+}
 
 namespace k3c::scheduler {
 
@@ -18,6 +23,8 @@ struct SchedulerConfig {
   std::function<http::Response(http::Request&)> handler;
   std::string identity;  // leader election: <host>_<uuid>
   SchedulerSettings settings;
+  // The parsed objects the process's informers share (null: the scheduler's own).
+  std::shared_ptr<client::SharedObjects> shared_objects;
 
   // profiles[0].schedulerName: pods naming another scheduler are left alone.
   std::string scheduler_name = "default-scheduler";

@@ -54,7 +54,8 @@ Status SchedulerRole::start() {
 void SchedulerRole::watch_pods() {
   client::ListOptions selectors;
   selectors.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-  pods_ = std::make_unique<client::Informer>(*client_, client::resources::kPods, selectors);
+  pods_ = std::make_unique<client::Informer>(*client_, client::resources::kPods, selectors,
+                                             config_.shared_objects);
   auto apply = [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
     const json& pod = *now;
     if (pod_finished(pod)) {
@@ -97,7 +98,8 @@ void SchedulerRole::watch_pods() {
 }
 
 void SchedulerRole::watch_nodes() {
-  nodes_ = std::make_unique<client::Informer>(*client_, client::resources::kNodes);
+  nodes_ = std::make_unique<client::Informer>(*client_, client::resources::kNodes,
+                                              client::ListOptions{}, config_.shared_objects);
   auto put = [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
     auto node = node_from_json(*now);
     if (!node.is_ok()) return;
@@ -115,7 +117,8 @@ void SchedulerRole::watch_nodes() {
 
 // Namespace labels, for pod affinity terms with a namespaceSelector.
 void SchedulerRole::watch_namespaces() {
-  namespaces_ = std::make_unique<client::Informer>(*client_, client::resources::kNamespaces);
+  namespaces_ = std::make_unique<client::Informer>(
+      *client_, client::resources::kNamespaces, client::ListOptions{}, config_.shared_objects);
   auto put = [this](const client::ObjectPtr& ns) {
     const json& meta = ns->value("metadata", json::object());
     Labels labels = labels_from_json(meta.value("labels", json::object()));
