@@ -25,6 +25,8 @@ class InformerSet {
   // True when every informer listed within `timeout`.
   bool wait_synced(std::chrono::nanoseconds timeout) const;
   void stop_all();
+  // For informers a controller owns itself (the garbage collector's of custom resources).
+  const std::shared_ptr<client::SharedObjects>& shared_objects() const { return shared_; }
 
  private:
   client::Client& client_;

@@ -150,7 +150,8 @@ void GarbageCollector::track_crd(const json& crd) {
     if (!added) return;
     auto entry = std::make_unique<Watched>();
     entry->kind = kind;
-    entry->owned = std::make_unique<client::Informer>(ctx_.client, kind.resource);
+    entry->owned = std::make_unique<client::Informer>(
+        ctx_.client, kind.resource, client::ListOptions{}, ctx_.informers.shared_objects());
     entry->informer = informer = entry->owned.get();
     watch_kind(it->second, *informer);
     watched_.push_back(std::move(entry));
