@@ -144,6 +144,30 @@ struct Connection::Impl {
     return Status::ok();
   }
 
+  // Writes the request and reads the answer's status line and headers into a new parser
+  // (the body, if any, is left for the caller); the connection is not kept alive afterwards.
+  Result<ClientResponse> send_and_read_head(const OutgoingRequest& request,
+                                            std::chrono::milliseconds timeout) {
+    RETURN_IF_ERROR(write(request, SteadyClock::now() + timeout));
+    parser.emplace();
+    parser->header_limit(kHeaderLimit);
+    parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+    bool done = false;
+    beast::error_code ec;
+    bhttp::async_read_header(stream, buffer, *parser, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    drive(done);
+    if (ec) return fail(ec, "read response");
+    ClientResponse response;
+    response.status = static_cast<int>(parser->get().result_int());
+    response.headers = header_list(parser->get());
+    response.final_url = origin.to_string();
+    keep_alive = false;
+    return response;
+  }
+
   // Reads what is left of the parser's body (a complete, bounded answer) into `body`.
   Status read_rest(std::string& body, size_t limit) {
     while (!parser->is_done()) {
@@ -264,25 +288,8 @@ Result<ClientResponse> Connection::exchange(const OutgoingRequest& request,
 Result<ClientResponse> Connection::start_stream(const OutgoingRequest& request,
                                                 std::chrono::milliseconds timeout) {
   Impl& c = *impl_;
-  const auto deadline = SteadyClock::now() + timeout;
-  RETURN_IF_ERROR(c.write(request, deadline));
-  c.parser.emplace();
-  c.parser->header_limit(kHeaderLimit);
-  c.parser->body_limit(std::numeric_limits<std::uint64_t>::max());
-  bool done = false;
-  beast::error_code ec;
-  bhttp::async_read_header(c.stream, c.buffer, *c.parser, [&](beast::error_code e, size_t) {
-    ec = e;
-    done = true;
-  });
-  c.drive(done);
-  if (ec) return c.fail(ec, "read response");
-  ClientResponse response;
-  response.status = static_cast<int>(c.parser->get().result_int());
-  response.headers = header_list(c.parser->get());
-  response.final_url = c.origin.to_string();
+  ASSIGN_OR_RETURN(ClientResponse response, c.send_and_read_head(request, timeout));
   // The connection is not kept for another request after a stream.
-  c.keep_alive = false;
   if (!is_2xx(response.status)) {
     RETURN_IF_ERROR(c.read_rest(response.body, kErrorBodyLimit));
     c.ended = true;
@@ -330,23 +337,7 @@ Result<std::string> Connection::read_stream(std::chrono::milliseconds wait) {
 Result<ClientResponse> Connection::start_upgrade(const OutgoingRequest& request,
                                                  std::chrono::milliseconds timeout) {
   Impl& c = *impl_;
-  const auto deadline = SteadyClock::now() + timeout;
-  RETURN_IF_ERROR(c.write(request, deadline));
-  c.parser.emplace();
-  c.parser->header_limit(kHeaderLimit);
-  bool done = false;
-  beast::error_code ec;
-  bhttp::async_read_header(c.stream, c.buffer, *c.parser, [&](beast::error_code e, size_t) {
-    ec = e;
-    done = true;
-  });
-  c.drive(done);
-  if (ec) return c.fail(ec, "read response");
-  ClientResponse response;
-  response.status = static_cast<int>(c.parser->get().result_int());
-  response.headers = header_list(c.parser->get());
-  response.final_url = c.origin.to_string();
-  c.keep_alive = false;
+  ASSIGN_OR_RETURN(ClientResponse response, c.send_and_read_head(request, timeout));
   c.broken = true;  // never reused: it carries another protocol now, or it is done
   if (response.status != 101) {
     RETURN_IF_ERROR(c.read_rest(response.body, kErrorBodyLimit));

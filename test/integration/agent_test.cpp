@@ -120,10 +120,21 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
   // A pod pinned to the agent's node.
   s.ok({"run", "edge", "--image=busybox:1", "--restart=Never",
         "--overrides={\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"agent-1\"}}}",
-        "--", "sh", "-c", "echo hello from the edge; sleep 3600"});
+        "--", "sh", "-c", "echo hello from the edge; while true; do sleep 1; echo tick; done"});
   REQUIRE(eventually([&] { return s.jsonpath("pod/edge", "{.status.phase}") == "Running"; }, 90s));
   CHECK(s.jsonpath("pod/edge", "{.spec.nodeName}") == "agent-1");
-  CHECK(eventually([&] { return s.kubectl({"logs", "edge"}).out == "hello from the edge\n"; }));
+  CHECK(eventually([&] {
+    return s.kubectl({"logs", "edge"}).out.rfind("hello from the edge\ntick\n", 0) == 0;
+  }));
+  {
+    // logs -f: streamed from the agent's kubelet as the container writes.
+    ChildProcess follow(s.kubectl.argv({"logs", "-f", "--tail=1", "edge"}), s.kubectl.env(),
+                        box.path("follow"));
+    CHECK(eventually([&] { return lines(follow.out()).size() >= 3; }));
+    CHECK_FALSE(follow.wait(0ms).has_value());  // still following
+    follow.signal(SIGTERM);
+    follow.wait(10s);
+  }
 
   // exec: WebSocket (1.33) and SPDY (1.27), both through the apiserver to port 10251.
   auto exec = s.kubectl({"exec", "edge", "--", "sh", "-c", "echo in $HOSTNAME; exit 3"});

@@ -2,7 +2,6 @@
 #include "roles/apiserver/remote_kubelet.h"
 
 #include <atomic>
-#include <cctype>
 #include <mutex>
 #include <thread>
 
@@ -14,21 +13,6 @@ namespace {
 constexpr std::chrono::seconds kHeaderTimeout{30};
 constexpr std::chrono::milliseconds kReadWait{500};
 constexpr size_t kBufferLimit = 1 << 20;  // streamed bytes not yet sent to the client
-
-std::string escaped(std::string_view text) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 // A 2xx body read from the kubelet by a thread of its own and handed to the client's
 // connection as it comes (a log follow). The reader pauses while kBufferLimit bytes wait.
@@ -108,10 +92,10 @@ http::Response whole(const http::ClientResponse& answer) {
 }  // namespace
 
 std::string request_target(const http::Request& request) {
-  std::string target = escaped(request.path);
+  std::string target = http::percent_encode(request.path, true);
   char sep = '?';
   for (const auto& [key, value] : request.query) {
-    target += sep + escaped(key) + "=" + escaped(value);
+    target += sep + http::percent_encode(key, false) + "=" + http::percent_encode(value, false);
     sep = '&';
   }
   return target;

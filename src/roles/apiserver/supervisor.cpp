@@ -22,20 +22,6 @@ http::Response pem_response(std::string pem) {
   return r;
 }
 
-int http_status(Code code) {
-  switch (code) {
-    case Code::kUnauthorized:
-      return 401;
-    case Code::kForbidden:
-      return 403;
-    case Code::kBadRequest:
-    case Code::kInvalid:
-      return 400;
-    default:
-      return 500;
-  }
-}
-
 bool is_ip(const std::string& text) {
   unsigned char buffer[16];
   return inet_pton(AF_INET, text.c_str(), buffer) == 1 ||
@@ -79,7 +65,7 @@ http::Response Supervisor::serve(const http::Request& request) {
     return http::text_response(404, "404 page not found");
   Result<std::string> issued = issue(request, what == "serving-kubelet.crt");
   if (!issued.is_ok())
-    return http::text_response(http_status(issued.status().code()), issued.status().message());
+    return http::text_response(http_code_of(issued.status().code()), issued.status().message());
   return pem_response(std::move(*issued));
 }
 
