@@ -5,7 +5,8 @@
 #include "cli/server.h"
 #include "cli/worker_roles.h"
 #include "client/https_client.h"
-#include "core/ids.h"
+#include "roles/kubelet/machine_probe.h"
+#include "roles/kubelet/node_status.h"
 #include "runtime/files.h"
 
 namespace k3c::cli {
@@ -60,6 +61,16 @@ kubelet::KubeletConfig agent_kubelet_config(const AgentConfig& config,
   return k;
 }
 
+// The name and addresses the kubelet will report (node_status.cpp): --node-name, else the
+// host name; --node-ip, else the default route's IPv4 address (else 127.0.0.1). The serving
+// certificate must name them: the API server dials the reported InternalIP.
+void fill_node_identity(const NodeConfig& node, JoinRequest& join) {
+  const kubelet::MachineInfo machine = kubelet::LinuxMachineProbe(node.data_dir).probe();
+  join.node_name = kubelet::node_name_for(node.node_name, machine.hostname);
+  for (const IpAddress& ip : node.node_ips) join.node_ips.push_back(ip.to_string());
+  if (join.node_ips.empty()) join.node_ips.push_back(machine.default_ipv4.value_or("127.0.0.1"));
+}
+
 }  // namespace
 
 int run_agent(const AgentConfig& config, const Environment& env) {
@@ -71,8 +82,7 @@ int run_agent(const AgentConfig& config, const Environment& env) {
   auto logger = log::for_role("agent");
   JoinRequest join;
   join.server_url = config.node.server_url;
-  join.node_name = kubelet::node_name_for(config.node.node_name, host_name());
-  for (const IpAddress& ip : config.node.node_ips) join.node_ips.push_back(ip.to_string());
+  fill_node_identity(config.node, join);
   join.agent_dir = config.node.data_dir + "/agent";
   Result<std::string> token = agent_token(config.node);
   if (!token.is_ok()) {

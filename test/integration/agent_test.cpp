@@ -2,15 +2,18 @@
 // (node_session.h); the agent shares the server's network namespace (two kubelets, on ports
 // 10250 and 10251) and has mount and PID namespaces of its own, its own data dir, node name
 // and cgroup root. Covered: the join (node registers and goes Ready), a pod pinned to the
-// agent's node runs from an image imported from the agent's own airgap directory, kubectl
-// logs and exec reach the agent's kubelet through the apiserver over HTTPS, a node name
-// cannot be taken over by another machine, a bad token and a CA hash mismatch are refused,
-// and SIGTERM stops the agent cleanly.
+// agent's node runs from an image imported from the agent's own airgap directory; kubectl
+// logs (-f too), exec (WebSocket and SPDY) and port-forward reach the agent's kubelet
+// through the apiserver over HTTPS; a node name cannot be taken over by another machine; a
+// bad token and a CA hash mismatch are refused; SIGTERM stops the agent cleanly, after which
+// its kubelet answers a clear 5xx through the apiserver.
 #include <signal.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
 
 #include "images/test_images.h"
@@ -38,12 +41,13 @@ std::string slurp(const std::string& path) {
   return s;
 }
 
-void stage_busybox(const std::string& data_dir) {
+bool stage_busybox(const std::string& data_dir) {
   const std::string dir = data_dir + "/agent/images";
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/busybox.tar", std::ios::binary) << testing::tar_of(
       testing::docker_archive_files(testing::busybox_image("docker.io/library/busybox:1")),
       testing::Compression::kNone);
+  return true;
 }
 
 // `argv` in the server's network namespace, with mount and PID namespaces of its own: every
@@ -97,19 +101,45 @@ std::string server_url(const Sandbox& box) {
   return "https://127.0.0.1:" + std::to_string(box.port());
 }
 
+// A server (node server-1) and an agent (node agent-1, label role=edge) joined to it, both
+// Ready, the busybox image in each one's own airgap directory.
+struct JoinedCluster {
+  JoinedCluster() : staged(stage_busybox(box.data_dir())), s(box, {"--node-name", "server-1"}) {
+    REQUIRE(eventually([&] { return s.node_ready("server-1"); }, 60s));
+    stage_busybox(box.path("agent-data"));
+    token = slurp(box.data_dir() + "/server/token");
+    // No --node-ip: the agent names the address the kubelet reports (here 127.0.0.1).
+    agent = std::make_unique<RunningAgent>(
+        box, s.server,
+        std::vector<std::string>{"--server", server_url(box), "--token", token, "--node-name",
+                                 "agent-1", "--node-label", "role=edge"});
+    INFO(agent->process.err());
+    REQUIRE(agent->listener.receive(60s) == "READY=1");
+    REQUIRE(eventually([&] { return s.node_ready("agent-1"); }, 60s));
+  }
+  // A pod running `script` on `node`.
+  void run_pod(const std::string& name, const std::string& node, const std::string& script) {
+    s.ok({"run", name, "--image=busybox:1", "--restart=Never",
+          "--overrides={\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"" + node +
+              "\"}}}",
+          "--", "sh", "-c", script});
+    REQUIRE(eventually([&] { return s.jsonpath("pod/" + name, "{.status.phase}") == "Running"; },
+                       90s));
+  }
+  Sandbox box;
+  bool staged;  // before `s`: the server imports its images at start
+  NodeSession s;
+  std::string token;
+  std::unique_ptr<RunningAgent> agent;
+};
+
 TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubelet") {
   if (!skip_reason().empty()) return;
-  Sandbox box;
-  NodeSession s(box, {"--node-name", "server-1"});
-  REQUIRE(eventually([&] { return s.node_ready("server-1"); }, 60s));
-  stage_busybox(box.path("agent-data"));
-  const std::string token = slurp(box.data_dir() + "/server/token");
-  RunningAgent agent(box, s.server,
-                     {"--server", server_url(box), "--token", token, "--node-name", "agent-1",
-                      "--node-ip", "127.0.0.1", "--node-label", "role=edge"});
-  INFO(agent.process.err());
-  REQUIRE(agent.listener.receive(60s) == "READY=1");
-  REQUIRE(eventually([&] { return s.node_ready("agent-1"); }, 60s));
+  JoinedCluster c;
+  Sandbox& box = c.box;
+  NodeSession& s = c.s;
+  RunningAgent& agent = *c.agent;
+  const std::string& token = c.token;
   CHECK(s.jsonpath("node/agent-1", "{.metadata.labels.role}") == "edge");
   CHECK(s.jsonpath("node/agent-1", "{.status.daemonEndpoints.kubeletEndpoint.Port}") == "10251");
   for (const char* file : {"server-ca.crt", "client-ca.crt", "client-kubelet.crt",
@@ -118,10 +148,7 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
     CHECK(exists(box.path("agent-data") + "/agent/" + file));
 
   // A pod pinned to the agent's node.
-  s.ok({"run", "edge", "--image=busybox:1", "--restart=Never",
-        "--overrides={\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"agent-1\"}}}",
-        "--", "sh", "-c", "echo hello from the edge; while true; do sleep 1; echo tick; done"});
-  REQUIRE(eventually([&] { return s.jsonpath("pod/edge", "{.status.phase}") == "Running"; }, 90s));
+  c.run_pod("edge", "agent-1", "echo hello from the edge; while true; do sleep 1; echo tick; done");
   CHECK(s.jsonpath("pod/edge", "{.spec.nodeName}") == "agent-1");
   CHECK(eventually([&] {
     return s.kubectl({"logs", "edge"}).out.rfind("hello from the edge\ntick\n", 0) == 0;
@@ -145,6 +172,26 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
   INFO(exec_old.err);
   CHECK(exec_old.exit_code == 3);
 
+  // port-forward (SPDY tunnelled in a WebSocket, 1.33) to a port of a pod on the agent.
+  c.run_pod("web", "agent-1",
+            "mkdir -p /www && echo hello-from-edge > /www/index.html && httpd -f -p 8080 -h /www");
+  {
+    ChildProcess forward(s.kubectl.argv({"port-forward", "pod/web", "18080:8080"}),
+                         s.kubectl.env(), box.path("port-forward"));
+    REQUIRE(eventually([&] { return forward.out().find("Forwarding from") != std::string::npos; }));
+    std::vector<std::string> curl = s.server.enter_prefix();
+    for (const char* arg : {"/usr/bin/curl", "-sS", "--max-time", "10", "http://127.0.0.1:18080/"})
+      curl.push_back(arg);
+    std::string got;
+    CHECK(eventually([&] {
+      got = run_to_end(curl, box.env(), box.path("curl"), 20s).out;
+      return !got.empty();
+    }));
+    CHECK(got == "hello-from-edge\n");
+    forward.signal(SIGTERM);
+    (void)forward.wait(5s);
+  }
+
   // Another machine cannot take over the node's name (its node password differs).
   Sandbox other;
   auto takeover = run_to_end(
@@ -163,6 +210,34 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
   auto gone = s.kubectl({"logs", "edge"});
   CHECK(gone.exit_code != 0);
   CHECK_THAT(gone.err, Catch::Contains("cannot reach the kubelet of node agent-1"));
+}
+
+// Not a test (hidden; run by name): kubectl exec round trips to a pod on the server's own node
+// (in-process kubelet) and to one on the agent's (HTTPS to its kubelet), alternately.
+TEST_CASE("bench: kubectl exec, in-process kubelet vs an agent's over HTTPS", "[.bench]") {
+  if (!skip_reason().empty()) return;
+  JoinedCluster c;
+  c.run_pod("local", "server-1", "sleep 3600");
+  c.run_pod("edge", "agent-1", "sleep 3600");
+  auto timed = [&](const std::string& pod) {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = c.s.kubectl({"exec", pod, "--", "true"});
+    CHECK(r.exit_code == 0);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  std::vector<double> local, edge;
+  for (int round = 0; round < 9; ++round) {
+    local.push_back(timed("local"));
+    edge.push_back(timed("edge"));
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::cout << "kubectl exec -- true, median of 9 (ms): in-process kubelet " << median(local)
+            << ", agent's kubelet over HTTPS " << median(edge)
+            << ", ratio " << median(edge) / median(local) << std::endl;
 }
 
 TEST_CASE("a bad token and a CA hash mismatch are refused with clear errors") {
