@@ -26,7 +26,8 @@ kubelet::KubeletConfig kubelet_config(const NodeConfig& node, const std::string&
   kubelet::KubeletConfig k;
   k.node_name = node.node_name;
   for (const IpAddress& ip : node.node_ips) k.node_ips.push_back(ip.to_string());
-  for (const NodeLabel& label : node.node_labels) k.node_labels.emplace_back(label.key, label.value);
+  for (const NodeLabel& label : node.node_labels)
+    k.node_labels.emplace_back(label.key, label.value);
   for (const NodeTaint& taint : node.node_taints) {
     k.node_taints.push_back({taint.key, taint.value, taint_effect(taint.effect)});
   }

@@ -36,7 +36,8 @@ std::string basic_authorization(const ParsedToken& token) {
 }
 
 Status check_basic_authorization(std::string_view authorization, const ParsedToken& server_token) {
-  const Status refused = error(Code::kUnauthorized, "Unauthorized: a valid cluster token is needed");
+  const Status refused =
+      error(Code::kUnauthorized, "Unauthorized: a valid cluster token is needed");
   if (!authorization.starts_with(kBasic)) return refused;
   std::optional<std::string> decoded = base64_decode(authorization.substr(kBasic.size()));
   if (!decoded) return refused;

@@ -33,10 +33,10 @@ TEST_CASE("Basic credentials from a token pass the server's check; others are re
   bare.password = "s3cret";
   CHECK(basic_authorization(bare) == "Basic " + base64_encode("node:s3cret"));
   CHECK(check_basic_authorization(basic_authorization(bare), server).is_ok());
-  for (std::string bad : {std::string(""), std::string("Bearer s3cret"),
-                          "Basic " + base64_encode("node:s3cre"),
-                          "Basic " + base64_encode("node:s3cret2"), std::string("Basic !!"),
-                          "Basic " + base64_encode("nocolon")}) {
+  for (std::string bad :
+       {std::string(""), std::string("Bearer s3cret"), "Basic " + base64_encode("node:s3cre"),
+        "Basic " + base64_encode("node:s3cret2"), std::string("Basic !!"),
+        "Basic " + base64_encode("nocolon")}) {
     INFO(bad);
     CHECK(check_basic_authorization(bad, server).code() == Code::kUnauthorized);
   }

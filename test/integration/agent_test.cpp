@@ -10,11 +10,11 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
-#include <iostream>
 #include <fstream>
+#include <iostream>
 
 #include "images/test_images.h"
 #include "node_session.h"
@@ -70,7 +70,10 @@ struct RunningAgent {
 
   std::vector<std::string> argv(const Sandbox& box, const RunningServer& server,
                                 std::vector<std::string> flags) {
-    std::vector<std::string> args = {K3C_BINARY, "agent", "-d", box.path("agent-data"),
+    std::vector<std::string> args = {K3C_BINARY,
+                                     "agent",
+                                     "-d",
+                                     box.path("agent-data"),
                                      "--kubelet-arg=port=10251",
                                      "--kubelet-arg=cgroup-root=/" + cgroups.name(),
                                      "--kubelet-arg=pod-logs-dir=" + box.path("agent-logs"),
@@ -120,11 +123,10 @@ struct JoinedCluster {
   // A pod running `script` on `node`.
   void run_pod(const std::string& name, const std::string& node, const std::string& script) {
     s.ok({"run", name, "--image=busybox:1", "--restart=Never",
-          "--overrides={\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"" + node +
-              "\"}}}",
+          "--overrides={\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"" + node + "\"}}}",
           "--", "sh", "-c", script});
-    REQUIRE(eventually([&] { return s.jsonpath("pod/" + name, "{.status.phase}") == "Running"; },
-                       90s));
+    REQUIRE(
+        eventually([&] { return s.jsonpath("pod/" + name, "{.status.phase}") == "Running"; }, 90s));
   }
   Sandbox box;
   bool staged;  // before `s`: the server imports its images at start
@@ -142,9 +144,9 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
   const std::string& token = c.token;
   CHECK(s.jsonpath("node/agent-1", "{.metadata.labels.role}") == "edge");
   CHECK(s.jsonpath("node/agent-1", "{.status.daemonEndpoints.kubeletEndpoint.Port}") == "10251");
-  for (const char* file : {"server-ca.crt", "client-ca.crt", "client-kubelet.crt",
-                           "client-kubelet.key", "serving-kubelet.crt", "serving-kubelet.key",
-                           "kubelet.kubeconfig", "node-password"})
+  for (const char* file :
+       {"server-ca.crt", "client-ca.crt", "client-kubelet.crt", "client-kubelet.key",
+        "serving-kubelet.crt", "serving-kubelet.key", "kubelet.kubeconfig", "node-password"})
     CHECK(exists(box.path("agent-data") + "/agent/" + file));
 
   // A pod pinned to the agent's node.
@@ -176,8 +178,8 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
   c.run_pod("web", "agent-1",
             "mkdir -p /www && echo hello-from-edge > /www/index.html && httpd -f -p 8080 -h /www");
   {
-    ChildProcess forward(s.kubectl.argv({"port-forward", "pod/web", "18080:8080"}),
-                         s.kubectl.env(), box.path("port-forward"));
+    ChildProcess forward(s.kubectl.argv({"port-forward", "pod/web", "18080:8080"}), s.kubectl.env(),
+                         box.path("port-forward"));
     REQUIRE(eventually([&] { return forward.out().find("Forwarding from") != std::string::npos; }));
     std::vector<std::string> curl = s.server.enter_prefix();
     for (const char* arg : {"/usr/bin/curl", "-sS", "--max-time", "10", "http://127.0.0.1:18080/"})
@@ -236,8 +238,8 @@ TEST_CASE("bench: kubectl exec, in-process kubelet vs an agent's over HTTPS", "[
     return v[v.size() / 2];
   };
   std::cout << "kubectl exec -- true, median of 9 (ms): in-process kubelet " << median(local)
-            << ", agent's kubelet over HTTPS " << median(edge)
-            << ", ratio " << median(edge) / median(local) << std::endl;
+            << ", agent's kubelet over HTTPS " << median(edge) << ", ratio "
+            << median(edge) / median(local) << std::endl;
 }
 
 TEST_CASE("a bad token and a CA hash mismatch are refused with clear errors") {
@@ -249,8 +251,8 @@ TEST_CASE("a bad token and a CA hash mismatch are refused with clear errors") {
   const std::string hash = token.substr(3, 64);
   auto join = [&](const std::string& t) {
     return run_to_end(
-        in_agent_namespaces(server, {K3C_BINARY, "agent", "-d", box.path("agent-data"),
-                                     "--server", server_url(box), "--token", t, "--node-name", "a"}),
+        in_agent_namespaces(server, {K3C_BINARY, "agent", "-d", box.path("agent-data"), "--server",
+                                     server_url(box), "--token", t, "--node-name", "a"}),
         box.env(), box.path("run"), 30s);
   };
   auto bad = join("K10" + hash + "::server:wrong");

@@ -33,7 +33,8 @@ Result<std::vector<std::string>> node_ips(const http::Request& request) {
   std::stringstream list(std::string(request.header("k3c-node-ip").value_or("")));
   for (std::string ip; std::getline(list, ip, ',');) {
     if (ip.empty()) continue;
-    if (!is_ip(ip)) return error(Code::kBadRequest, "K3c-Node-IP: \"" + ip + "\" is not an IP address");
+    if (!is_ip(ip))
+      return error(Code::kBadRequest, "K3c-Node-IP: \"" + ip + "\" is not an IP address");
     ips.push_back(ip);
   }
   return ips;
@@ -55,8 +56,8 @@ bool Supervisor::handles(std::string_view path) {
 http::Response Supervisor::serve(const http::Request& request) {
   if (request.method != "GET") return http::text_response(405, "only GET is served here");
   if (request.path == "/cacerts") return pem_response(server_ca_.cert_pem);
-  if (Status allowed = pki::check_basic_authorization(
-          request.header("authorization").value_or(""), token_);
+  if (Status allowed =
+          pki::check_basic_authorization(request.header("authorization").value_or(""), token_);
       !allowed.is_ok())
     return http::text_response(401, allowed.message());
   const std::string what = request.path.substr(kPrefix.size());
@@ -86,8 +87,9 @@ Result<std::string> Supervisor::issue(const http::Request& request, bool serving
   } else {
     // Until RBAC and the node authorizer exist a node's identity carries system:masters, as
     // the in-process kubelet's does (kubelet_role.cpp).
-    ASSIGN_OR_RETURN(pair, pki::issue_client_cert(client_ca_, {"system:node:" + node,
-                                                               {"system:nodes", "system:masters"}}));
+    ASSIGN_OR_RETURN(
+        pair, pki::issue_client_cert(client_ca_,
+                                     {"system:node:" + node, {"system:nodes", "system:masters"}}));
   }
   return pair.cert_pem + pair.key_pem;
 }
@@ -112,7 +114,8 @@ Status Supervisor::check_node_password(const std::string& node, const std::strin
   out << hash << " " << node << "\n";
   out.flush();
   std::filesystem::permissions(node_passwords_path_, std::filesystem::perms(0600), ignored);
-  if (!out) return error(Code::kInternal, "cannot record the node password in " + node_passwords_path_);
+  if (!out)
+    return error(Code::kInternal, "cannot record the node password in " + node_passwords_path_);
   return Status::ok();
 }
 

@@ -22,7 +22,8 @@ struct Fixture {
     supervisor = std::make_unique<Supervisor>(pki.server_ca, pki.client_ca, token,
                                               tmp.path() + "/cred/node-passwd");
   }
-  http::Response get(const std::string& path, std::vector<std::pair<std::string, std::string>> headers) {
+  http::Response get(const std::string& path,
+                     std::vector<std::pair<std::string, std::string>> headers) {
     http::Request r;
     r.method = "GET";
     r.path = r.target = path;
@@ -67,8 +68,8 @@ TEST_CASE("the supervisor serves the CA to anyone and certificates only to the t
   pki::ParsedToken wrong = f.token;
   wrong.password = "nope";
   CHECK(f.get("/v1-k3c/client-kubelet.crt", {{"authorization", pki::basic_authorization(wrong)},
-                                              {"k3c-node-name", "n1"},
-                                              {"k3c-node-password", "p"}})
+                                             {"k3c-node-name", "n1"},
+                                             {"k3c-node-password", "p"}})
             .status == 401);
   CHECK(f.get("/v1-k3c/client-ca.crt", f.node("n1", "p")).body == f.pki.client_ca.cert_pem);
   CHECK(f.get("/v1-k3c/other", f.node("n1", "p")).status == 404);
