@@ -31,7 +31,7 @@ int run(int argc, char** argv) {
     case Invocation::Kind::kServer:
       return run_server(*invocation.server, env);
     case Invocation::Kind::kAgent:
-      return run_agent(*invocation.agent);
+      return run_agent(*invocation.agent, env);
     case Invocation::Kind::kExit:
       break;
   }

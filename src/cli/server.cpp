@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "cli/data_dir.h"
-#include "cli/registry_transport.h"
 #include "cli/store_role.h"
+#include "cli/worker_roles.h"
 #include "client/shared_objects.h"
 #include "core/ids.h"
 #include "core/lifecycle.h"
@@ -14,9 +14,7 @@
 #include "core/signals.h"
 #include "roles/apiserver/api_server.h"
 #include "roles/controllers/controller_manager.h"
-#include "roles/kubelet/kubelet_role.h"
 #include "roles/scheduler/role/scheduler_role.h"
-#include "runtime/runtime_role.h"
 
 namespace k3c::cli {
 namespace {
@@ -58,35 +56,13 @@ apiserver::ApiServerConfig apiserver_config(const ServerConfig& config) {
   return a;
 }
 
-const char* taint_effect(TaintEffect effect) {
-  switch (effect) {
-    case TaintEffect::kNoSchedule:
-      return "NoSchedule";
-    case TaintEffect::kPreferNoSchedule:
-      return "PreferNoSchedule";
-    case TaintEffect::kNoExecute:
-      return "NoExecute";
-  }
-  return "NoSchedule";
-}
-
-kubelet::KubeletConfig kubelet_config(const ServerConfig& config) {
-  kubelet::KubeletConfig k;
-  k.node_name = config.node.node_name;
-  for (const IpAddress& ip : config.node.node_ips) k.node_ips.push_back(ip.to_string());
-  for (const NodeLabel& label : config.node.node_labels) {
-    k.node_labels.emplace_back(label.key, label.value);
-  }
-  for (const NodeTaint& taint : config.node.node_taints) {
-    k.node_taints.push_back({taint.key, taint.value, taint_effect(taint.effect)});
-  }
-  k.data_dir = config.node.data_dir;
-  // The server's PKI: the kubelet's serving certificate is issued from its CA.
+// The server's own node: its kubelet reaches the apiserver in-process and issues its serving
+// certificate from the server's PKI.
+kubelet::KubeletConfig server_kubelet_config(const ServerConfig& config) {
+  kubelet::KubeletConfig k = kubelet_config(config.node, config.cluster_dns.to_string(),
+                                            config.cluster_domain);
   k.tls_dir = config.node.data_dir + "/server/tls";
-  k.cluster_dns = config.cluster_dns.to_string();
-  k.cluster_domain = config.cluster_domain;
   k.control_plane = true;
-  k.settings = config.node.kubelet;
   return k;
 }
 
@@ -124,18 +100,11 @@ std::vector<std::shared_ptr<Role>> server_roles(
     roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
   }
   if (!config.disable_agent) {
-    runtime::LinuxRuntimeConfig rc;
-    rc.data_dir = config.node.data_dir;
-    rc.puller = std::move(puller);
-    auto runtime = std::make_shared<runtime::RuntimeRole>(rc);
-    roles.push_back(runtime);
-    kubelet::KubeletConfig k = kubelet_config(config);
+    kubelet::KubeletConfig k = server_kubelet_config(config);
     k.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
-    k.runtime = [runtime]() -> runtime::RuntimeService* { return runtime->runtime(); };
-    k.images = [runtime]() -> runtime::ImageService* { return runtime->runtime(); };
     k.endpoints = kubelets;
     k.shared_objects = shared_objects;
-    roles.push_back(std::make_shared<kubelet::KubeletRole>(std::move(k)));
+    for (auto& role : worker_roles(std::move(k), std::move(puller))) roles.push_back(role);
   }
   return roles;
 }
@@ -152,44 +121,34 @@ std::vector<std::string> roles_not_built(const ServerConfig& config) {
   return names;
 }
 
-int run_server(const ServerConfig& config, const Environment& env) {
+Result<std::unique_ptr<ShutdownSignals>> start_process(std::string_view command,
+                                                       const NodeConfig& node) {
   // First, before any thread exists, so that every thread inherits the blocked mask.
   auto signals = ShutdownSignals::install();
-  if (!signals.is_ok()) {
-    std::fprintf(stderr, "k3c server: %s\n", signals.status().message().c_str());
-    return 1;
-  }
-  if (std::string failed = log::init({config.node.debug, config.node.log_file}); !failed.empty()) {
-    std::fprintf(stderr, "k3c server: %s\n", failed.c_str());
-    return 1;
-  }
-  auto logger = log::for_role("server");
-  if (!config.node.config_file.empty()) logger->info("read {}", config.node.config_file);
-  if (Status status = prepare_data_dir(config.node.data_dir); !status.is_ok()) {
-    logger->error("data dir: {}", status.message());
-    return 1;
-  }
+  if (!signals.is_ok()) return signals.status();
+  if (std::string failed = log::init({node.debug, node.log_file}); !failed.empty())
+    return error(Code::kInvalid, failed);
+  auto logger = log::for_role(command);
+  if (!node.config_file.empty()) logger->info("read {}", node.config_file);
+  if (Status status = prepare_data_dir(node.data_dir); !status.is_ok())
+    return error(status.code(), "data dir: " + status.message());
+  return signals;
+}
 
-  std::shared_ptr<const runtime::registry::Puller> puller;
-  if (!config.disable_agent) {
-    auto made = make_puller(config.node.private_registry);
-    if (!made.is_ok()) {
-      logger->error("not starting: {}", made.status().message());
-      return 1;
-    }
-    puller = std::move(*made);
-  }
-  RoleRunner runner(server_roles(config, std::move(puller)));
+int run_roles(std::vector<std::shared_ptr<Role>> roles, const ShutdownSignals& signals,
+              const Environment& env, const std::vector<std::string>& missing,
+              const std::shared_ptr<spdlog::logger>& logger) {
+  RoleRunner runner(std::move(roles));
   if (Status status = runner.start_all(); !status.is_ok()) {
     logger->error("not starting: {}", status.message());
     return 1;
   }
   logger->info("running roles: {}", joined(runner.running()));
-  if (auto missing = roles_not_built(config); !missing.empty())
+  if (!missing.empty())
     logger->warn("not a complete cluster yet: roles not built: {}", joined(missing));
   notify(env, "READY=1", logger);
 
-  (*signals)->stop_requested().wait();
+  signals.stop_requested().wait();
   notify(env, "STOPPING=1", logger);
   StopReport report = runner.stop_all(kStopBudget);
   if (!report.overran.empty()) {
@@ -201,11 +160,24 @@ int run_server(const ServerConfig& config, const Environment& env) {
   return 0;
 }
 
-int run_agent(const AgentConfig&) {
-  std::fprintf(stderr,
-               "k3c agent: not implemented yet: joining a server and the worker roles "
-               "(runtime, network) are not built\n");
-  return 1;
+int run_server(const ServerConfig& config, const Environment& env) {
+  auto signals = start_process("server", config.node);
+  if (!signals.is_ok()) {
+    std::fprintf(stderr, "k3c server: %s\n", signals.status().message().c_str());
+    return 1;
+  }
+  auto logger = log::for_role("server");
+  std::shared_ptr<const runtime::registry::Puller> puller;
+  if (!config.disable_agent) {
+    auto made = node_puller(config.node);
+    if (!made.is_ok()) {
+      logger->error("not starting: {}", made.status().message());
+      return 1;
+    }
+    puller = std::move(*made);
+  }
+  return run_roles(server_roles(config, std::move(puller)), **signals, env,
+                   roles_not_built(config), logger);
 }
 
 }  // namespace k3c::cli

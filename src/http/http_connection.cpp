@@ -12,6 +12,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <cctype>
+#include <deque>
+#include <functional>
+#include <thread>
 #include <limits>
 #include <optional>
 
@@ -110,7 +113,19 @@ struct Connection::Impl {
     req.target(request.target);
     req.set(bhttp::field::host, origin.authority());
     req.set(bhttp::field::user_agent, std::string("k3c/") + version::kVersion);
-    for (const auto& [name, value] : request.headers) req.set(name, value);
+    // A caller's header replaces a default of the same name; a repeated one (SPDY's list of
+    // X-Stream-Protocol-Version values) is sent as often as it is given.
+    for (size_t i = 0; i < request.headers.size(); ++i) {
+      const auto& [name, value] = request.headers[i];
+      bool repeated = false;
+      for (size_t j = 0; j < i && !repeated; ++j)
+        repeated = beast::iequals(request.headers[j].first, name);
+      if (repeated) {
+        req.insert(name, value);
+      } else {
+        req.set(name, value);
+      }
+    }
     if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
         request.method == "PATCH" || request.method == "DELETE") {
       req.body() = request.body;
@@ -127,6 +142,30 @@ struct Connection::Impl {
     drive(done);
     if (ec) return fail(ec, "write request");
     return Status::ok();
+  }
+
+  // Writes the request and reads the answer's status line and headers into a new parser
+  // (the body, if any, is left for the caller); the connection is not kept alive afterwards.
+  Result<ClientResponse> send_and_read_head(const OutgoingRequest& request,
+                                            std::chrono::milliseconds timeout) {
+    RETURN_IF_ERROR(write(request, SteadyClock::now() + timeout));
+    parser.emplace();
+    parser->header_limit(kHeaderLimit);
+    parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+    bool done = false;
+    beast::error_code ec;
+    bhttp::async_read_header(stream, buffer, *parser, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    drive(done);
+    if (ec) return fail(ec, "read response");
+    ClientResponse response;
+    response.status = static_cast<int>(parser->get().result_int());
+    response.headers = header_list(parser->get());
+    response.final_url = origin.to_string();
+    keep_alive = false;
+    return response;
   }
 
   // Reads what is left of the parser's body (a complete, bounded answer) into `body`.
@@ -249,25 +288,8 @@ Result<ClientResponse> Connection::exchange(const OutgoingRequest& request,
 Result<ClientResponse> Connection::start_stream(const OutgoingRequest& request,
                                                 std::chrono::milliseconds timeout) {
   Impl& c = *impl_;
-  const auto deadline = SteadyClock::now() + timeout;
-  RETURN_IF_ERROR(c.write(request, deadline));
-  c.parser.emplace();
-  c.parser->header_limit(kHeaderLimit);
-  c.parser->body_limit(std::numeric_limits<std::uint64_t>::max());
-  bool done = false;
-  beast::error_code ec;
-  bhttp::async_read_header(c.stream, c.buffer, *c.parser, [&](beast::error_code e, size_t) {
-    ec = e;
-    done = true;
-  });
-  c.drive(done);
-  if (ec) return c.fail(ec, "read response");
-  ClientResponse response;
-  response.status = static_cast<int>(c.parser->get().result_int());
-  response.headers = header_list(c.parser->get());
-  response.final_url = c.origin.to_string();
+  ASSIGN_OR_RETURN(ClientResponse response, c.send_and_read_head(request, timeout));
   // The connection is not kept for another request after a stream.
-  c.keep_alive = false;
   if (!is_2xx(response.status)) {
     RETURN_IF_ERROR(c.read_rest(response.body, kErrorBodyLimit));
     c.ended = true;
@@ -310,6 +332,75 @@ Result<std::string> Connection::read_stream(std::chrono::milliseconds wait) {
     if (got > 0 || c.ended) return std::string(c.chunk.data(), got);
   }
   return std::string();
+}
+
+Result<ClientResponse> Connection::start_upgrade(const OutgoingRequest& request,
+                                                 std::chrono::milliseconds timeout) {
+  Impl& c = *impl_;
+  ASSIGN_OR_RETURN(ClientResponse response, c.send_and_read_head(request, timeout));
+  c.broken = true;  // never reused: it carries another protocol now, or it is done
+  if (response.status != 101) {
+    RETURN_IF_ERROR(c.read_rest(response.body, kErrorBodyLimit));
+    return response;
+  }
+  c.tcp().expires_never();  // the protocol keeps its own deadlines
+  return response;
+}
+
+void Connection::splice(Duplex& peer) {
+  Impl& c = *impl_;
+  // Bytes that came in behind the 101's headers belong to the new protocol.
+  if (c.buffer.size() > 0) {
+    const std::string early = beast::buffers_to_string(c.buffer.data());
+    c.buffer.consume(c.buffer.size());
+    if (!peer.write_all(early).is_ok()) return peer.close();
+  }
+  // This thread drives every operation on the TLS stream (reads from it, and the writes the
+  // other thread posts), so the stream is only ever touched from one thread.
+  std::deque<std::string> queue;  // touched on this thread only (posted handlers)
+  bool writing = false, closed = false;
+  std::function<void()> write_next = [&] {
+    if (writing || queue.empty() || closed) return;
+    writing = true;
+    net::async_write(c.stream, net::buffer(queue.front()), [&](beast::error_code e, size_t) {
+      writing = false;
+      queue.pop_front();
+      if (e) closed = true;
+      write_next();
+    });
+  };
+  std::thread upstream([&] {
+    std::vector<char> buffer(kReadChunk);
+    for (;;) {
+      Result<size_t> got = peer.read_some(buffer.data(), buffer.size(), std::chrono::seconds(1));
+      if (!got.is_ok() && got.status().code() == Code::kTimeout) continue;
+      if (!got.is_ok() || *got == 0) break;
+      std::string bytes(buffer.data(), *got);
+      net::post(c.ioc, [&, bytes = std::move(bytes)]() mutable {
+        queue.push_back(std::move(bytes));
+        write_next();
+      });
+    }
+    cancel();  // the peer is gone: end the connection, which ends the read below
+  });
+  std::function<void()> read_next = [&] {
+    c.stream.async_read_some(net::buffer(c.chunk), [&](beast::error_code e, size_t n) {
+      if (n > 0 && !peer.write_all(std::string_view(c.chunk.data(), n)).is_ok()) e = net::error::eof;
+      if (e) {
+        closed = true;
+        peer.close();  // wakes the other thread's read
+        return;
+      }
+      read_next();
+    });
+  };
+  read_next();
+  c.ioc.restart();
+  c.ioc.run();  // until the read ends and the posted writes and the cancel have run
+  upstream.join();
+  closed = true;  // what the other thread posted last runs now, and starts no new write
+  c.ioc.restart();
+  c.ioc.poll();
 }
 
 bool Connection::stream_ended() const { return impl_->ended; }

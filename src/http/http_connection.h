@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "http/duplex.h"
 #include "http/http_client.h"
 
 namespace k3c::http {
@@ -64,6 +65,16 @@ class Connection {
   // ended: see stream_ended()). An error once the connection failed or was cancelled.
   Result<std::string> read_stream(std::chrono::milliseconds wait);
   bool stream_ended() const;
+
+  // A request that asks to switch protocols (Upgrade: SPDY/3.1, websocket). Returns once the
+  // answer's headers are read: after a 101, splice() carries the new protocol; any other
+  // answer comes back whole (body up to 1 MiB) and ends the connection.
+  Result<ClientResponse> start_upgrade(const OutgoingRequest& request,
+                                       std::chrono::milliseconds timeout);
+  // After a 101 from start_upgrade: copies bytes both ways between this connection and `peer`
+  // until either side closes or fails, then closes both. Blocks; uses one more thread for the
+  // peer -> connection direction.
+  void splice(Duplex& peer);
 
   // Ends the exchange or stream in progress and the connection (any thread).
   void cancel();

@@ -260,3 +260,18 @@ TEST_CASE("a client that vanishes from a switched connection ends the handler an
 
 }  // namespace
 }  // namespace k3c::http
+
+namespace k3c::http {
+namespace {
+
+TEST_CASE("percent_encode keeps the unreserved bytes (and '/' in a path) and round-trips") {
+  CHECK(percent_encode("sh -c 'exit 3'", false) == "sh%20-c%20%27exit%203%27");
+  CHECK(percent_encode("/exec/ns/p/c", true) == "/exec/ns/p/c");
+  CHECK(percent_encode("a/b", false) == "a%2Fb");
+  CHECK(percent_encode("A-z_0.9~", false) == "A-z_0.9~");
+  const std::string odd = "ä&=?#%+\n";
+  CHECK(percent_decode(percent_encode(odd, false), false) == odd);
+}
+
+}  // namespace
+}  // namespace k3c::http

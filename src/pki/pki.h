@@ -95,6 +95,28 @@ Result<std::string> format_token(std::string_view ca_pem, std::string_view usern
 // credentials; its CA hash is rewritten if it no longer matches `ca_pem`.
 Result<std::string> ensure_server_token(const std::string& path, const std::string& ca_pem);
 
+// The join protocol's pieces (doc/pki.md "Joining an agent"), shared by the server's
+// supervisor endpoints and `k3c agent`.
+// kOk when `ca_pem` (what /cacerts answered) hashes to the token's CA hash; kForbidden naming
+// both hashes otherwise. A token without a hash (a bare password) trusts any CA: k3s does the
+// same, and logs it.
+Status verify_ca_hash(const ParsedToken& token, std::string_view ca_pem);
+// "Basic base64(user:password)", the Authorization header an agent sends; a token without a
+// username sends "node", as k3s's agents do.
+std::string basic_authorization(const ParsedToken& token);
+// kOk when `authorization` (the header's value) is Basic with the password of `server_token`
+// (compared in constant time; any username); kUnauthorized otherwise.
+Status check_basic_authorization(std::string_view authorization, const ParsedToken& server_token);
+// A certificate and its key in one PEM text (what /v1-k3c/*-kubelet.crt answer) split apart;
+// kInvalid when either is missing or they do not belong together.
+Result<CertKey> split_cert_and_key(std::string_view pem);
+// Hex SHA-256 of any bytes (node passwords are kept as this), and n random bytes as hex.
+Result<std::string> sha256_hex(std::string_view bytes);
+Result<std::string> random_hex(size_t bytes);
+// Writes `pem` to `path` atomically with `mode` from the first byte on (for keys: 0600),
+// creating the parent directory (0700).
+Status write_pem_file(const std::string& path, std::string_view pem, unsigned mode);
+
 // Who a client certificate says its holder is, as Kubernetes reads it.
 struct Identity {
   std::string user;                 // subject CN

@@ -138,7 +138,7 @@ TEST_CASE("k3c server fails with exit 1 when its data dir cannot be made") {
   CHECK_THAT(run.err, Catch::Contains("data dir: cannot create " + box.data_dir()));
 }
 
-TEST_CASE("k3c agent validates its flags, then says it is not built") {
+TEST_CASE("k3c agent validates its flags and its token before it joins") {
   Sandbox box;
   box.write_config("");  // the sandbox's default config holds server-only keys
   const std::vector<std::string> base = {K3C_BINARY,   "agent", "-c",
@@ -148,10 +148,10 @@ TEST_CASE("k3c agent validates its flags, then says it is not built") {
     args.insert(args.end(), extra.begin(), extra.end());
     return box.run(args);
   };
-  Finished agent = with({"--server", "https://127.0.0.1:6443", "--token", "secret"});
+  // (Joining a real server: agent_test.cpp.)
+  Finished agent = with({"--server", "https://127.0.0.1:6443", "--token", "K10abc::server:pw"});
   CHECK(agent.exit_code == 1);
-  CHECK_THAT(agent.err, Catch::Contains("k3c agent: not implemented yet: joining a server and "
-                                        "the worker roles (runtime, network) are not built"));
+  CHECK_THAT(agent.err, Catch::Contains("the CA hash after K10 is not 64 hex digits"));
   Finished missing = with({});
   CHECK(missing.exit_code == 1);
   CHECK_THAT(missing.err, Catch::Contains("needs the server to join"));

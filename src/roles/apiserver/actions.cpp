@@ -1,7 +1,9 @@
 // Dispatch of the non-CRUD calls (see actions.h), and the helpers the action files share.
 #include "roles/apiserver/actions.h"
 
+#include "api/json_fields.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/remote_kubelet.h"
 
 namespace k3c::apiserver {
 
@@ -128,15 +130,26 @@ ApiResult<nlohmann::json> Actions::read_pod(const Call& c) {
 }
 
 ApiResult<http::Handler> Actions::kubelet_of(const std::string& node) {
-  std::optional<http::Handler> kubelet;
-  if (kubelets_) kubelet = kubelets_->find(node);
-  if (!kubelet) {
-    return api_error(Code::kServiceUnavailable,
-                     "cannot reach the kubelet of node " + node +
-                         ": connecting to a kubelet in another process is not implemented yet "
-                         "in k3c");
-  }
-  return std::move(*kubelet);
+  if (kubelets_)
+    if (std::optional<http::Handler> local = kubelets_->find(node)) return std::move(*local);
+  auto cannot = [&](const std::string& why) {
+    return api_error(Code::kServiceUnavailable, "cannot reach the kubelet of node " + node + ": " + why);
+  };
+  if (!kubelet_tls_) return cannot("no kubelet client credentials");
+  const api::Resource* nodes = registry_->find("", "v1", "nodes");
+  auto stored = actions::read(cache_, nodes->storage_key("", node));
+  if (!stored.ok()) return cannot("node not found");
+  const nlohmann::json& status = api::member(stored.value().object, "status");
+  std::string address;
+  for (const auto& a : api::member(status, "addresses"))
+    if (a.is_object() && a.value("type", "") == "InternalIP" && address.empty())
+      address = a.value("address", "");
+  const nlohmann::json& endpoint =
+      api::member(api::member(status, "daemonEndpoints"), "kubeletEndpoint");
+  const int64_t port = endpoint.is_object() ? endpoint.value("Port", int64_t{0}) : 0;
+  if (address.empty()) return cannot("the node reports no InternalIP");
+  if (port <= 0 || port > 65535) return cannot("the node reports no kubelet port");
+  return remote_kubelet(node, address, static_cast<uint16_t>(port), kubelet_tls_);
 }
 
 ApiResult<nlohmann::json> Actions::body_of(const Call& c, std::string_view api_version,

@@ -19,6 +19,7 @@
 #include "api/schema.h"
 #include "core/clock.h"
 #include "http/http.h"
+#include "http/http_connection.h"
 #include "http/local_endpoints.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/token_authenticator.h"
@@ -33,7 +34,8 @@ class Actions {
           std::shared_ptr<const api::SchemaSet> schemas,
           std::shared_ptr<const api::ResourceRegistry> registry,
           const TokenAuthenticator& authenticator,
-          std::shared_ptr<http::LocalEndpoints> kubelets = nullptr)
+          std::shared_ptr<http::LocalEndpoints> kubelets = nullptr,
+          std::shared_ptr<const http::ClientTlsContext> kubelet_tls = nullptr)
       : rest_(rest),
         cache_(cache),
         store_(store),
@@ -41,7 +43,8 @@ class Actions {
         schemas_(std::move(schemas)),
         registry_(std::move(registry)),
         authn_(authenticator),
-        kubelets_(std::move(kubelets)) {}
+        kubelets_(std::move(kubelets)),
+        kubelet_tls_(std::move(kubelet_tls)) {}
 
   // The answer when `call` is one of the above; nullopt hands it back to the router.
   std::optional<http::Response> serve(const Call& call);
@@ -61,7 +64,8 @@ class Actions {
 
   // The pod a pods/<sub> call names (404 as upstream when it is missing).
   ApiResult<nlohmann::json> read_pod(const Call& call);
-  // The kubelet of `node` when this process can reach it; else 503.
+  // The kubelet of `node`: in-process when it runs here, else over HTTPS at the address and
+  // port its Node reports (remote_kubelet.h); 503 when neither is known.
   ApiResult<http::Handler> kubelet_of(const std::string& node);
 
   BodyCodecs codecs() const { return {*schemas_, *registry_}; }
@@ -78,6 +82,9 @@ class Actions {
   const TokenAuthenticator& authn_;
   // The kubelets this process can reach in-process, by node name; null when none.
   std::shared_ptr<http::LocalEndpoints> kubelets_;
+  // Trusts the server CA, presents the apiserver's kubelet client certificate; null: no
+  // kubelet in another process is reached.
+  std::shared_ptr<const http::ClientTlsContext> kubelet_tls_;
 };
 
 // Helpers the action files share.

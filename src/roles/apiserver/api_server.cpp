@@ -4,12 +4,14 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <future>
 
 #include "api/discovery.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "core/version.h"
+#include "http/http_connection.h"
 #include "http/https_server.h"
 #include "pki/pki.h"
 #include "roles/apiserver/actions.h"
@@ -19,6 +21,7 @@
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/router.h"
 #include "roles/apiserver/service_account_tokens.h"
+#include "roles/apiserver/supervisor.h"
 #include "roles/apiserver/token_authenticator.h"
 #include "roles/apiserver/watch_cache.h"
 
@@ -40,6 +43,20 @@ std::optional<http::PeerIdentity> identify(SSL* ssl) {
   auto id = pki::peer_identity(ssl);
   if (!id.is_ok() || !*id) return std::nullopt;
   return http::PeerIdentity{(*id)->user, (*id)->groups, "", {}};
+}
+
+// What the apiserver reaches kubelets in other processes with: the server CA to verify their
+// serving certificates, and a client certificate of its own (issued at each start, as the
+// kubelet client pair upstream's apiserver is given).
+Result<std::shared_ptr<const http::ClientTlsContext>> kubelet_client_tls(const pki::ServerPki& pki) {
+  ASSIGN_OR_RETURN(pki::CertKey client, pki::issue_client_cert(pki.client_ca,
+                                                               {"kube-apiserver-kubelet-client",
+                                                                {"system:masters"}}));
+  http::ClientTls tls;
+  tls.ca_pem = pki.server_ca.cert_pem;
+  tls.cert_pem = client.cert_pem;
+  tls.key_pem = client.key_pem;
+  return http::ClientTlsContext::make(tls);
 }
 
 }  // namespace
@@ -70,7 +87,11 @@ Status ApiServerRole::start() {
   server_ca_pem_ = pki.server_ca.cert_pem;
   ASSIGN_OR_RETURN(std::string token,
                    pki::ensure_server_token(config_.token_path, pki.server_ca.cert_pem));
-  (void)token;  // agents join with it (a later issue); it is written for them now
+  ASSIGN_OR_RETURN(pki::ParsedToken parsed_token, pki::parse_token(token));
+  // Agents join with the token (supervisor.h); the node passwords sit beside it, as k3s's.
+  supervisor_ = std::make_unique<Supervisor>(
+      pki.server_ca, pki.client_ca, std::move(parsed_token),
+      std::filesystem::path(config_.token_path).parent_path().string() + "/cred/node-passwd");
   ASSIGN_OR_RETURN(pki::SslContextPtr tls, pki::make_server_context(pki));
   // The service-account keys are made (first start: a new RSA key) or read while the rest
   // starts; token requests wait for them.
@@ -111,8 +132,9 @@ Status ApiServerRole::start() {
       ClusterNetworks{config_.service_cidr, config_.node_port_first, config_.node_port_last});
   rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
   authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
+  ASSIGN_OR_RETURN(auto kubelet_tls, kubelet_client_tls(pki));
   actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_,
-                                       config_.kubelets);
+                                       config_.kubelets, std::move(kubelet_tls));
   ASSIGN_OR_RETURN(
       served_,
       ServedApi::create(*registry, {address + ":" + std::to_string(config_.port), version_info()},
@@ -126,9 +148,14 @@ Status ApiServerRole::start() {
   options.bind_address = config_.bind_address;
   options.port = config_.port;
   options.identify_peer = identify;
-  options.fast_handler = [this](http::Request& r) { return router_->handle_fast(r); };
-  server_ = std::make_unique<http::HttpsServer>(
-      options, tls.release(), [this](http::Request& r) { return router_->handle(r); });
+  options.fast_handler = [this](http::Request& r) -> std::optional<http::Response> {
+    if (Supervisor::handles(r.path)) return std::nullopt;  // issuing a key may take a while
+    return router_->handle_fast(r);
+  };
+  server_ = std::make_unique<http::HttpsServer>(options, tls.release(), [this](http::Request& r) {
+    if (Supervisor::handles(r.path)) return supervisor_->serve(r);
+    return router_->handle(r);
+  });
   RETURN_IF_ERROR(server_->start());
   if (!config_.kubeconfig_path.empty()) {
     RETURN_IF_ERROR(pki::write_kubeconfig(config_.kubeconfig_path, config_.kubeconfig_mode,

@@ -37,6 +37,7 @@ class Router;
 class Strategies;
 class ServedApi;
 class CrdController;
+class Supervisor;
 
 struct ApiServerConfig {
   std::string tls_dir;     // <data-dir>/server/tls
@@ -92,6 +93,7 @@ class ApiServerRole final : public Role {
   std::unique_ptr<ServedApi> served_;
   std::unique_ptr<CrdController> crds_;
   std::unique_ptr<Router> router_;
+  std::unique_ptr<Supervisor> supervisor_;  // the join endpoints (supervisor.h)
   std::unique_ptr<http::HttpsServer> server_;
   std::string server_ca_pem_;
   std::atomic<bool> ready_{false};

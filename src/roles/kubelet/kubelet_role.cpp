@@ -97,7 +97,11 @@ Status KubeletRole::start() {
   http::PeerIdentity identity;
   identity.user = "system:node:" + id.name;
   identity.groups = {"system:nodes", "system:masters", "system:authenticated"};
-  client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
+  if (config_.client) {
+    ASSIGN_OR_RETURN(client_, config_.client());
+  } else {
+    client_ = std::make_unique<client::InProcessClient>(config_.handler, identity);
+  }
   events_ = std::make_unique<client::EventRecorder>(*client_, "kubelet", clock_);
   runtime_ = config_.runtime ? config_.runtime() : nullptr;
   images_ = config_.images ? config_.images() : nullptr;
@@ -235,13 +239,17 @@ Result<uint16_t> KubeletRole::serve_api() {
   };
   if (config_.endpoints) config_.endpoints->add(node_name_, handler);
   const int port = config_.settings.port;
-  if (config_.tls_dir.empty()) return static_cast<uint16_t>(port);
+  if (config_.tls_dir.empty() && config_.tls_cert_file.empty())
+    return static_cast<uint16_t>(port);
   KubeletServerOptions options;
   options.address = config_.settings.address;
   options.port = static_cast<uint16_t>(port);
   options.node_name = node_name_;
   options.node_ips = config_.node_ips;
   options.tls_dir = config_.tls_dir;
+  options.cert_file = config_.tls_cert_file;
+  options.key_file = config_.tls_key_file;
+  options.client_ca_file = config_.client_ca_file;
   auto server = KubeletServer::start(options, handler);
   if (!server.is_ok()) {
     if (config_.endpoints) config_.endpoints->remove(node_name_);

@@ -3,7 +3,8 @@
 // (node_reporter.h); with a runtime it runs the pods bound to the node (pods/pod_manager.h)
 // and serves the kubelet API in-process to the API server (server/kubelet_api.h) and, with
 // a tls_dir, over HTTPS on settings.port (server/kubelet_server.h) (doc/kubelet.md). It talks to
-// the apiserver through the in-process client as system:node:<name>.
+// the apiserver through the in-process client as system:node:<name> (`k3c server`) or
+// through the HTTPS client its config makes (`k3c agent`).
 //
 // Threads: start()/stop() from the RoleRunner. One node thread runs registration, the status
 // loop and the Lease; one event writer; with a runtime, the pod manager's and one
@@ -54,6 +55,9 @@ class StatsCollector;
 struct KubeletConfig {
   // The apiserver's handler chain, available once the apiserver role is up.
   http::Handler handler;
+  // Or (`k3c agent`): makes the client the kubelet talks to the apiserver through (HTTPS, with
+  // the node's client certificate); when set, `handler` is not used.
+  std::function<Result<std::unique_ptr<client::Client>>()> client;
   std::string node_name;  // "" = the host name, lower-cased
   std::vector<std::string> node_ips;
   std::vector<std::pair<std::string, std::string>> node_labels;
@@ -65,6 +69,10 @@ struct KubeletConfig {
   // The cluster PKI (<data-dir>/server/tls): with it the kubelet API is served over HTTPS on
   // settings.address:settings.port (and that port is the node's daemonEndpoints); "": not.
   std::string tls_dir;
+  // Or (an agent) the serving certificate, its key and the client CA as files.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string client_ca_file;
   // Where the kubelet API is registered under the node name for the API server of this
   // process (pods/log and friends); may be null.
   std::shared_ptr<http::LocalEndpoints> endpoints;

@@ -38,6 +38,24 @@ Result<pki::CertKey> read_ca(const std::string& dir, const std::string& name, bo
   return ca;
 }
 
+// The serving pair and client CA: from the given files, else issued from the cluster PKI.
+Result<pki::ServerPki> serving_tls(const KubeletServerOptions& options) {
+  pki::ServerPki tls;
+  constexpr size_t kLimit = 1 << 20;
+  if (!options.cert_file.empty()) {
+    ASSIGN_OR_RETURN(tls.client_ca.cert_pem, runtime::read_file(options.client_ca_file, kLimit));
+    ASSIGN_OR_RETURN(tls.serving.cert_pem, runtime::read_file(options.cert_file, kLimit));
+    ASSIGN_OR_RETURN(tls.serving.key_pem, runtime::read_file(options.key_file, kLimit));
+    return tls;
+  }
+  ASSIGN_OR_RETURN(pki::CertKey server_ca, read_ca(options.tls_dir, "server-ca", true));
+  ASSIGN_OR_RETURN(tls.client_ca, read_ca(options.tls_dir, "client-ca", false));
+  std::vector<std::string> sans = {options.node_name, "localhost", "127.0.0.1"};
+  sans.insert(sans.end(), options.node_ips.begin(), options.node_ips.end());
+  ASSIGN_OR_RETURN(tls.serving, pki::issue_serving_cert(server_ca, options.node_name, sans));
+  return tls;
+}
+
 }  // namespace
 
 Status authorize_kubelet_request(const http::Request& request) {
@@ -65,12 +83,7 @@ uint16_t KubeletServer::port() const { return server_->port(); }
 
 Result<std::unique_ptr<KubeletServer>> KubeletServer::start(const KubeletServerOptions& options,
                                                             http::Handler handler) {
-  ASSIGN_OR_RETURN(pki::CertKey server_ca, read_ca(options.tls_dir, "server-ca", true));
-  pki::ServerPki tls;
-  ASSIGN_OR_RETURN(tls.client_ca, read_ca(options.tls_dir, "client-ca", false));
-  std::vector<std::string> sans = {options.node_name, "localhost", "127.0.0.1"};
-  sans.insert(sans.end(), options.node_ips.begin(), options.node_ips.end());
-  ASSIGN_OR_RETURN(tls.serving, pki::issue_serving_cert(server_ca, options.node_name, sans));
+  ASSIGN_OR_RETURN(pki::ServerPki tls, serving_tls(options));
   ASSIGN_OR_RETURN(pki::SslContextPtr context, pki::make_server_context(tls));
 
   http::ServerOptions server;

@@ -1,5 +1,5 @@
 // The kubelet API over HTTPS (upstream's port 10250, issue 5): a serving certificate issued
-// at start from the cluster's server CA (SANs: the node name, localhost, 127.0.0.1 and the
+// at start from the cluster's server CA (or, on an agent, the one its server issued it) (SANs: the node name, localhost, 127.0.0.1 and the
 // node IPs), client certificates verified against the client CA. Only the cluster's admins
 // (group system:masters: the admin kubeconfig, the API server's kubelet client) may call it:
 // no certificate is 401 Unauthorized, another identity 403 Forbidden with upstream's text.
@@ -30,6 +30,11 @@ struct KubeletServerOptions {
   // The cluster PKI's directory (<data-dir>/server/tls): server-ca.crt/.key sign the serving
   // certificate, client-ca.crt verifies clients.
   std::string tls_dir;
+  // Or (an agent, whose server issued them; upstream's --tls-cert-file, --tls-private-key-file
+  // and --client-ca-file): the serving certificate and key, and the client CA, as files.
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;
 };
 
 // kOk for an admin (group system:masters, or the users system:admin and
