@@ -160,7 +160,8 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
   for (auto [name, bytes] : {std::pair<const char*, std::string>{"hosts", config.hosts},
                              {"resolv.conf", config.resolv_conf},
                              {"hostname", hostname + "\n"}}) {
-    if (Status s = write_file_atomic(dir + "/" + name, bytes); !s.is_ok()) return fail(s);
+    // Unsynced: they serve the pinned namespaces, which a power loss ends anyway.
+    if (Status s = write_file_unsynced(dir + "/" + name, bytes); !s.is_ok()) return fail(s);
   }
   if (!config.cgroup_parent.empty()) {
     if (Status s = cgroups_->create(config.cgroup_parent, config.pod_resources); !s.is_ok())
