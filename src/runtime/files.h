@@ -1,5 +1,6 @@
 // Small filesystem helpers the image store is built on: durable atomic writes (temp file,
-// fsync, rename, fsync of the directory), bounded reads, mkdir -p and rm -rf; and du.
+// fsync, rename, fsync of the directory) and unsynced ones, bounded reads, mkdir -p and
+// rm -rf; and du.
 #pragma once
 
 #include <cstdint>
