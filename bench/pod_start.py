@@ -154,7 +154,8 @@ def outer(args):
                "private", "--mount-proc", "/bin/sh", "-c", ip + ' link set lo up && exec "$0" "$@"',
                sys.executable, os.path.abspath(__file__), "--inner", "--tmp", tmp,
                "--cgroup", cgroup, "--k3c", os.path.abspath(args.k3c), "--reps", str(args.reps),
-               "--many", str(args.many), "--podman-skip", podman_skip]
+               "--many", str(args.many), "--podman-skip", podman_skip,
+               "--perf", os.path.abspath(args.perf) if args.perf else ""]
         child = subprocess.Popen(cmd)
         rc = child.wait()
         child = None
@@ -239,6 +240,7 @@ class RunningWatch:
         _, lst = api.request("GET", path)
         rv = lst["metadata"]["resourceVersion"]
         self.conn = api.conn(fresh=True)
+        self.conn.timeout = None  # a watch may be quiet for long: no read deadline
         self.conn.request("GET", f"{path}?watch=true&resourceVersion={rv}")
         self.resp = self.conn.getresponse()
         threading.Thread(target=self._loop, daemon=True).start()
@@ -410,6 +412,22 @@ def inner(args):
         return 1
     finally:
         server.kill()
+        server.wait()
+        thaw_cgroups(args.cgroup)
+
+
+def thaw_cgroups(name):
+    """A server killed between a container's freeze and its thaw (kill_all) leaves the cgroup
+    frozen: its processes cannot die, and this PID 1 could not exit (the kernel waits for every
+    process of the namespace)."""
+    root = os.path.join("/sys/fs/cgroup/freezer", name)
+    for dirpath, _dirs, files in os.walk(root):
+        if "freezer.state" in files:
+            try:
+                with open(os.path.join(dirpath, "freezer.state"), "w") as f:
+                    f.write("THAWED")
+            except OSError:
+                pass
 
 
 def wait_for(what, check, timeout):
@@ -463,6 +481,10 @@ def measure(args, server, kubeconfig):
     many = [f"many-{i}" for i in range(args.many)]
     t_created = {}
     cpu_before = cpu_seconds(server.pid)
+    perf = None
+    if args.perf:  # the server's profile during the burst only
+        perf = subprocess.Popen(["perf", "record", "-q", "-F", "499", "-g", "-o", args.perf,
+                                 "-p", str(server.pid)], stdout=subprocess.DEVNULL)
     with concurrent.futures.ThreadPoolExecutor(10) as pool:
         t_first = time.monotonic()
         for name, t0 in zip(many, pool.map(lambda n: create(api, n), many)):
@@ -474,6 +496,9 @@ def measure(args, server, kubeconfig):
     bound_to_running = [seen[n] - watch.scheduled[n] for n in many if n in watch.scheduled]
     all_running = max(seen.values()) - t_first
     cpu_after = cpu_seconds(server.pid)
+    if perf:
+        perf.send_signal(signal.SIGINT)
+        perf.wait()
     cpu_server = cpu_after[0] - cpu_before[0]
     cpu_others = cpu_after[1] - cpu_before[1]
     delete_all(api, many, timeout=60)
@@ -542,6 +567,8 @@ def main():
     p.add_argument("--reps", type=int, default=20, help="single-pod and podman repetitions")
     p.add_argument("--many", type=int, default=100, help="pods created at once")
     p.add_argument("--no-podman", action="store_true", help="skip the podman reference")
+    p.add_argument("--perf", default="", metavar="FILE",
+                   help="perf record -g of the server during the 100-pod burst into FILE")
     p.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
     p.add_argument("--cgroup", help=argparse.SUPPRESS)

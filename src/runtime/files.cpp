@@ -107,6 +107,19 @@ Status write_file_atomic(const std::string& path, std::string_view bytes) {
   return sync_dir(parent_of(path));
 }
 
+Status write_file_unsynced(const std::string& path, std::string_view bytes) {
+  const std::string temp = path + ".tmp";
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno_status("create " + temp, errno);
+  Status status = write_all(fd, bytes, temp);
+  close(fd);
+  if (status.is_ok() && rename(temp.c_str(), path.c_str()) != 0) {
+    status = errno_status("rename " + temp, errno);
+  }
+  if (!status.is_ok()) unlink(temp.c_str());
+  return status;
+}
+
 Result<std::string> read_file(const std::string& path, size_t max_bytes) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno_status("open " + path, errno);

@@ -1,5 +1,6 @@
 // Small filesystem helpers the image store is built on: durable atomic writes (temp file,
-// fsync, rename, fsync of the directory), bounded reads, mkdir -p and rm -rf; and du.
+// fsync, rename, fsync of the directory) and unsynced ones, bounded reads, mkdir -p and
+// rm -rf; and du.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,12 @@ Status make_dirs(const std::string& path, unsigned mode = 0755);
 
 // Replaces `path` with `bytes` so that a crash leaves the old or the new file, never a mix.
 Status write_file_atomic(const std::string& path, std::string_view bytes);
+
+// Temp file + rename without any fsync, for files that describe what does not survive a
+// power loss either (a process, a sandbox's pinned namespaces): a crash of k3c leaves the
+// old or the new file, which is what matters there. (An fsync cost tens of milliseconds per
+// container start on a busy disk.)
+Status write_file_unsynced(const std::string& path, std::string_view bytes);
 
 // The whole file; kNotFound when it does not exist, kInvalid when it is over `max_bytes`.
 Result<std::string> read_file(const std::string& path, size_t max_bytes);

@@ -1,4 +1,5 @@
-// The filesystem helpers' du: blocks of every inode once, links not followed.
+// The filesystem helpers: the unsynced replace; du (blocks of every inode once, links not
+// followed).
 #include "runtime/files.h"
 
 #include <fcntl.h>
@@ -13,6 +14,20 @@
 
 namespace k3c::runtime {
 namespace {
+
+TEST_CASE("write_file_unsynced replaces a file whole and leaves no temp file") {
+  TempDir dir;
+  const std::string path = dir.path() + "/hosts";
+  REQUIRE(write_file_unsynced(path, "old\n").is_ok());
+  REQUIRE(write_file_unsynced(path, "new\n").is_ok());
+  auto bytes = read_file(path, 64);
+  REQUIRE(bytes.is_ok());
+  CHECK(*bytes == "new\n");
+  auto names = list_dir(dir.path());
+  REQUIRE(names.is_ok());
+  CHECK(*names == std::vector<std::string>{"hosts"});
+  CHECK(!write_file_unsynced(dir.path() + "/missing/hosts", "x").is_ok());
+}
 
 TEST_CASE("disk_usage counts what a tree takes on disk, each inode once") {
   TempDir dir;

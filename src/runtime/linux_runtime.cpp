@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <set>
 #include <thread>
 
 #include "core/ids.h"
@@ -109,9 +110,16 @@ void LinuxRuntime::thaw_containers() {
   auto ids = list_dir(state_root_ + "/containers");
   if (!ids.is_ok()) return;
   for (const std::string& id : *ids) {
-    auto record = load_container_record(container_dir(id) + "/container.json");
+    auto record = container_record(id);
     if (record.is_ok() && !record->cgroup.empty()) cgroups_->thaw(record->cgroup);
   }
+}
+
+Result<SandboxRecord> LinuxRuntime::sandbox_record(const std::string& id) const {
+  return records_.sandbox(sandbox_dir(id) + "/sandbox.json");
+}
+Result<ContainerRecord> LinuxRuntime::container_record(const std::string& id) const {
+  return records_.container(container_dir(id) + "/container.json");
 }
 
 std::string LinuxRuntime::sandbox_dir(const std::string& id) const {
@@ -163,12 +171,13 @@ Result<std::string> LinuxRuntime::run_pod_sandbox(const SandboxConfig& config) {
   for (auto [name, bytes] : {std::pair<const char*, std::string>{"hosts", config.hosts},
                              {"resolv.conf", config.resolv_conf},
                              {"hostname", hostname + "\n"}}) {
-    if (Status s = write_file_atomic(dir + "/" + name, bytes); !s.is_ok()) return fail(s);
+    // Unsynced: they serve the pinned namespaces, which a power loss ends anyway.
+    if (Status s = write_file_unsynced(dir + "/" + name, bytes); !s.is_ok()) return fail(s);
   }
   if (!config.log_directory.empty()) {
     if (Status s = make_dirs(config.log_directory, 0755); !s.is_ok()) return fail(s);
   }
-  if (Status s = save_record(dir + "/sandbox.json", record); !s.is_ok()) return fail(s);
+  if (Status s = records_.save(dir + "/sandbox.json", record); !s.is_ok()) return fail(s);
   return record.id;
 }
 
@@ -188,12 +197,12 @@ Status LinuxRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
   auto held = sandbox_lock(sandbox_id);
   std::lock_guard lock(*held);
   const std::string dir = sandbox_dir(sandbox_id);
-  auto record = load_sandbox_record(dir + "/sandbox.json");
+  auto record = records_.sandbox(dir + "/sandbox.json");
   if (!record.is_ok()) return record.status();
   auto containers = list_dir(state_root_ + "/containers");
   if (!containers.is_ok()) return containers.status();
   for (const std::string& id : *containers) {
-    auto c = load_container_record(container_dir(id) + "/container.json");
+    auto c = container_record(id);
     if (!c.is_ok() || c->sandbox_id != sandbox_id) continue;
     (void)signal_container(process_dir(container_dir(id)), SIGKILL);
     (void)cgroups_->kill_all(c->cgroup);
@@ -201,19 +210,19 @@ Status LinuxRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
   if (Status s = stop_pause(dir); !s.is_ok()) return s;
   if (Status s = unpin_namespaces(dir); !s.is_ok()) return s;
   record->stopped = true;
-  return save_record(dir + "/sandbox.json", *record);
+  return records_.save(dir + "/sandbox.json", *record);
 }
 
 Status LinuxRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
   auto held = sandbox_lock(sandbox_id);
   std::lock_guard lock(*held);
   const std::string dir = sandbox_dir(sandbox_id);
-  auto record = load_sandbox_record(dir + "/sandbox.json");
+  auto record = records_.sandbox(dir + "/sandbox.json");
   if (!record.is_ok() && record.status().code() != Code::kNotFound) return record.status();
   auto containers = list_dir(state_root_ + "/containers");
   if (!containers.is_ok()) return containers.status();
   for (const std::string& id : *containers) {
-    auto c = load_container_record(container_dir(id) + "/container.json");
+    auto c = container_record(id);
     if (c.is_ok() && c->sandbox_id == sandbox_id) {
       if (Status s = remove_container_locked(id); !s.is_ok()) return s;
     }
@@ -223,6 +232,7 @@ Status LinuxRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
   if (record.is_ok() && !record->config.cgroup_parent.empty()) {
     if (Status s = cgroups_->remove(record->config.cgroup_parent); !s.is_ok()) return s;
   }
+  records_.forget(dir + "/sandbox.json");
   if (Status s = remove_tree(dir); !s.is_ok()) return s;
   forget_sandbox_lock(sandbox_id);
   return Status::ok();
@@ -230,7 +240,7 @@ Status LinuxRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
 
 Result<SandboxStatus> LinuxRuntime::pod_sandbox_status(const std::string& sandbox_id) {
   const std::string dir = sandbox_dir(sandbox_id);
-  auto record = load_sandbox_record(dir + "/sandbox.json");
+  auto record = records_.sandbox(dir + "/sandbox.json");
   if (!record.is_ok()) return record.status();
   SandboxStatus status;
   status.id = record->id;
@@ -269,7 +279,7 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
   std::shared_lock images_lock(images_mu_);
   auto held = sandbox_lock(sandbox_id);
   std::lock_guard lock(*held);
-  auto sandbox = load_sandbox_record(sandbox_dir(sandbox_id) + "/sandbox.json");
+  auto sandbox = sandbox_record(sandbox_id);
   if (!sandbox.is_ok()) return sandbox.status();
   if (sandbox->stopped) return error(Code::kInvalid, "sandbox " + sandbox_id + " is stopped");
   auto image = images_->find(config.image);
@@ -298,7 +308,7 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
   }
   const std::string dir = container_dir(record.id);
   if (Status s = make_dirs(dir, 0700); !s.is_ok()) return s;
-  if (Status s = save_record(dir + "/container.json", record); !s.is_ok()) {
+  if (Status s = records_.save(dir + "/container.json", record); !s.is_ok()) {
     (void)remove_tree(dir);
     return s;
   }
@@ -334,13 +344,13 @@ Result<ProcessSpec> LinuxRuntime::process_spec(const ContainerRecord& record) co
 
 Status LinuxRuntime::start_container(const std::string& container_id) {
   const std::string dir = container_dir(container_id);
-  auto record = load_container_record(dir + "/container.json");
+  auto record = records_.container(dir + "/container.json");
   if (!record.is_ok()) return record.status();
   auto held = sandbox_lock(record->sandbox_id);
   std::lock_guard lock(*held);
   if (process_started(read_process_state(process_dir(dir))) || !record->start_error.empty())
     return error(Code::kInvalid, "container " + container_id + " was already started");
-  auto sandbox = load_sandbox_record(sandbox_dir(record->sandbox_id) + "/sandbox.json");
+  auto sandbox = sandbox_record(record->sandbox_id);
   if (!sandbox.is_ok()) return sandbox.status();
   const ContainerConfig& config = record->config;
   const SandboxConfig& pod = sandbox->config;
@@ -348,7 +358,7 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
   auto fail = [&](Status status) {
     record->start_error = status.message();
     record->start_error_at = std::chrono::system_clock::now();
-    (void)save_record(dir + "/container.json", *record);
+    (void)records_.save(dir + "/container.json", *record);
     (void)cgroups_->remove(record->cgroup);
     return status;
   };
@@ -407,9 +417,9 @@ Status LinuxRuntime::start_container(const std::string& container_id) {
 
 Result<ContainerStatus> LinuxRuntime::container_status(const std::string& container_id) {
   const std::string dir = container_dir(container_id);
-  auto record = load_container_record(dir + "/container.json");
+  auto record = records_.container(dir + "/container.json");
   if (!record.is_ok()) return record.status();
-  auto sandbox = load_sandbox_record(sandbox_dir(record->sandbox_id) + "/sandbox.json");
+  auto sandbox = sandbox_record(record->sandbox_id);
   ContainerStatus status;
   status.id = record->id;
   status.sandbox_id = record->sandbox_id;
@@ -470,9 +480,32 @@ Result<std::vector<ContainerStatus>> LinuxRuntime::list_containers() {
   return containers;
 }
 
+Result<PodListing> LinuxRuntime::list_pod(const PodFilter& filter) {
+  ASSIGN_OR_RETURN(std::vector<std::string> sandbox_ids, list_dir(state_root_ + "/sandboxes"));
+  ASSIGN_OR_RETURN(std::vector<std::string> container_ids, list_dir(state_root_ + "/containers"));
+  PodListing listing;
+  std::set<std::string> ids;
+  for (const std::string& id : sandbox_ids) {
+    auto record = sandbox_record(id);
+    if (!record.is_ok() || !filter.matches(record->config)) continue;
+    auto status = pod_sandbox_status(id);
+    if (!status.is_ok()) continue;
+    ids.insert(id);
+    listing.sandboxes.push_back(std::move(*status));
+  }
+  for (const std::string& id : container_ids) {
+    auto record = container_record(id);
+    if (!record.is_ok() || !filter.matches(record->config.labels, record->sandbox_id, ids))
+      continue;
+    if (auto status = container_status(id); status.is_ok())
+      listing.containers.push_back(std::move(*status));
+  }
+  return listing;
+}
+
 Status LinuxRuntime::stop_container(const std::string& container_id, std::chrono::seconds timeout) {
   const std::string dir = container_dir(container_id);
-  auto record = load_container_record(dir + "/container.json");
+  auto record = records_.container(dir + "/container.json");
   if (!record.is_ok()) return record.status();
   auto exited = [&] {
     auto state = read_process_state(process_dir(dir));
@@ -503,7 +536,7 @@ Status LinuxRuntime::stop_container(const std::string& container_id, std::chrono
 }
 
 Status LinuxRuntime::remove_container(const std::string& container_id) {
-  auto record = load_container_record(container_dir(container_id) + "/container.json");
+  auto record = container_record(container_id);
   if (!record.is_ok() && record.status().code() != Code::kNotFound) return record.status();
   if (!record.is_ok()) return remove_container_locked(container_id);
   auto held = sandbox_lock(record->sandbox_id);
@@ -513,7 +546,7 @@ Status LinuxRuntime::remove_container(const std::string& container_id) {
 
 Status LinuxRuntime::remove_container_locked(const std::string& id) {
   const std::string dir = container_dir(id);
-  auto record = load_container_record(dir + "/container.json");
+  auto record = records_.container(dir + "/container.json");
   if (!record.is_ok()) {
     if (record.status().code() == Code::kNotFound) return remove_tree(dir);
     return record.status();
@@ -531,6 +564,7 @@ Status LinuxRuntime::remove_container_locked(const std::string& id) {
   }
   if (Status s = remove_container_files(process_dir(dir)); !s.is_ok()) return s;
   if (Status s = cgroups_->remove(record->cgroup); !s.is_ok()) return s;
+  records_.forget(dir + "/container.json");
   return remove_tree(dir);
 }
 
@@ -551,7 +585,7 @@ Status LinuxRuntime::reopen_container_log(const std::string& container_id) {
 }
 
 Result<ContainerStats> LinuxRuntime::container_stats(const std::string& container_id) {
-  auto record = load_container_record(container_dir(container_id) + "/container.json");
+  auto record = container_record(container_id);
   if (!record.is_ok()) return record.status();
   auto stats = cgroups_->stats(record->cgroup);
   if (!stats.is_ok()) return stats.status();
@@ -619,7 +653,7 @@ Status LinuxRuntime::remove_image(const std::string& ref) {
   auto containers = list_dir(state_root_ + "/containers");
   if (!containers.is_ok()) return containers.status();
   for (const std::string& id : *containers) {
-    auto c = load_container_record(container_dir(id) + "/container.json");
+    auto c = container_record(id);
     if (c.is_ok() && c->image_ref == image->id)
       return error(Code::kConflict, "image " + ref + " is in use by container " + id.substr(0, 13));
   }

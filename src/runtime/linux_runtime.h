@@ -5,7 +5,8 @@
 //   sandboxes/<id>/sandbox.json   the record; net, ipc, uts (pinned namespaces);
 //                                 hosts, resolv.conf, hostname (bind-mounted into containers)
 //   containers/<id>/container.json the record; the shim's state files and the overlay dirs
-// Every call is thread-safe: records are rewritten atomically; changes to one sandbox and its
+// Every call is thread-safe: records are rewritten atomically and kept in memory
+// (linux/record_cache.h); changes to one sandbox and its
 // containers are serialised by that sandbox's lock, so pods start in parallel; removing an
 // image excludes creating containers (a shared/exclusive lock).
 #pragma once
@@ -18,13 +19,13 @@
 #include <string>
 
 #include "runtime/image_store.h"
+#include "runtime/linux/record_cache.h"
 #include "runtime/registry/puller.h"
 #include "runtime/runtime_service.h"
 
 namespace k3c::runtime {
 
 class CgroupManager;
-struct ContainerRecord;
 struct ProcessSpec;
 
 struct LinuxRuntimeConfig {
@@ -54,6 +55,8 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   Status remove_container(const std::string& container_id) override;
   Result<ContainerStatus> container_status(const std::string& container_id) override;
   Result<std::vector<ContainerStatus>> list_containers() override;
+  // Filters on the kept records; only the pod's own objects get their state read.
+  Result<PodListing> list_pod(const PodFilter& filter) override;
   Status reopen_container_log(const std::string& container_id) override;
   Result<ExecResult> exec_sync(const std::string& container_id, const std::vector<std::string>& cmd,
                                std::chrono::milliseconds timeout) override;
@@ -81,6 +84,8 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
                std::shared_ptr<const registry::Puller> puller);
   std::string sandbox_dir(const std::string& id) const;
   std::string container_dir(const std::string& id) const;
+  Result<SandboxRecord> sandbox_record(const std::string& id) const;
+  Result<ContainerRecord> container_record(const std::string& id) const;
   Status remove_container_locked(const std::string& id);
   // The record of a container whose process runs; kInvalid (containerd's "container is in
   // CONTAINER_EXITED state") when it does not.
@@ -91,6 +96,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   std::unique_ptr<ImageStore> images_;
   std::unique_ptr<CgroupManager> cgroups_;
   const std::shared_ptr<const registry::Puller> puller_;
+  mutable RecordCache records_;  // thread-safe itself; mutable for the const readers
   // The lock of one sandbox (created on first use, dropped when the sandbox is removed).
   std::shared_ptr<std::mutex> sandbox_lock(const std::string& sandbox_id);
   void forget_sandbox_lock(const std::string& sandbox_id);

@@ -112,7 +112,7 @@ void set_env(std::vector<std::string>& env, const std::string& entry) {
 
 Result<ContainerRecord> LinuxRuntime::running_container(const std::string& container_id) const {
   const std::string dir = container_dir(container_id);
-  ASSIGN_OR_RETURN(ContainerRecord record, load_container_record(dir + "/container.json"));
+  ASSIGN_OR_RETURN(ContainerRecord record, records_.container(dir + "/container.json"));
   auto state = read_process_state(process_dir(dir));
   if (!state.is_ok() && state.status().code() != Code::kNotFound) return state.status();
   if (!state.is_ok() || state->pid <= 0) {
@@ -144,7 +144,7 @@ Result<std::unique_ptr<StreamSession>> LinuxRuntime::attach(const std::string& c
 
 Result<int> LinuxRuntime::port_forward(const std::string& sandbox_id, uint16_t port) {
   const std::string dir = sandbox_dir(sandbox_id);
-  ASSIGN_OR_RETURN(SandboxRecord record, load_sandbox_record(dir + "/sandbox.json"));
+  ASSIGN_OR_RETURN(SandboxRecord record, records_.sandbox(dir + "/sandbox.json"));
   const std::string netns = record.config.host_network ? "host" : pinned_namespaces(dir).net;
   auto fail = [&](const Status& status) {
     return error(status.code(), "failed to execute portforward in network namespace \"" + netns +

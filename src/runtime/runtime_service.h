@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,32 @@ class StreamSession {
 
 // ---- the interface --------------------------------------------------------------------------
 
+// The sandboxes and containers of one pod: sandboxes whose config names the pod's uid or that
+// carry it in the label `uid_label`, containers with that label or in one of those sandboxes.
+struct PodFilter {
+  std::string pod_uid;
+  std::string uid_label;
+
+  bool matches(const SandboxConfig& sandbox) const {
+    return sandbox.pod_uid == pod_uid || labelled(sandbox.labels);
+  }
+  bool matches(const std::map<std::string, std::string>& container_labels,
+               const std::string& sandbox_id, const std::set<std::string>& sandbox_ids) const {
+    return labelled(container_labels) || sandbox_ids.count(sandbox_id) > 0;
+  }
+
+ private:
+  bool labelled(const std::map<std::string, std::string>& labels) const {
+    auto it = labels.find(uid_label);
+    return it != labels.end() && it->second == pod_uid;
+  }
+};
+
+struct PodListing {
+  std::vector<SandboxStatus> sandboxes;
+  std::vector<ContainerStatus> containers;
+};
+
 class RuntimeService {
  public:
   virtual ~RuntimeService() = default;
@@ -209,6 +236,24 @@ class RuntimeService {
   virtual Status remove_container(const std::string& container_id) = 0;
   virtual Result<ContainerStatus> container_status(const std::string& container_id) = 0;
   virtual Result<std::vector<ContainerStatus>> list_containers() = 0;
+  // list_pod_sandboxes() and list_containers() narrowed to one pod. The kubelet asks this
+  // several times per pod sync; a runtime that can filter before it reads each one's state
+  // (LinuxRuntime) makes that cost independent of the number of pods on the node.
+  virtual Result<PodListing> list_pod(const PodFilter& filter) {
+    ASSIGN_OR_RETURN(std::vector<SandboxStatus> sandboxes, list_pod_sandboxes());
+    ASSIGN_OR_RETURN(std::vector<ContainerStatus> containers, list_containers());
+    PodListing listing;
+    std::set<std::string> ids;
+    for (SandboxStatus& s : sandboxes) {
+      if (!filter.matches(s.config)) continue;
+      ids.insert(s.id);
+      listing.sandboxes.push_back(std::move(s));
+    }
+    for (ContainerStatus& c : containers) {
+      if (filter.matches(c.labels, c.sandbox_id, ids)) listing.containers.push_back(std::move(c));
+    }
+    return listing;
+  }
 
   // Runs `cmd` in the container's namespaces, cgroup and identity (exec probes, hooks).
   virtual Result<ExecResult> exec_sync(const std::string& container_id,

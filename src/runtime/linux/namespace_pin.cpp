@@ -9,11 +9,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "runtime/files.h"
 
@@ -38,30 +38,39 @@ Status pin_file(const std::string& source, const std::string& target) {
   return Status::ok();
 }
 
-// Runs in the forked child, which is single-threaded: only system calls from here on.
-// Reports an errno (0 = ready) on `report`, then waits for `release` to close.
-[[noreturn]] void child_main(int flags, const std::string& hostname, int report, int release) {
-  int err = 0;
-  if (unshare(flags) != 0) err = errno;
-  if (err == 0 && (flags & CLONE_NEWUTS) && !hostname.empty() &&
+// Runs on a thread of its own, which it leaves in the new namespaces (namespaces belong to a
+// thread, not to the process): unshare, hostname, loopback up, then the pins of the thread's
+// own namespace files. Forking the multi-threaded server for this copied its page tables per
+// pod (doc/benchmarks.md, pod start); a thread costs a stack.
+Status make_and_pin(int flags, const std::string& hostname, const std::string& dir,
+                    const bool wanted[3], PinnedNamespaces& pinned) {
+  if (unshare(flags) != 0) return errno_status("creating the pod's namespaces", errno);
+  if ((flags & CLONE_NEWUTS) && !hostname.empty() &&
       sethostname(hostname.data(), hostname.size()) != 0)
-    err = errno;
-  if (err == 0 && (flags & CLONE_NEWNET)) {
+    return errno_status("set the pod's hostname", errno);
+  if (flags & CLONE_NEWNET) {
     int sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0) return errno_status("socket in the pod's network namespace", errno);
     struct ifreq ifr {};
     std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-    if (sock < 0 || ioctl(sock, SIOCGIFFLAGS, &ifr) != 0) {
+    int err = 0;
+    if (ioctl(sock, SIOCGIFFLAGS, &ifr) != 0) {
       err = errno;
     } else {
       ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
       if (ioctl(sock, SIOCSIFFLAGS, &ifr) != 0) err = errno;
     }
-    if (sock >= 0) close(sock);
+    close(sock);
+    if (err != 0) return errno_status("bring up the pod's loopback", err);
   }
-  (void)!write(report, &err, sizeof err);
-  char byte;
-  (void)!read(release, &byte, 1);  // returns 0 when the parent closes its end
-  _exit(0);
+  const std::string self = "/proc/self/task/" + std::to_string(gettid()) + "/ns/";
+  for (int i = 0; i < 3; ++i) {
+    if (!wanted[i]) continue;
+    const std::string target = dir + "/" + kKinds[i];
+    RETURN_IF_ERROR(pin_file(self + kKinds[i], target));
+    slot(pinned, i) = target;
+  }
+  return Status::ok();
 }
 
 bool is_namespace_file(const std::string& path) {
@@ -81,46 +90,9 @@ Result<PinnedNamespaces> pin_namespaces(const std::string& dir, const NamespaceK
   PinnedNamespaces pinned;
   if (flags == 0) return pinned;
 
-  int report[2], release[2];
-  if (pipe2(report, O_CLOEXEC) != 0) return errno_status("pipe", errno);
-  if (pipe2(release, O_CLOEXEC) != 0) {
-    int err = errno;
-    close(report[0]);
-    close(report[1]);
-    return errno_status("pipe", err);
-  }
-  pid_t child = fork();
-  if (child == 0) {
-    close(report[0]);
-    close(release[1]);
-    child_main(flags, hostname, report[1], release[0]);
-  }
-  int fork_errno = errno;
-  close(report[1]);
-  close(release[0]);
   Status status;
-  if (child < 0) {
-    status = errno_status("fork", fork_errno);
-  } else {
-    int err = -1;
-    if (read(report[0], &err, sizeof err) != sizeof err) {
-      status = error(Code::kInternal, "namespace child died before reporting");
-    } else if (err != 0) {
-      status = errno_status("creating the pod's namespaces", err);
-    }
-    for (int i = 0; i < 3 && status.is_ok(); ++i) {
-      if (!wanted[i]) continue;
-      const std::string target = dir + "/" + kKinds[i];
-      status = pin_file("/proc/" + std::to_string(child) + "/ns/" + kKinds[i], target);
-      if (status.is_ok()) slot(pinned, i) = target;
-    }
-  }
-  close(report[0]);
-  close(release[1]);  // lets the child exit
-  if (child > 0) {
-    while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-    }
-  }
+  // The thread ends in the pod's namespaces: it is never reused for anything else.
+  std::thread([&] { status = make_and_pin(flags, hostname, dir, wanted, pinned); }).join();
   if (!status.is_ok()) {
     (void)unpin_namespaces(dir);
     return status;

@@ -1,6 +1,7 @@
-// A pod sandbox's namespaces without an infra ("pause") process: a short-lived child creates
+// A pod sandbox's namespaces without an infra ("pause") process: a short-lived thread creates
 // the network, IPC and UTS namespaces, sets the pod's hostname and brings loopback up, and
-// each namespace is bind-mounted onto a file so it lives on after the child exits. Containers
+// each namespace is bind-mounted onto a file so it lives on after the thread exits (the
+// calling thread stays in its own namespaces). Containers
 // then join the files with setns(2). This saves one process per pod; the mounts live in the
 // mount namespace of the k3c process (and die with it, or with a reboot). A shared PID
 // namespace needs a process (its PID 1, the pause of shim/pause_process.h); it is pinned too,

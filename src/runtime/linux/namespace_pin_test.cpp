@@ -44,9 +44,18 @@ int check_inside(const PinnedNamespaces& pinned) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 210;
 }
 
+std::string own_namespace(const char* kind) {
+  char target[256] = {};
+  const std::string link = std::string("/proc/thread-self/ns/") + kind;
+  return readlink(link.c_str(), target, sizeof target - 1) > 0 ? target : "";
+}
+
 int pin_and_check(const std::string& dir) {
+  const std::string net = own_namespace("net"), uts = own_namespace("uts");
   auto pinned = pin_namespaces(dir, {}, "pod-a");
   if (!pinned.is_ok()) return 1;
+  // The caller stays where it was: only the pinning thread entered the pod's namespaces.
+  if (net.empty() || own_namespace("net") != net || own_namespace("uts") != uts) return 8;
   PinnedNamespaces seen = pinned_namespaces(dir);
   if (seen.net != dir + "/net" || seen.ipc != dir + "/ipc" || seen.uts != dir + "/uts") return 2;
   if (int failed = check_inside(*pinned)) return failed;

@@ -18,34 +18,6 @@ using nlohmann::json;
 
 constexpr size_t kMaxFile = 1 << 20;
 
-// Temp file + rename, without fsync: these files describe processes, which do not survive a
-// power loss either; a crash of k3c or of the shim leaves the old or the new file, which is
-// what matters. (An fsync here cost tens of milliseconds per container start.)
-Status replace_file(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return errno_status("create " + tmp, errno);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const Status status = errno_status("write " + tmp, errno);
-      close(fd);
-      unlink(tmp.c_str());
-      return status;
-    }
-    done += static_cast<size_t>(n);
-  }
-  close(fd);
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    const Status status = errno_status("rename " + tmp, errno);
-    unlink(tmp.c_str());
-    return status;
-  }
-  return Status::ok();
-}
-
 json ns_to_json(const NamespaceSetting& ns) {
   const char* mode = ns.mode == NamespaceMode::kNew    ? "new"
                      : ns.mode == NamespaceMode::kHost ? "host"
@@ -111,11 +83,11 @@ Result<T> parse(const std::string& text, const char* what, F&& from) {
 }  // namespace
 
 Status write_spec_file(const std::string& dir, const LaunchSpec& spec) {
-  return replace_file(dir + "/" + kSpecFile, encode_launch_spec(spec));
+  return write_file_unsynced(dir + "/" + kSpecFile, encode_launch_spec(spec));
 }
 
 Status write_shim_pid_file(const std::string& dir, int pid) {
-  return replace_file(dir + "/" + kShimPidFile, std::to_string(pid) + "\n");
+  return write_file_unsynced(dir + "/" + kShimPidFile, std::to_string(pid) + "\n");
 }
 
 std::string encode_process_spec(const ProcessSpec& process) {
@@ -185,7 +157,7 @@ Status write_start_record(const std::string& dir, const StartRecord& r) {
                {"pid", r.pid},
                {"started_at_ns", r.started_at_ns},
                {"start_ticks", r.start_ticks}};
-  return replace_file(dir + "/" + kStateFile, j.dump() + "\n");
+  return write_file_unsynced(dir + "/" + kStateFile, j.dump() + "\n");
 }
 
 Result<StartRecord> read_start_record(const std::string& dir) {
@@ -199,7 +171,7 @@ Result<StartRecord> read_start_record(const std::string& dir) {
 Status write_exit_record(const std::string& dir, const ExitRecord& r) {
   const json j{
       {"exit_code", r.exit_code}, {"signal", r.signal}, {"finished_at_ns", r.finished_at_ns}};
-  return replace_file(dir + "/" + kExitFile, j.dump() + "\n");
+  return write_file_unsynced(dir + "/" + kExitFile, j.dump() + "\n");
 }
 
 Result<ExitRecord> read_exit_record(const std::string& dir) {

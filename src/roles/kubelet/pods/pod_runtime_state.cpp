@@ -8,12 +8,7 @@
 
 namespace k3c::kubelet {
 
-namespace {
-std::string label(const std::map<std::string, std::string>& labels, const char* key) {
-  auto it = labels.find(key);
-  return it == labels.end() ? "" : it->second;
-}
-}  // namespace
+runtime::PodFilter pod_filter(const std::string& pod_uid) { return {pod_uid, labels::kPodUid}; }
 
 std::vector<const runtime::ContainerStatus*> PodRuntimeState::instances(
     std::string_view name) const {
@@ -44,17 +39,16 @@ PodRuntimeState pod_runtime_state(const std::vector<runtime::SandboxStatus>& san
                                   const std::vector<runtime::ContainerStatus>& containers,
                                   const std::string& pod_uid) {
   PodRuntimeState state;
+  const runtime::PodFilter filter = pod_filter(pod_uid);
   std::set<std::string> ids;
   for (const auto& s : sandboxes) {
-    if (s.config.pod_uid == pod_uid || label(s.config.labels, labels::kPodUid) == pod_uid) {
+    if (filter.matches(s.config)) {
       state.sandboxes.push_back(s);
       ids.insert(s.id);
     }
   }
   for (const auto& c : containers) {
-    if (label(c.labels, labels::kPodUid) == pod_uid || ids.count(c.sandbox_id)) {
-      state.containers.push_back(c);
-    }
+    if (filter.matches(c.labels, c.sandbox_id, ids)) state.containers.push_back(c);
   }
   std::stable_sort(state.sandboxes.begin(), state.sandboxes.end(),
                    [](const auto& a, const auto& b) {

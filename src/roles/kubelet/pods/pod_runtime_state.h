@@ -31,7 +31,11 @@ struct PodRuntimeState {
   const runtime::ContainerStatus* latest_in_sandbox(std::string_view name) const;
 };
 
-// The part of the runtime's lists that belongs to `pod_uid` (by the pod uid label), sorted.
+// Which runtime objects belong to the pod `pod_uid` (its uid in the sandbox config or the pod
+// uid label the kubelet sets).
+runtime::PodFilter pod_filter(const std::string& pod_uid);
+
+// The part of the runtime's lists that belongs to `pod_uid` (pod_filter), sorted.
 PodRuntimeState pod_runtime_state(const std::vector<runtime::SandboxStatus>& sandboxes,
                                   const std::vector<runtime::ContainerStatus>& containers,
                                   const std::string& pod_uid);

@@ -490,9 +490,8 @@ std::string pod_description(const json& pod) {
 }
 
 Result<PodRuntimeState> observe_pod(runtime::RuntimeService& runtime, const std::string& uid) {
-  ASSIGN_OR_RETURN(auto sandboxes, runtime.list_pod_sandboxes());
-  ASSIGN_OR_RETURN(auto containers, runtime.list_containers());
-  return pod_runtime_state(sandboxes, containers, uid);
+  ASSIGN_OR_RETURN(runtime::PodListing listing, runtime.list_pod(pod_filter(uid)));
+  return pod_runtime_state(listing.sandboxes, listing.containers, uid);
 }
 
 SyncResult sync_pod(const json& pod, SyncContext& ctx) { return Syncer(pod, ctx).run(); }
