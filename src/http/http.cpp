@@ -95,19 +95,4 @@ void Response::set_header(std::string name, std::string value) {
   headers.emplace_back(std::move(name), std::move(value));
 }
 
-std::string percent_encode(std::string_view in, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : in) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 }  // namespace k3c::http

@@ -98,9 +98,6 @@ struct Target {
   std::vector<std::pair<std::string, std::string>> query;
 };
 std::optional<Target> parse_target(std::string_view target);
-// Escapes every byte but the unreserved ones (RFC 3986: letters, digits, -._~) as %XX; '/'
-// too unless `keep_slash` (a path).
-std::string percent_encode(std::string_view in, bool keep_slash);
 // Decodes %XX escapes (and '+' as a space in query strings); nullopt when malformed.
 std::optional<std::string> percent_decode(std::string_view in, bool plus_is_space);
 

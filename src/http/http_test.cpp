@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/percent_encoding.h"
 #include "http/https_server.h"
 #include "push_stream.h"
 #include "run_command.h"
@@ -265,12 +266,12 @@ namespace k3c::http {
 namespace {
 
 TEST_CASE("percent_encode keeps the unreserved bytes (and '/' in a path) and round-trips") {
-  CHECK(percent_encode("sh -c 'exit 3'", false) == "sh%20-c%20%27exit%203%27");
-  CHECK(percent_encode("/exec/ns/p/c", true) == "/exec/ns/p/c");
-  CHECK(percent_encode("a/b", false) == "a%2Fb");
-  CHECK(percent_encode("A-z_0.9~", false) == "A-z_0.9~");
+  CHECK(k3c::percent_encode("sh -c 'exit 3'", false) == "sh%20-c%20%27exit%203%27");
+  CHECK(k3c::percent_encode("/exec/ns/p/c", true) == "/exec/ns/p/c");
+  CHECK(k3c::percent_encode("a/b", false) == "a%2Fb");
+  CHECK(k3c::percent_encode("A-z_0.9~", false) == "A-z_0.9~");
   const std::string odd = "ä&=?#%+\n";
-  CHECK(percent_decode(percent_encode(odd, false), false) == odd);
+  CHECK(percent_decode(k3c::percent_encode(odd, false), false) == odd);
 }
 
 }  // namespace

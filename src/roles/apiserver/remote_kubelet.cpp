@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/percent_encoding.h"
 #include "http/text_response.h"
 
 namespace k3c::apiserver {
@@ -92,10 +93,10 @@ http::Response whole(const http::ClientResponse& answer) {
 }  // namespace
 
 std::string request_target(const http::Request& request) {
-  std::string target = http::percent_encode(request.path, true);
+  std::string target = percent_encode(request.path, true);
   char sep = '?';
   for (const auto& [key, value] : request.query) {
-    target += sep + http::percent_encode(key, false) + "=" + http::percent_encode(value, false);
+    target += sep + percent_encode(key, false) + "=" + percent_encode(value, false);
     sep = '&';
   }
   return target;

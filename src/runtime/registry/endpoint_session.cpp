@@ -4,26 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base64.h"
+#include "core/percent_encoding.h"
 #include "runtime/internal/json_fields.h"
 #include "runtime/registry/auth_challenge.h"
 
 namespace k3c::runtime::registry {
 namespace {
-
-std::string form_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string host_of(const std::string& url) {
   const size_t start = url.find("://");
@@ -136,12 +122,13 @@ Result<std::string> EndpointSession::fetch_token(const std::map<std::string, std
     req.url = realm->second;
     req.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
     req.body = "grant_type=refresh_token&client_id=k3c&refresh_token=" +
-               form_encode(credentials_->identity_token) + "&service=" + form_encode(service) +
-               "&scope=" + form_encode(scope);
+               percent_encode(credentials_->identity_token, false) +
+               "&service=" + percent_encode(service, false) +
+               "&scope=" + percent_encode(scope, false);
   } else {
     req.url = realm->second + (realm->second.find('?') == std::string::npos ? "?" : "&") +
-              "scope=" + form_encode(scope) +
-              (service.empty() ? "" : "&service=" + form_encode(service));
+              "scope=" + percent_encode(scope, false) +
+              (service.empty() ? "" : "&service=" + percent_encode(service, false));
     if (credentials_ && !credentials_->username.empty()) {
       what = "token";
       req.headers.emplace_back(
