@@ -102,6 +102,17 @@ std::string request_target(const http::Request& request) {
   return target;
 }
 
+std::vector<std::pair<std::string, std::string>> forwarded_headers(const http::Request& request) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, value] : request.headers) {  // names are lower-case
+    if (name == "host" || name == "content-length" || name == "transfer-encoding" ||
+        name == "authorization" || name.starts_with("impersonate-"))
+      continue;
+    out.emplace_back(name, value);
+  }
+  return out;
+}
+
 http::Handler remote_kubelet(std::string node, std::string host, uint16_t port,
                              std::shared_ptr<const http::ClientTlsContext> tls) {
   return [node, host, port, tls](http::Request& request) -> http::Response {
@@ -111,9 +122,7 @@ http::Handler remote_kubelet(std::string node, std::string host, uint16_t port,
     http::OutgoingRequest out;
     out.method = request.method;
     out.target = request_target(request);
-    for (const auto& [name, value] : request.headers)
-      if (name != "host" && name != "content-length" && name != "transfer-encoding")
-        out.headers.emplace_back(name, value);
+    out.headers = forwarded_headers(request);
     out.body = request.body;
     if (request.header("upgrade")) {
       auto answer = (*connection)->start_upgrade(out, kHeaderTimeout);

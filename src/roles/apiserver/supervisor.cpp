@@ -2,7 +2,11 @@
 #include "roles/apiserver/supervisor.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,12 +114,20 @@ Status Supervisor::check_node_password(const std::string& node, const std::strin
   std::error_code ignored;
   std::filesystem::create_directories(std::filesystem::path(node_passwords_path_).parent_path(),
                                       ignored);
-  std::ofstream out(node_passwords_path_, std::ios::app);
-  out << hash << " " << node << "\n";
-  out.flush();
-  std::filesystem::permissions(node_passwords_path_, std::filesystem::perms(0600), ignored);
-  if (!out)
-    return error(Code::kInternal, "cannot record the node password in " + node_passwords_path_);
+  // Mode 0600 from its creation, and synced before the certificate is handed out: a node
+  // name answered for must stay bound to its password across a power loss.
+  const std::string line = hash + " " + node + "\n";
+  const int fd =
+      ::open(node_passwords_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  const bool written = fd >= 0 &&
+                       ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                       ::fsync(fd) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    return error(Code::kInternal, "cannot record the node password in " + node_passwords_path_ +
+                                      ": " + std::strerror(err));
+  }
   return Status::ok();
 }
 
