@@ -5,6 +5,7 @@
 #include "cli/server.h"
 #include "cli/worker_roles.h"
 #include "client/https_client.h"
+#include "pki/pki.h"
 #include "roles/kubelet/machine_probe.h"
 #include "roles/kubelet/node_status.h"
 #include "runtime/files.h"
@@ -30,6 +31,13 @@ Result<std::string> agent_token(const NodeConfig& node) {
 Result<AgentCredentials> join_until_stopped(const JoinRequest& request,
                                             const ShutdownSignals& signals,
                                             const std::shared_ptr<spdlog::logger>& logger) {
+  // As k3s: a token without its K10<hash>:: part pins no CA, so whoever answers first at the
+  // address gets the token's password.
+  if (auto token = pki::parse_token(request.token); token.is_ok() && token->ca_hash.empty()) {
+    logger->warn(
+        "the token carries no CA hash: the server's CA is trusted unchecked "
+        "(use the full K10... token from the server's token file)");
+  }
   for (;;) {
     Result<AgentCredentials> joined = join_server(request);
     const Code code = joined.status().code();
