@@ -270,18 +270,18 @@ TEST_CASE("descriptions: every served kind says what it is; a described type say
   // Any type reachable from a kind that has words for one field has words for all of them
   // (an inline field is described in the type it embeds).
   std::set<const MessageType*> seen;
-  std::vector<const MessageType*> todo;
-  for (const GroupVersionKind& gvk : kinds) todo.push_back(set->kind(gvk));
+  std::vector<const MessageType*> to_visit;
+  for (const GroupVersionKind& gvk : kinds) to_visit.push_back(set->kind(gvk));
   size_t described = 0;
-  while (!todo.empty()) {
-    const MessageType* type = todo.back();
-    todo.pop_back();
+  while (!to_visit.empty()) {
+    const MessageType* type = to_visit.back();
+    to_visit.pop_back();
     if (!seen.insert(type).second) continue;
     bool any = false, all = true;
     for (const Field& f : type->fields) {
       const FieldType* t = &f.type;
       while (t->element) t = t->element.get();
-      if (t->message) todo.push_back(t->message);
+      if (t->message) to_visit.push_back(t->message);
       if (f.inline_fields) continue;
       if (words->field(*type, f.name).empty()) {
         all = false;
