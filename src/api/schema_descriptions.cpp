@@ -1,6 +1,7 @@
 // Loads the description files (see schema_descriptions.h). The format is the rules overlay's
 // (doc/schemas.md): a package and its types, checked against the facts the same way, with
-// only words allowed: a type's `description` and its `fields`' texts.
+// only words allowed: a type's `description` and its `fields`' texts, or `fieldsFrom`, another
+// type of the package whose words serve the fields of the same name.
 #include "api/schema_descriptions.h"
 
 #include <yaml-cpp/yaml.h>
@@ -51,6 +52,7 @@ Result<std::string> words(const YAML::Node& node, const std::string& current,
 Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schemas,
                                                          const SchemaSet::Files& files) {
   SchemaDescriptions out;
+  std::map<std::string, std::pair<std::string, std::string>> borrowers;  // -> source, where
   for (const auto& [file, text] : files) {
     YAML::Node root;
     try {
@@ -69,9 +71,15 @@ Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schema
       const std::string where = file + ": " + name;
       const MessageType* type = schemas.type(name);
       if (!type) return invalid(where, "no such type");
-      RETURN_IF_ERROR(
-          internal::check_yaml_keys(entry.second, {"description", "fields"}, kPrefix, where));
+      RETURN_IF_ERROR(internal::check_yaml_keys(entry.second,
+                                                {"description", "fields", "fieldsFrom"}, kPrefix,
+                                                where));
       Words& w = out.types_[name];
+      if (const YAML::Node from = entry.second["fieldsFrom"]) {
+        if (!from.IsScalar() || !schemas.type(package + "." + from.Scalar()))
+          return invalid(where, "fieldsFrom must name a type of package " + package);
+        borrowers[name] = {package + "." + from.Scalar(), where};
+      }
       if (entry.second["description"]) {
         ASSIGN_OR_RETURN(w.type, words(entry.second["description"], w.type, where));
       }
@@ -84,6 +92,18 @@ Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schema
         ASSIGN_OR_RETURN(w.fields[fname],
                          words(field.second, w.fields[fname], where + "." + fname));
       }
+    }
+  }
+  // Borrowed words fill only the fields a type does not describe itself.
+  for (const auto& [name, from] : borrowers) {
+    const auto& [source, where] = from;
+    if (borrowers.count(source)) return invalid(where, "fieldsFrom names a type that borrows too");
+    auto it = out.types_.find(source);
+    if (it == out.types_.end()) return invalid(where, "fieldsFrom names a type without words");
+    const MessageType* type = schemas.type(name);
+    Words& w = out.types_[name];
+    for (const auto& [field, text] : it->second.fields) {
+      if (type->field_by_name(field) && !w.fields.count(field)) w.fields[field] = text;
     }
   }
   return out;

@@ -235,6 +235,40 @@ TEST_CASE("descriptions: our words attach to types and fields; mistakes name the
                   .is_ok());
 }
 
+TEST_CASE("descriptions: fieldsFrom lends another type's words to the fields it lacks") {
+  auto set = SchemaSet::from_yaml({{"t.yaml",
+                                    "package: t.v1\ntypes:\n"
+                                    "  A:\n    fields:\n"
+                                    "    - {name: mode, number: 1, type: string}\n"
+                                    "    - {name: size, number: 2, type: int32}\n"
+                                    "  B:\n    fields:\n"
+                                    "    - {name: mode, number: 1, type: string}\n"
+                                    "    - {name: size, number: 2, type: int32}\n"
+                                    "    - {name: own, number: 3, type: string}\n"}});
+  REQUIRE(set.is_ok());
+  auto load = [&](const std::string& text) {
+    return SchemaDescriptions::from_yaml(*set, {{"descriptions/t.yaml", text}});
+  };
+  auto words = load(
+      "package: t.v1\ntypes:\n"
+      "  A: {fields: {mode: the mode, size: the size}}\n"
+      "  B: {fieldsFrom: A, fields: {size: B's own size}}\n");
+  REQUIRE(words.is_ok());
+  const MessageType& b = *set->type("t.v1.B");
+  CHECK(words->field(b, "mode") == "the mode");
+  CHECK(words->field(b, "size") == "B's own size");
+  CHECK(words->field(b, "own").empty());
+  CHECK(load("package: t.v1\ntypes:\n  B: {fieldsFrom: C}\n").status().message() ==
+        "schema descriptions descriptions/t.yaml: t.v1.B: fieldsFrom must name a type of package "
+        "t.v1");
+  CHECK(load("package: t.v1\ntypes:\n  A: {fieldsFrom: B}\n  B: {fieldsFrom: A}\n")
+            .status()
+            .message()
+            .find("fieldsFrom names a type that borrows too") != std::string::npos);
+  CHECK(load("package: t.v1\ntypes:\n  B: {fieldsFrom: A}\n").status().message() ==
+        "schema descriptions descriptions/t.yaml: t.v1.B: fieldsFrom names a type without words");
+}
+
 TEST_CASE("descriptions: every served kind says what it is; a described type says every field") {
   auto set = SchemaSet::builtin();
   REQUIRE(set.is_ok());
@@ -258,7 +292,10 @@ TEST_CASE("descriptions: every served kind says what it is; a described type say
        {"meta.v1.ObjectMeta", "meta.v1.TypeMeta", "meta.v1.LabelSelector", "apps.v1.DeploymentSpec",
         "apps.v1.DeploymentStrategy", "apps.v1.RollingUpdateDeployment", "core.v1.PodSpec",
         "core.v1.Container", "core.v1.Probe", "core.v1.VolumeSource", "core.v1.ServiceSpec",
-        "core.v1.ServicePort", "batch.v1.JobSpec", "batch.v1.CronJobSpec"}) {
+        "core.v1.ServicePort", "batch.v1.JobSpec", "batch.v1.CronJobSpec",
+        "core.v1.PodSecurityContext", "core.v1.Affinity", "core.v1.PodAffinityTerm",
+        "core.v1.TopologySpreadConstraint", "core.v1.NodeStatus", "core.v1.EphemeralContainerCommon",
+        "core.v1.PersistentVolumeClaimSpec", "rbac.v1.PolicyRule", "networking.v1.IngressSpec"}) {
     INFO(name);
     const MessageType* type = set->type(name);
     REQUIRE(type != nullptr);

@@ -371,6 +371,12 @@ TEST_CASE("kubectl explain prints our descriptions of built-in kinds") {
   CHECK_THAT(strategy, Catch::Contains("  type\t<string>\n"));  // 1.33 adds an enum line
   CHECK_THAT(strategy, Catch::Contains("\n    RollingUpdate (the default) replaces pods a few"));
 
+  // IntOrString and Quantity are named, not called strings.
+  std::string surge = explain({"deployment.spec.strategy.rollingUpdate.maxSurge"});
+  CHECK_THAT(surge, Catch::Contains("FIELD: maxSurge <IntOrString>"));
+  std::string limits = explain({"pod.spec.containers.resources.limits"});
+  CHECK_THAT(limits, Catch::Contains("FIELD: limits <map[string]Quantity>"));
+
   // A leaf field.
   std::string image = explain({"pod.spec.containers.image"});
   CHECK_THAT(image, Catch::Contains("FIELD: image <string>"));

@@ -29,8 +29,10 @@ constexpr SpecialType kSpecialTypes[] = {
      R"({"type":"string","format":"date-time"})"},
     {Kind::kQuantity, "io.k8s.apimachinery.pkg.api.resource.Quantity",
      R"({"oneOf":[{"type":"string"},{"type":"number"}]})"},
+    // v3 gives IntOrString no "type" (only v2 calls it a string): kubectl explain then
+    // names the type, "<IntOrString>", as it does for Quantity.
     {Kind::kIntOrString, "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-     R"({"type":"string","format":"int-or-string","x-kubernetes-int-or-string":true})"},
+     R"({"oneOf":[{"type":"integer"},{"type":"string"}],"format":"int-or-string"})"},
     {Kind::kRawExtension, "io.k8s.apimachinery.pkg.runtime.RawExtension",
      R"({"type":"object","x-kubernetes-preserve-unknown-fields":true})"},
 };
