@@ -4,9 +4,10 @@
 // and cgroup root. Covered: the join (node registers and goes Ready), a pod pinned to the
 // agent's node runs from an image imported from the agent's own airgap directory; kubectl
 // logs (-f too), exec (WebSocket and SPDY) and port-forward reach the agent's kubelet
-// through the apiserver over HTTPS; a node name cannot be taken over by another machine; a
-// bad token and a CA hash mismatch are refused; SIGTERM stops the agent cleanly, after which
-// its kubelet answers a clear 5xx through the apiserver.
+// through the apiserver over HTTPS, and so does the node proxy (nodes/agent-1/proxy/...,
+// node_proxy_checks.h); a node name cannot be taken over by another machine; a bad token and
+// a CA hash mismatch are refused; SIGTERM stops the agent cleanly, after which its kubelet
+// answers a clear 5xx through the apiserver (logs and the node proxy).
 #include <signal.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <iostream>
 
 #include "images/test_images.h"
+#include "node_proxy_checks.h"
 #include "node_session.h"
 
 namespace k3c {
@@ -194,6 +196,14 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
     (void)forward.wait(5s);
   }
 
+  // The node proxy to the agent's kubelet (port 10251), with kubectl 1.33 and 1.27.
+  check_node_proxy(s.kubectl, "agent-1", "10251", "edge", "hello from the edge");
+  check_node_proxy(old, "agent-1", "10251", "edge", "hello from the edge");
+  check_node_proxy_follow(box, s.kubectl, "agent-1", "edge");
+  const std::string exec_proxied = exec_through_node_proxy(box, s.server, "agent-1", "edge", "hi");
+  CHECK_THAT(exec_proxied, Catch::StartsWith("HTTP/1.1 101") && Catch::Contains("hi\n") &&
+                               Catch::Contains("Success"));
+
   // Another machine cannot take over the node's name (its node password differs).
   Sandbox other;
   auto takeover = run_to_end(
@@ -212,6 +222,13 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
   auto gone = s.kubectl({"logs", "edge"});
   CHECK(gone.exit_code != 0);
   CHECK_THAT(gone.err, Catch::Contains("cannot reach the kubelet of node agent-1"));
+  for (const KubectlRunner* kubectl : {&s.kubectl, &old}) {
+    auto proxied = node_proxy_get(*kubectl, "agent-1", "/healthz");
+    INFO(kubectl->binary);
+    CHECK(proxied.exit_code != 0);
+    CHECK_THAT(proxied.err, Catch::Contains("(ServiceUnavailable)") &&
+                                Catch::Contains("cannot reach the kubelet of node agent-1"));
+  }
 }
 
 // Not a test (hidden; run by name): kubectl exec round trips to a pod on the server's own node

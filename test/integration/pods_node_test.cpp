@@ -3,12 +3,14 @@
 // the other's processes, kept across a restart); a grpc readiness probe against a real gRPC
 // health server flipping its status; eviction (a pod past its emptyDir sizeLimit; memory
 // pressure from a hard threshold above the machine's memory); a static pod from the manifest
-// directory with its mirror pod. Fixtures: pod_session.h; root only.
+// directory with its mirror pod; the node proxy to the in-process kubelet (kubectl 1.27 and
+// 1.33, node_proxy_checks.h). Fixtures: pod_session.h; root only.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "node_proxy_checks.h"
 #include "pod_session.h"
 
 namespace k3c {
@@ -345,6 +347,25 @@ spec:
   REQUIRE(eventually([&] {
     return s.kubectl({"get", "pod", "web-node-1"}).err.find("NotFound") != std::string::npos;
   }));
+}
+
+TEST_CASE("the node proxy reaches the kubelet of the server's own node, in-process") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  p.s.ok({"run", "talk", "--image=busybox:1", "--restart=Never", "--", "sh", "-c",
+          "echo hello through the proxy; while true; do sleep 1; echo tick; done"});
+  REQUIRE(eventually([&] { return p.phase("talk") == "Running"; }));
+  REQUIRE(eventually([&] {
+    return p.s.kubectl({"logs", "talk"}).out.find("tick") != std::string::npos;
+  }));
+  KubectlRunner old{box, kubectl_dir() + "/kubectl.1.27", {}, p.s.server.enter_prefix()};
+  check_node_proxy(p.s.kubectl, "node-1", "10250", "talk", "hello through the proxy");
+  check_node_proxy(old, "node-1", "10250", "talk", "hello through the proxy");
+  check_node_proxy_follow(box, p.s.kubectl, "node-1", "talk");
+  const std::string exec = exec_through_node_proxy(box, p.s.server, "node-1", "talk", "hi");
+  CHECK_THAT(exec, Catch::StartsWith("HTTP/1.1 101") && Catch::Contains("hi\n") &&
+                       Catch::Contains("Success"));
 }
 
 }  // namespace k3c

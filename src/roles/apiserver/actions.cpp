@@ -45,26 +45,28 @@ ApiResult<Stored> read(WatchCache& cache, const std::string& key) {
   return Stored{std::move(object), (*o)->revision};
 }
 
+std::optional<uint16_t> kubelet_port(const nlohmann::json& node) {
+  const nlohmann::json& endpoint =
+      api::member(api::member(api::member(node, "status"), "daemonEndpoints"), "kubeletEndpoint");
+  const int64_t port = endpoint.is_object() ? endpoint.value("Port", int64_t{0}) : 0;
+  if (port <= 0 || port > 65535) return std::nullopt;
+  return static_cast<uint16_t>(port);
+}
+
 }  // namespace actions
 
 namespace {
 
-// The subresources the kubelet serves, and what each would do.
-const char* kubelet_action(const Call& c) {
-  const std::string& sub = c.info.subresource;
-  if (c.resource.group.empty() && c.resource.plural == "pods" && sub == "proxy")
-    return "proxying to pods";
-  if (sub == "proxy" && c.resource.group.empty() && c.resource.plural == "nodes") {
-    return "proxying to nodes";
-  }
-  if (sub == "proxy" && c.resource.group.empty() && c.resource.plural == "services") {
-    return "proxying to services";
-  }
+// The proxies that need the pod network, and what each would do.
+const char* unbuilt_proxy(const Call& c) {
+  if (c.info.subresource != "proxy" || !c.resource.group.empty()) return nullptr;
+  if (c.resource.plural == "pods") return "proxying to pods";
+  if (c.resource.plural == "services") return "proxying to services";
   return nullptr;
 }
 
-// The proxies are not built yet: a clear 501.
-http::Response kubelet_unavailable(const Call& c, const char* what) {
+// Those proxies are not built yet: a clear 501.
+http::Response proxy_not_built(const Call& c, const char* what) {
   std::string target = c.resource.plural + "/" + c.info.name + "/" + c.info.subresource;
   return error_response(api_error(Code::kNotImplemented, std::string(what) + " (" + target +
                                                              ") is not implemented yet in k3c"));
@@ -88,7 +90,9 @@ std::optional<http::Response> Actions::serve(const Call& c) {
   // and the fallback, POST with Upgrade: SPDY/3.1.
   if (g.empty() && p == "pods" && (sub == "exec" || sub == "attach" || sub == "portforward"))
     return only(v == "get" || v == "create", [&] { return pod_stream(c); });
-  if (const char* what = kubelet_action(c)) return kubelet_unavailable(c, what);
+  // Every method upstream's ProxyREST connects; node_proxy answers the others 405.
+  if (g.empty() && p == "nodes" && sub == "proxy") return node_proxy(c);
+  if (const char* what = unbuilt_proxy(c)) return proxy_not_built(c, what);
   bool create = v == "create";
   if (g.empty() && p == "pods" && sub == "binding") {
     return only(create, [&] { return bind(c, c.info.name); });
@@ -133,7 +137,8 @@ ApiResult<http::Handler> Actions::kubelet_of(const std::string& node) {
   if (kubelets_)
     if (std::optional<http::Handler> local = kubelets_->find(node)) return std::move(*local);
   auto cannot = [&](const std::string& why) {
-    return api_error(Code::kServiceUnavailable, "cannot reach the kubelet of node " + node + ": " + why);
+    return api_error(Code::kServiceUnavailable,
+                     "cannot reach the kubelet of node " + node + ": " + why);
   };
   if (!kubelet_tls_) return cannot("no kubelet client credentials");
   const api::Resource* nodes = registry_->find("", "v1", "nodes");
@@ -144,12 +149,10 @@ ApiResult<http::Handler> Actions::kubelet_of(const std::string& node) {
   for (const auto& a : api::member(status, "addresses"))
     if (a.is_object() && a.value("type", "") == "InternalIP" && address.empty())
       address = a.value("address", "");
-  const nlohmann::json& endpoint =
-      api::member(api::member(status, "daemonEndpoints"), "kubeletEndpoint");
-  const int64_t port = endpoint.is_object() ? endpoint.value("Port", int64_t{0}) : 0;
+  std::optional<uint16_t> port = actions::kubelet_port(stored.value().object);
   if (address.empty()) return cannot("the node reports no InternalIP");
-  if (port <= 0 || port > 65535) return cannot("the node reports no kubelet port");
-  return remote_kubelet(node, address, static_cast<uint16_t>(port), kubelet_tls_);
+  if (!port) return cannot("the node reports no kubelet port");
+  return remote_kubelet(node, address, *port, kubelet_tls_);
 }
 
 ApiResult<nlohmann::json> Actions::body_of(const Call& c, std::string_view api_version,

@@ -1,9 +1,9 @@
 // The API calls that are not plain CRUD on a stored object: the create-only review kinds
 // (TokenReview, SelfSubjectReview, the access reviews) and the subresources that act on
 // their parent (scale, pods/binding and /bindings, pods/eviction, serviceaccounts/token),
-// plus pods/log, pods/exec, pods/attach and pods/portforward (passed on to the kubelet of the
-// pod's node) and a clear 501 for the proxies until they are built. Each lives in its own
-// file; this class dispatches.
+// plus pods/log, pods/exec, pods/attach, pods/portforward and nodes/proxy (passed on to the
+// kubelet of the pod's node, or the node's) and a clear 501 for pods/proxy and services/proxy
+// until they are built. Each lives in its own file; this class dispatches.
 //
 // Writes go through Rest (a synthetic update or delete on the parent), so metadata rules,
 // strategies and optimistic concurrency stay in one place. Binding writes the pod directly,
@@ -56,6 +56,7 @@ class Actions {
   http::Response evict(const Call& call);
   http::Response pod_log(const Call& call);
   http::Response pod_stream(const Call& call);  // exec, attach, portforward
+  http::Response node_proxy(const Call& call);  // node_proxy.h
   http::Response token_request(const Call& call);
   http::Response self_subject_review(const Call& call);
   http::Response token_review(const Call& call);
@@ -101,6 +102,12 @@ struct Stored {
   int64_t revision = 0;
 };
 ApiResult<Stored> read(WatchCache& cache, const std::string& key);
+// The port a Node reports for its kubelet (status.daemonEndpoints.kubeletEndpoint.Port);
+// nullopt when it reports none or one out of range.
+std::optional<uint16_t> kubelet_port(const nlohmann::json& node);
 }  // namespace actions
+
+// The kubelet's port when a Node reports none (upstream's --kubelet-port default).
+inline constexpr uint16_t kDefaultKubeletPort = 10250;
 
 }  // namespace k3c::apiserver

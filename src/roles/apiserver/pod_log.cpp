@@ -1,7 +1,7 @@
 // pods/log: checks the pod, the container and the PodLogOptions as upstream's pod REST does,
 // then hands the request to the kubelet of the pod's node (/containerLogs/<ns>/<pod>/<c>)
 // and streams its answer back. The kubelet of this process is reached in-process (see
-// http/local_endpoints.h); a kubelet on another machine needs the HTTPS dial, not built yet.
+// http/local_endpoints.h), one on another machine over HTTPS (remote_kubelet.h).
 #include <algorithm>
 #include <charconv>
 
@@ -82,8 +82,12 @@ std::optional<ApiError> check_options(const Call& c) {
 }
 
 // A kubelet's error answer (plain text) as the Status upstream's response checker makes.
+// A Status is the API server's own answer (the kubelet could not be reached): its message.
 http::Response from_kubelet_error(const http::Response& answer) {
   std::string message = answer.body;
+  if (json status = json::parse(answer.body, nullptr, false);
+      status.is_object() && status.value("kind", "") == "Status")
+    message = status.value("message", "");
   while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
   switch (answer.status) {
     case 400:

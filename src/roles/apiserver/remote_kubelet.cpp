@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "core/percent_encoding.h"
-#include "http/text_response.h"
+#include "roles/apiserver/content.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -78,15 +78,28 @@ class ProxiedBody final : public http::BodyStream {
   std::thread reader_;
 };
 
+// The API server's own answer, a Status as upstream's proxy errors are (kubectl prints its
+// message; a plain-text 503 it would replace by a generic one).
 http::Response unreachable(const std::string& node, const std::string& message) {
-  return http::text_response(503, "cannot reach the kubelet of node " + node + ": " + message);
+  return error_response(api_error(Code::kServiceUnavailable,
+                                  "cannot reach the kubelet of node " + node + ": " + message));
 }
 
+// Headers that belong to one connection, not to the answer: this server sets its own.
+bool hop_by_hop(const std::string& name) {  // names are lower-case
+  for (const char* h : {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                        "content-length", "te", "trailer", "upgrade"})
+    if (name == h) return true;
+  return false;
+}
+
+// The kubelet's answer as it gave it: status, end-to-end headers, body.
 http::Response whole(const http::ClientResponse& answer) {
   http::Response r;
   r.status = answer.status;
   r.body = answer.body;
-  if (auto type = answer.header("content-type")) r.set_header("Content-Type", std::string(*type));
+  for (const auto& [name, value] : answer.headers)
+    if (!hop_by_hop(name)) r.headers.emplace_back(name, value);
   return r;
 }
 
