@@ -24,9 +24,10 @@ const std::string& meta_field(const json& object, const char* field) {
   return f->get_ref<const std::string&>();
 }
 
-json trimmed(json object) {
+json trimmed(json object, const CacheTransform& transform) {
   if (auto m = object.find("metadata"); m != object.end() && m->is_object())
     m->erase("managedFields");
+  if (transform.apply) transform.apply(object);
   return object;
 }
 
@@ -45,12 +46,14 @@ std::pair<std::string, std::string> split_key(std::string_view key) {
 }
 
 Informer::Informer(Client& client, ResourceId resource, ListOptions selectors,
-                   std::shared_ptr<SharedObjects> shared)
+                   std::shared_ptr<SharedObjects> shared, CacheTransform transform)
     : client_(client),
       resource_(std::move(resource)),
       selectors_(std::move(selectors)),
       shared_(std::move(shared)),
-      path_(resource_.path()) {}
+      transform_(std::move(transform)),
+      path_(transform_.name.empty() ? resource_.path()
+                                    : resource_.path() + "#" + transform_.name) {}
 
 Informer::~Informer() { stop(); }
 
@@ -219,7 +222,7 @@ Informer::WatchEnd Informer::watch_once() {
 }
 
 ObjectPtr Informer::filed(json object) {
-  auto parsed = std::make_shared<const json>(trimmed(std::move(object)));
+  auto parsed = std::make_shared<const json>(trimmed(std::move(object), transform_));
   return shared_ ? shared_->share(path_, std::move(parsed)) : parsed;
 }
 

@@ -142,6 +142,46 @@ TEST_CASE("an informer lists, watches, indexes and relists after 410") {
                                          "delete default/b", "delete default/a", "add default/c"});
 }
 
+TEST_CASE("a transform trims what an informer caches; trees are shared only alike trimmed") {
+  auto shared = std::make_shared<SharedObjects>();
+  FakeApi api_full, api_trimmed;
+  api_full.items = api_trimmed.items = json::array({pod("a", 5, "n1")});
+  InProcessClient client_full([&](http::Request& r) { return api_full.handle(r); }, {});
+  InProcessClient client_trimmed([&](http::Request& r) { return api_trimmed.handle(r); }, {});
+  CacheTransform drop_node{"no-node", [](json& o) { o["spec"].erase("nodeName"); }};
+  Informer full(client_full, resources::kPods, {}, shared);
+  Informer trimmed(client_trimmed, resources::kPods, {}, shared, drop_node);
+  Informer also_trimmed(client_full, resources::kPods, {}, shared, drop_node);
+  for (Informer* i : {&full, &trimmed, &also_trimmed}) {
+    i->start();
+    REQUIRE(i->wait_synced(5s));
+  }
+  CHECK(full.get("default/a")->at("spec")["nodeName"] == "n1");
+  CHECK_FALSE(trimmed.get("default/a")->at("spec").contains("nodeName"));
+  CHECK_FALSE(trimmed.get("default/a")->at("metadata").contains("managedFields"));
+  CHECK(trimmed.get("default/a") == also_trimmed.get("default/a"));
+  // A watch event of a version the untrimmed informer filed first is parsed again, trimmed.
+  auto stream_trimmed = api_trimmed.wait_watch(1);
+  json modified = {{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}};
+  {
+    std::unique_lock lock(api_full.mu);
+    REQUIRE(api_full.cv.wait_for(lock, 5s, [&] { return api_full.watch_targets.size() >= 2; }));
+  }
+  // api_full's last stream is one of its two informers'; push until `full` has the version.
+  api_full.stream->push(modified);
+  REQUIRE(eventually([&] {
+    return full.get("default/a")->at("metadata")["resourceVersion"] == "11" ||
+           also_trimmed.get("default/a")->at("metadata")["resourceVersion"] == "11";
+  }));
+  stream_trimmed->push(modified);
+  REQUIRE(eventually(
+      [&] { return trimmed.get("default/a")->at("metadata")["resourceVersion"] == "11"; }));
+  CHECK_FALSE(trimmed.get("default/a")->at("spec").contains("nodeName"));
+  if (full.get("default/a")->at("metadata")["resourceVersion"] == "11") {
+    CHECK(full.get("default/a")->at("spec")["nodeName"] == "n2");
+  }
+}
+
 TEST_CASE("informers given the same SharedObjects keep one tree per object version") {
   auto shared = std::make_shared<SharedObjects>();
   FakeApi api_a, api_b;

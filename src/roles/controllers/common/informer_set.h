@@ -1,5 +1,6 @@
 // The controllers' shared informers: one cache per resource, however many controllers read
-// it (upstream's SharedInformerFactory).
+// it (upstream's SharedInformerFactory). Pods are cached trimmed (client/cache_transforms.h,
+// control_plane_pods): no controller may PUT a cached pod back whole.
 //
 // Threads: informer() before start_all(), from one thread; the rest from any thread.
 #pragma once
