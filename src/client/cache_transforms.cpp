@@ -65,8 +65,21 @@ void trim_pod(json& pod) {
   }
 }
 
+bool bound_to(const json& pod, const std::string& node) {
+  auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return false;
+  auto name = spec->find("nodeName");
+  return name != spec->end() && name->is_string() && name->get_ref<const std::string&>() == node;
+}
+
 }  // namespace
 
-CacheTransform control_plane_pods() { return {"control-plane-pods", trim_pod}; }
+CacheTransform control_plane_pods(std::string whole_on_node) {
+  return {"control-plane-pods", [whole_on_node = std::move(whole_on_node)](json& pod) {
+            if (!whole_on_node.empty() && bound_to(pod, whole_on_node)) return false;
+            trim_pod(pod);
+            return true;
+          }};
+}
 
 }  // namespace k3c::client

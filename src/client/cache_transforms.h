@@ -17,10 +17,12 @@
 namespace k3c::client {
 
 struct CacheTransform {
-  // Names the trimming: informers share a parsed tree (shared_objects.h) only when their
+  // Names the trimming: informers share a trimmed tree (shared_objects.h) only when their
   // transforms have the same name. Empty: no transform.
   std::string name;
-  std::function<void(nlohmann::json&)> apply;
+  // Trims the object; false when it left it whole. A whole object is filed as an untrimmed
+  // informer files it (and a trimming informer takes such a tree too: it holds more, not less).
+  std::function<bool(nlohmann::json&)> apply;
 };
 
 // For the pods of the control plane's informers (controllers, scheduler; not the kubelet's):
@@ -30,6 +32,8 @@ struct CacheTransform {
 // controller or scheduler plugin reads them: the scheduler reads claim volumes only, the
 // StatefulSet controller its claims' volumes, the Job and ReplicaSet controllers a
 // container status's name, state, exit code and restart count.
-CacheTransform control_plane_pods();
+// Pods bound to `whole_on_node` (the server's own node, whose kubelet caches its pods whole)
+// are left whole, so that one tree serves the kubelet and the control plane; "" trims all.
+CacheTransform control_plane_pods(std::string whole_on_node = "");
 
 }  // namespace k3c::client

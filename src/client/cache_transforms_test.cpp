@@ -35,7 +35,7 @@ TEST_CASE("the control plane's pods lose the token volume and the runtime ids, n
   CacheTransform t = control_plane_pods();
   REQUIRE_FALSE(t.name.empty());
   json p = pod();
-  t.apply(p);
+  CHECK(t.apply(p));
   // The token volume and its mounts go; a claim and a volume that only looks like it stay.
   CHECK(p["spec"]["volumes"] ==
         json::parse(R"([{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
@@ -61,7 +61,7 @@ TEST_CASE("the pod transform leaves a pod without those parts as it is, malforme
                                           "containers": [{"volumeMounts": [7, {"name": 1}]}, "x"]}})"),
                  json::object(), json::array()}) {
     json before = p;
-    t.apply(p);
+    CHECK(t.apply(p));  // trimmed, if of nothing
     if (before.contains("spec") && before["spec"]["volumes"].is_array() &&
         !before["spec"]["volumes"].empty()) {
       CHECK_FALSE(p["spec"].contains("volumes"));  // the token volume was the only one
@@ -70,6 +70,21 @@ TEST_CASE("the pod transform leaves a pod without those parts as it is, malforme
       CHECK(p == before);
     }
   }
+}
+
+TEST_CASE("pods bound to the node left whole stay whole; others on that server are trimmed") {
+  CacheTransform t = control_plane_pods("server-1");
+  json mine = pod();
+  mine["spec"]["nodeName"] = "server-1";
+  json before = mine;
+  CHECK_FALSE(t.apply(mine));
+  CHECK(mine == before);
+  json elsewhere = pod();
+  elsewhere["spec"]["nodeName"] = "agent-2";
+  CHECK(t.apply(elsewhere));
+  CHECK(elsewhere["spec"]["volumes"].size() == 2);
+  json pending = pod();
+  CHECK(t.apply(pending));
 }
 
 }  // namespace

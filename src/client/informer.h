@@ -51,8 +51,8 @@ using IndexFunc = std::function<std::vector<std::string>(const nlohmann::json&)>
 class Informer {
  public:
   // `shared`: the trees of the process's other informers (null: this informer's own);
-  // `transform`: applied to every object before it is cached (trees are shared only between
-  // informers whose transforms have the same name).
+  // `transform`: applied to every object before it is cached (a trimmed tree is shared only
+  // between informers whose transforms have the same name; a whole one with every informer).
   Informer(Client& client, ResourceId resource, ListOptions selectors = {},
            std::shared_ptr<SharedObjects> shared = nullptr, CacheTransform transform = {});
   ~Informer();
@@ -97,7 +97,10 @@ class Informer {
   const ListOptions selectors_;
   const std::shared_ptr<SharedObjects> shared_;
   const CacheTransform transform_;
-  const std::string path_;  // resource_.path() and the transform's name: the shared trees' key
+  // The shared trees' keys: resource_.path() for whole objects, with the transform's name
+  // appended for trimmed ones (empty without a transform).
+  const std::string path_;
+  const std::string trimmed_path_;
   std::vector<EventHandler> handlers_;
   std::map<std::string, IndexFunc> index_funcs_;
 

@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
+#include "client/cache_transforms.h"
 #include "roles/controllers/controller_settings.h"
 
 namespace k3c::client {
@@ -40,6 +41,9 @@ struct ControllerManagerConfig {
   ControllerManagerSettings settings;
   // The parsed objects the process's informers share (null: the controllers' own).
   std::shared_ptr<client::SharedObjects> shared_objects;
+  // Applied to the pods the controllers cache (none: pods cached whole); the server gives
+  // client::control_plane_pods (cache_transforms.h), the same as the scheduler's.
+  client::CacheTransform pod_transform;
 };
 
 class ControllerManagerRole final : public Role {

@@ -8,7 +8,7 @@ client::Informer& InformerSet::informer(const client::ResourceId& resource) {
   auto& slot = informers_[resource.path()];
   if (!slot) {
     client::CacheTransform transform;
-    if (resource.path() == client::resources::kPods.path()) transform = client::control_plane_pods();
+    if (resource.path() == client::resources::kPods.path()) transform = pod_transform_;
     slot = std::make_unique<client::Informer>(client_, resource, client::ListOptions{}, shared_,
                                               std::move(transform));
   }
