@@ -55,11 +55,12 @@ TEST_CASE("the control plane's pods lose the token volume and the runtime ids, n
 
 TEST_CASE("the pod transform leaves a pod without those parts as it is, malformed ones too") {
   CacheTransform t = control_plane_pods();
-  for (json p : {json::parse(R"({"spec": {"volumes": [], "containers": [{"name": "a"}]}})"),
-                 json::parse(R"({"spec": {"volumes": "x", "containers": 3}, "status": []})"),
-                 json::parse(R"({"spec": {"volumes": [{"name": "kube-api-access-1", "projected": {}}],
+  for (json p :
+       {json::parse(R"({"spec": {"volumes": [], "containers": [{"name": "a"}]}})"),
+        json::parse(R"({"spec": {"volumes": "x", "containers": 3}, "status": []})"),
+        json::parse(R"({"spec": {"volumes": [{"name": "kube-api-access-1", "projected": {}}],
                                           "containers": [{"volumeMounts": [7, {"name": 1}]}, "x"]}})"),
-                 json::object(), json::array()}) {
+        json::object(), json::array()}) {
     json before = p;
     CHECK(t.apply(p));  // trimmed, if of nothing
     if (before.contains("spec") && before["spec"]["volumes"].is_array() &&

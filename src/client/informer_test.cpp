@@ -188,8 +188,8 @@ TEST_CASE("a transform trims what an informer caches; trimmed trees are shared a
   // for all three, whoever parses it first.
   json whole_version = {{"type", "MODIFIED"}, {"object", pod("a", 12, "keep")}};
   stream_full->push(whole_version);
-  REQUIRE(eventually(
-      [&] { return full.get("default/a")->at("metadata")["resourceVersion"] == "12"; }));
+  REQUIRE(
+      eventually([&] { return full.get("default/a")->at("metadata")["resourceVersion"] == "12"; }));
   stream_trimmed->push(whole_version);
   stream_also->push(whole_version);
   REQUIRE(eventually([&] {

@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "client/cache_transforms.h"
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
-#include "client/cache_transforms.h"
 #include "roles/controllers/controller_settings.h"
 
 namespace k3c::client {

@@ -12,14 +12,17 @@ const char* kPods = "/api/v1/namespaces/default/pods";
 
 TEST_CASE("patch_metadata changes only the named members, and only of the version read") {
   testing::ControllerHarness h;
-  h.api.seed(kPods, {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"labels", {{"a", "1"}}},
-                                   {"ownerReferences", json::array({{{"uid", "u1"}}, {{"uid", "u2"}}})}}},
+  h.api.seed(kPods, {{"metadata",
+                      {{"name", "p"},
+                       {"namespace", "default"},
+                       {"labels", {{"a", "1"}}},
+                       {"ownerReferences", json::array({{{"uid", "u1"}}, {{"uid", "u2"}}})}}},
                      {"spec", {{"volumes", json::array({{{"name", "v"}}})}}}});
   json cached = h.api.object(std::string(kPods) + "/p");
   cached["spec"].erase("volumes");  // as a trimmed cache holds it: never written back
-  auto written = patch_metadata(h.ctx.client, client::resources::kPods, cached,
-                                {{"ownerReferences", refs_without(cached, "u1")},
-                                 {"labels", {{"b", "2"}}}});
+  auto written =
+      patch_metadata(h.ctx.client, client::resources::kPods, cached,
+                     {{"ownerReferences", refs_without(cached, "u1")}, {"labels", {{"b", "2"}}}});
   REQUIRE(written.is_ok());
   json stored = h.api.object(std::string(kPods) + "/p");
   CHECK(stored["metadata"]["ownerReferences"] == json::array({{{"uid", "u2"}}}));

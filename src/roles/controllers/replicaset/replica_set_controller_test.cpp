@@ -72,8 +72,12 @@ TEST_CASE(
   CHECK(count(h, "PATCH", std::string(kPods) + "/stray") == 1);
   CHECK(count(h, "PUT", std::string(kPods) + "/stray") == 0);
   CHECK_FALSE(h.api.object(std::string(kPods) + "/stray")["metadata"].contains("ownerReferences"));
-  CHECK(count(h, "PUT", std::string(kPods) + "/theirs") + count(h, "PATCH", std::string(kPods) + "/theirs") == 0);
-  CHECK(count(h, "PUT", std::string(kPods) + "/unselected") + count(h, "PATCH", std::string(kPods) + "/unselected") == 0);
+  CHECK(count(h, "PUT", std::string(kPods) + "/theirs") +
+            count(h, "PATCH", std::string(kPods) + "/theirs") ==
+        0);
+  CHECK(count(h, "PUT", std::string(kPods) + "/unselected") +
+            count(h, "PATCH", std::string(kPods) + "/unselected") ==
+        0);
   CHECK(count(h, "PATCH", "/api/v1/namespaces/elsewhere/pods/far") == 0);
   CHECK(count(h, "POST", kPods) == 2);  // expectations: no second round of creations
 }
