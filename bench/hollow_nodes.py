@@ -119,6 +119,16 @@ def vm(pid, field):
     return float("nan")
 
 
+def cpu_s(pid):
+    """User + system CPU seconds the process has used (all its threads)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return float("nan")
+
+
 def wait_for(what, done, limit, period=0.1):
     end = time.monotonic() + limit
     while time.monotonic() < end:
@@ -159,14 +169,16 @@ def reference_run(api, replicas, name, limit, server_pid):
     """Pods created per second when nothing binds them, and the server's VmRSS then."""
     create_namespace(api, name, limit)
     t0 = time.monotonic()
+    cpu0 = cpu_s(server_pid)
     status, body = api.call("POST", deployments(name),
                             deployment(name, replicas, {"bench/none": "x"}))
     if status != 201:
         raise RuntimeError(f"create {name}: {status} {body}")
     t = wait_for("reference pods created", lambda: api.count(f"{ns(name)}/pods") >= replicas,
                  limit)
+    cpu_ms = (cpu_s(server_pid) - cpu0) * 1000.0 / replicas
     time.sleep(2)  # the informers and events catch up
-    return replicas / (t - t0), vm(server_pid, "VmRSS")
+    return replicas / (t - t0), vm(server_pid, "VmRSS"), cpu_ms
 
 
 def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
@@ -175,6 +187,7 @@ def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
     unbound = f"{ns(name)}/pods?fieldSelector=spec.nodeName%3D"
     marks = {}
     t0 = time.monotonic()
+    cpu0 = {"server": cpu_s(server_pid), "tool": cpu_s(tool_pid)}
     status, body = api.call("POST", deployments(name), deployment(name, replicas))
     if status != 201:
         raise RuntimeError(f"create {name}: {status} {body}")
@@ -193,11 +206,14 @@ def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
         return False
 
     wait_for("all pods bound and ready", progress, limit)
+    # CPU per pod from apply to all Ready: steadier than the rates on a shared machine.
+    cpu = {f"{who}_cpu_ms": (cpu_s(pid) - cpu0[who]) * 1000.0 / replicas
+           for who, pid in (("server", server_pid), ("tool", tool_pid))}
     mem = {"server_rss": vm(server_pid, "VmRSS"), "server_hwm": vm(server_pid, "VmHWM"),
            "tool_rss": vm(tool_pid, "VmRSS"), "tool_hwm": vm(tool_pid, "VmHWM")}
     result = {"created_s": marks["created"] - t0, "bound_s": marks["bound"] - t0,
               "ready_s": marks["ready"] - t0, "bound_per_s": replicas / (marks["bound"] - t0),
-              "ready_per_s": replicas / (marks["ready"] - t0), **mem}
+              "ready_per_s": replicas / (marks["ready"] - t0), **mem, **cpu}
     return result
 
 
@@ -274,13 +290,15 @@ class Cluster:
 def measure(args, k3c):
     """One repetition with one binary: the reference, then the end-to-end run."""
     with Cluster(args, 0, k3c) as c:
-        ref, ref_rss = reference_run(c.api, args.replicas, "ref", args.limit, c.server.pid)
+        ref, ref_rss, ref_cpu = reference_run(c.api, args.replicas, "ref", args.limit,
+                                              c.server.pid)
     with Cluster(args, args.nodes, k3c) as c:
         run = e2e_run(c.api, args.replicas, "web", args.limit, c.server.pid, c.tool.pid)
         run["nodes_s"] = c.nodes_s
         run["rss_nodes"] = c.rss_nodes
     run["ref"] = ref
     run["ref_rss"] = ref_rss
+    run["ref_cpu_ms"] = ref_cpu
     run["load"] = os.getloadavg()[0]
     return run
 
@@ -302,6 +320,9 @@ def summarize(args, label, runs):
           f"({'met' if bound >= TARGET_PODS_PER_S else 'NOT MET'})")
     print(f"  apply -> all Running and Ready       {med('ready_s'):8.1f} s   "
           f"{med('ready_per_s'):6.0f} pods/s")
+    print(f"  server CPU per pod, apply -> all Ready {med('server_cpu_ms'):8.2f} ms   "
+          f"(reference, creation only: {med('ref_cpu_ms'):.2f} ms); hollow-nodes tool "
+          f"{med('tool_cpu_ms'):.2f} ms")
     srv = med("server_rss")
     print(f"  server VmRSS with {args.nodes} nodes only: {med('rss_nodes'):.0f} MB")
     print(f"  server VmRSS with {args.nodes} nodes, {args.replicas} pods: {srv:.0f} MB "
@@ -311,7 +332,8 @@ def summarize(args, label, runs):
              " [target is for 1,000 nodes and 10,000 pods]"))
     print(f"  hollow-nodes tool VmRSS: {med('tool_rss'):.0f} MB (peak {med('tool_hwm'):.0f})")
     return {k: med(k) for k in ("ref", "bound_per_s", "ready_per_s", "bound_s", "server_rss",
-                                "server_hwm", "rss_nodes", "ref_rss")}
+                                "server_hwm", "rss_nodes", "ref_rss", "server_cpu_ms",
+                                "ref_cpu_ms", "tool_cpu_ms")}
 
 
 def main():
@@ -343,17 +365,20 @@ def main():
                   f"bound {run['bound_s']:.1f} s ({run['bound_per_s']:.0f}/s), ready "
                   f"{run['ready_s']:.1f} s ({run['ready_per_s']:.0f}/s) | server RSS "
                   f"{run['server_rss']:.0f} MB (peak {run['server_hwm']:.0f}), tool RSS "
-                  f"{run['tool_rss']:.0f} MB | load {run['load']:.1f}", flush=True)
+                  f"{run['tool_rss']:.0f} MB | server CPU {run['server_cpu_ms']:.2f} ms/pod "
+                  f"(reference {run['ref_cpu_ms']:.2f}) | load {run['load']:.1f}", flush=True)
     meds = {label: summarize(args, label, runs[label]) for label, _ in binaries}
     if args.baseline:
         a, b = meds["k3c"], meds["baseline"]
         print("k3c / baseline (ratio of medians):")
         for key, what in (("bound_per_s", "pods bound/s"), ("ready_per_s", "pods Ready/s"),
                           ("ref", "reference pods created/s"),
+                          ("server_cpu_ms", "server CPU ms per pod (apply->Ready)"),
+                          ("ref_cpu_ms", "reference server CPU ms per pod"),
                           ("server_rss", "server VmRSS with nodes and pods"),
                           ("rss_nodes", "server VmRSS with nodes only"),
                           ("ref_rss", "reference server VmRSS")):
-            print(f"  {what:36s} {a[key]:8.0f} / {b[key]:8.0f} = {a[key] / b[key]:.2f}")
+            print(f"  {what:36s} {a[key]:8.2f} / {b[key]:8.2f} = {a[key] / b[key]:.2f}")
     print(f"  load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
 
 

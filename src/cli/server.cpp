@@ -79,6 +79,10 @@ std::vector<std::shared_ptr<Role>> server_roles(
   std::vector<std::shared_ptr<Role>> roles = {store, apiserver};
   // One parsed tree per object version for the informers of every role in this process.
   auto shared_objects = std::make_shared<client::SharedObjects>();
+  // The controllers' and the scheduler's pods are cached trimmed; those of this server's own
+  // node stay whole, so that they are one tree with the kubelet's (which needs all of them).
+  const client::CacheTransform pod_transform = client::control_plane_pods(
+      config.disable_agent ? "" : kubelet::node_name_for(config.node.node_name, host_name()));
   if (!config.disable_controller_manager) {
     controllers::ControllerManagerConfig cm;
     cm.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
@@ -86,6 +90,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     cm.identity = host_name() + "_" + new_uuid();
     cm.settings = config.controller_manager;
     cm.shared_objects = shared_objects;
+    cm.pod_transform = pod_transform;
     cm.settings.local_storage = !config.disabled.count("local-storage");
     cm.settings.local_storage_dir = config.node.data_dir + "/storage";
     cm.settings.local_node_name = kubelet::node_name_for(config.node.node_name, host_name());
@@ -97,6 +102,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     sc.identity = host_name() + "_" + new_uuid();
     sc.settings = config.scheduler;
     sc.shared_objects = shared_objects;
+    sc.pod_transform = pod_transform;
     roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
   }
   if (!config.disable_agent) {

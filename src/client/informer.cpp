@@ -24,10 +24,9 @@ const std::string& meta_field(const json& object, const char* field) {
   return f->get_ref<const std::string&>();
 }
 
-json trimmed(json object) {
+void trim(json& object) {
   if (auto m = object.find("metadata"); m != object.end() && m->is_object())
     m->erase("managedFields");
-  return object;
 }
 
 }  // namespace
@@ -45,12 +44,14 @@ std::pair<std::string, std::string> split_key(std::string_view key) {
 }
 
 Informer::Informer(Client& client, ResourceId resource, ListOptions selectors,
-                   std::shared_ptr<SharedObjects> shared)
+                   std::shared_ptr<SharedObjects> shared, CacheTransform transform)
     : client_(client),
       resource_(std::move(resource)),
       selectors_(std::move(selectors)),
       shared_(std::move(shared)),
-      path_(resource_.path()) {}
+      transform_(std::move(transform)),
+      path_(resource_.path()),
+      trimmed_path_(transform_.apply ? path_ + "#" + transform_.name : "") {}
 
 Informer::~Informer() { stop(); }
 
@@ -219,8 +220,10 @@ Informer::WatchEnd Informer::watch_once() {
 }
 
 ObjectPtr Informer::filed(json object) {
-  auto parsed = std::make_shared<const json>(trimmed(std::move(object)));
-  return shared_ ? shared_->share(path_, std::move(parsed)) : parsed;
+  trim(object);
+  bool trimmed = transform_.apply && transform_.apply(object);
+  auto parsed = std::make_shared<const json>(std::move(object));
+  return shared_ ? shared_->share(trimmed ? trimmed_path_ : path_, std::move(parsed)) : parsed;
 }
 
 bool Informer::apply_shared(std::string_view line) {
@@ -232,7 +235,10 @@ bool Informer::apply_shared(std::string_view line) {
     return true;
   }
   if (peek->type != "ADDED" && peek->type != "MODIFIED" && peek->type != "DELETED") return false;
-  ObjectPtr object = shared_->find(path_, peek->resource_version);
+  // A trimming informer takes its own kind of tree or a whole one; others only whole ones.
+  ObjectPtr object;
+  if (!trimmed_path_.empty()) object = shared_->find(trimmed_path_, peek->resource_version);
+  if (!object) object = shared_->find(path_, peek->resource_version);
   if (!object) return false;
   apply(peek->type, std::move(object));
   return true;

@@ -5,7 +5,8 @@
 // indexes answer "which pods does this ReplicaSet own" without a scan.
 //
 // Objects are kept without metadata.managedFields (controllers never read them; they are
-// a large share of an object). Informers given the process's SharedObjects (shared_objects.h)
+// a large share of an object), and trimmed further by the informer's CacheTransform if it has
+// one (cache_transforms.h). Informers given the process's SharedObjects (shared_objects.h)
 // keep one tree per object version between them and parse an event only when none of them has.
 //
 // Threads: one thread per informer runs the list/watch loop and calls the handlers (which
@@ -24,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "client/cache_transforms.h"
 #include "client/client.h"
 #include "client/shared_objects.h"
 #include "core/lifecycle.h"
@@ -48,9 +50,11 @@ using IndexFunc = std::function<std::vector<std::string>(const nlohmann::json&)>
 
 class Informer {
  public:
-  // `shared`: the trees of the process's other informers (null: this informer's own).
+  // `shared`: the trees of the process's other informers (null: this informer's own);
+  // `transform`: applied to every object before it is cached (a trimmed tree is shared only
+  // between informers whose transforms have the same name; a whole one with every informer).
   Informer(Client& client, ResourceId resource, ListOptions selectors = {},
-           std::shared_ptr<SharedObjects> shared = nullptr);
+           std::shared_ptr<SharedObjects> shared = nullptr, CacheTransform transform = {});
   ~Informer();
 
   // Before start().
@@ -92,7 +96,11 @@ class Informer {
   const ResourceId resource_;
   const ListOptions selectors_;
   const std::shared_ptr<SharedObjects> shared_;
-  const std::string path_;  // resource_.path(): the shared trees' key
+  const CacheTransform transform_;
+  // The shared trees' keys: resource_.path() for whole objects, with the transform's name
+  // appended for trimmed ones (empty without a transform).
+  const std::string path_;
+  const std::string trimmed_path_;
   std::vector<EventHandler> handlers_;
   std::map<std::string, IndexFunc> index_funcs_;
 

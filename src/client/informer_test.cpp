@@ -142,6 +142,65 @@ TEST_CASE("an informer lists, watches, indexes and relists after 410") {
                                          "delete default/b", "delete default/a", "add default/c"});
 }
 
+TEST_CASE("a transform trims what an informer caches; trimmed trees are shared alike trimmed") {
+  auto shared = std::make_shared<SharedObjects>();
+  FakeApi api_full, api_trimmed, api_also;
+  api_full.items = api_trimmed.items = api_also.items = json::array({pod("a", 5, "n1")});
+  InProcessClient client_full([&](http::Request& r) { return api_full.handle(r); }, {});
+  InProcessClient client_trimmed([&](http::Request& r) { return api_trimmed.handle(r); }, {});
+  InProcessClient client_also([&](http::Request& r) { return api_also.handle(r); }, {});
+  // Drops spec.nodeName, except "keep" (as control_plane_pods leaves the server's node's pods).
+  CacheTransform drop_node{"no-node", [](json& o) {
+                             if (o["spec"].value("nodeName", "") == "keep") return false;
+                             return o["spec"].erase("nodeName") > 0;
+                           }};
+  Informer full(client_full, resources::kPods, {}, shared);
+  Informer trimmed(client_trimmed, resources::kPods, {}, shared, drop_node);
+  Informer also_trimmed(client_also, resources::kPods, {}, shared, drop_node);
+  for (Informer* i : {&full, &trimmed, &also_trimmed}) {
+    i->start();
+    REQUIRE(i->wait_synced(5s));
+  }
+  CHECK(full.get("default/a")->at("spec")["nodeName"] == "n1");
+  CHECK_FALSE(trimmed.get("default/a")->at("spec").contains("nodeName"));
+  CHECK_FALSE(trimmed.get("default/a")->at("metadata").contains("managedFields"));
+  CHECK(trimmed.get("default/a") == also_trimmed.get("default/a"));
+  CHECK(full.get("default/a") != trimmed.get("default/a"));
+
+  auto stream_full = api_full.wait_watch(1);
+  auto stream_trimmed = api_trimmed.wait_watch(1);
+  auto stream_also = api_also.wait_watch(1);
+  // A trimmed version is parsed by the first trimming informer and taken by the second; an
+  // untrimmed informer parses it again (it cannot use a trimmed tree).
+  json trimmed_version = {{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}};
+  stream_trimmed->push(trimmed_version);
+  REQUIRE(eventually(
+      [&] { return trimmed.get("default/a")->at("metadata")["resourceVersion"] == "11"; }));
+  stream_also->push(trimmed_version);
+  stream_full->push(trimmed_version);
+  REQUIRE(eventually([&] {
+    return also_trimmed.get("default/a")->at("metadata")["resourceVersion"] == "11" &&
+           full.get("default/a")->at("metadata")["resourceVersion"] == "11";
+  }));
+  CHECK(trimmed.get("default/a") == also_trimmed.get("default/a"));
+  CHECK(full.get("default/a")->at("spec")["nodeName"] == "n2");
+  // A version the transform leaves whole is filed as the untrimmed informer files it: one tree
+  // for all three, whoever parses it first.
+  json whole_version = {{"type", "MODIFIED"}, {"object", pod("a", 12, "keep")}};
+  stream_full->push(whole_version);
+  REQUIRE(
+      eventually([&] { return full.get("default/a")->at("metadata")["resourceVersion"] == "12"; }));
+  stream_trimmed->push(whole_version);
+  stream_also->push(whole_version);
+  REQUIRE(eventually([&] {
+    return trimmed.get("default/a")->at("metadata")["resourceVersion"] == "12" &&
+           also_trimmed.get("default/a")->at("metadata")["resourceVersion"] == "12";
+  }));
+  CHECK(trimmed.get("default/a") == full.get("default/a"));
+  CHECK(also_trimmed.get("default/a") == full.get("default/a"));
+  CHECK(trimmed.get("default/a")->at("spec")["nodeName"] == "keep");
+}
+
 TEST_CASE("informers given the same SharedObjects keep one tree per object version") {
   auto shared = std::make_shared<SharedObjects>();
   FakeApi api_a, api_b;

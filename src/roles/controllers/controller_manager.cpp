@@ -55,7 +55,8 @@ void ControllerManagerRole::start_controllers() {
   std::lock_guard lock(mu_);
   if (!controllers_.empty()) return;
   auto logger = log::for_role("controller-manager");
-  informers_ = std::make_unique<InformerSet>(*client_, config_.shared_objects);
+  informers_ =
+      std::make_unique<InformerSet>(*client_, config_.shared_objects, config_.pod_transform);
   events_ = std::make_unique<EventRecorder>(*client_, "controller-manager", clock_);
   context_ = std::unique_ptr<ControllerContext>(
       new ControllerContext{*client_, *informers_, *events_, clock_,

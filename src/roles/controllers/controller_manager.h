@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "client/cache_transforms.h"
 #include "core/clock.h"
 #include "core/lifecycle.h"
 #include "http/http.h"
@@ -40,6 +41,9 @@ struct ControllerManagerConfig {
   ControllerManagerSettings settings;
   // The parsed objects the process's informers share (null: the controllers' own).
   std::shared_ptr<client::SharedObjects> shared_objects;
+  // Applied to the pods the controllers cache (none: pods cached whole); the server gives
+  // client::control_plane_pods (cache_transforms.h), the same as the scheduler's.
+  client::CacheTransform pod_transform;
 };
 
 class ControllerManagerRole final : public Role {

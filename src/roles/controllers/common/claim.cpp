@@ -2,6 +2,7 @@
 
 #include "api/object_selectors.h"
 #include "roles/controllers/common/informer_set.h"
+#include "roles/controllers/common/metadata_writes.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
@@ -56,7 +57,8 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
         owned.push_back(std::move(object));
         continue;
       }
-      auto written = client::update(client, target.resource, without_owner(*object, uid));
+      auto written = patch_metadata(client, target.resource, *object,
+                                    {{"ownerReferences", refs_without(*object, uid)}});
       if (!written.is_ok() && written.status().code() != Code::kNotFound &&
           written.status().code() != Code::kConflict)
         return written.status();
@@ -71,11 +73,9 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
         return fresh;
     }
     if (!adoptable) continue;  // the owner is going: adopt nothing, keep what it controls
-    json updated = *object;
     json refs = owner_refs(*object);
     refs.push_back(controller_ref_to(owner, target.owner_api_version, target.owner_kind));
-    updated["metadata"]["ownerReferences"] = refs;
-    auto written = client::update(client, target.resource, updated);
+    auto written = patch_metadata(client, target.resource, *object, {{"ownerReferences", refs}});
     if (written.is_ok()) {
       owned.push_back(std::make_shared<const json>(std::move(written.value())));
     } else if (written.status().code() != Code::kNotFound &&

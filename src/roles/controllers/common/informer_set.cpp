@@ -6,7 +6,12 @@ namespace k3c::controllers {
 
 client::Informer& InformerSet::informer(const client::ResourceId& resource) {
   auto& slot = informers_[resource.path()];
-  if (!slot) slot = std::make_unique<client::Informer>(client_, resource, client::ListOptions{}, shared_);
+  if (!slot) {
+    client::CacheTransform transform;
+    if (resource.path() == client::resources::kPods.path()) transform = pod_transform_;
+    slot = std::make_unique<client::Informer>(client_, resource, client::ListOptions{}, shared_,
+                                              std::move(transform));
+  }
   return *slot;
 }
 

@@ -1,5 +1,7 @@
 // The controllers' shared informers: one cache per resource, however many controllers read
-// it (upstream's SharedInformerFactory).
+// it (upstream's SharedInformerFactory). Pods are cached with the transform given (in the
+// server client::control_plane_pods, cache_transforms.h): no controller may PUT a cached pod
+// back whole (metadata_writes.h).
 //
 // Threads: informer() before start_all(), from one thread; the rest from any thread.
 #pragma once
@@ -15,9 +17,11 @@ namespace k3c::controllers {
 class InformerSet {
  public:
   // `shared`: the parsed trees shared with the process's other informers (may be null).
+  // `pod_transform`: applied to the pods cached (none: whole).
   explicit InformerSet(client::Client& client,
-                       std::shared_ptr<client::SharedObjects> shared = nullptr)
-      : client_(client), shared_(std::move(shared)) {}
+                       std::shared_ptr<client::SharedObjects> shared = nullptr,
+                       client::CacheTransform pod_transform = {})
+      : client_(client), shared_(std::move(shared)), pod_transform_(std::move(pod_transform)) {}
   ~InformerSet() { stop_all(); }
 
   client::Informer& informer(const client::ResourceId& resource);
@@ -31,6 +35,7 @@ class InformerSet {
  private:
   client::Client& client_;
   const std::shared_ptr<client::SharedObjects> shared_;
+  const client::CacheTransform pod_transform_;
   std::map<std::string, std::unique_ptr<client::Informer>> informers_;
 };
 

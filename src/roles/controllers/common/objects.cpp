@@ -73,20 +73,6 @@ std::vector<std::string> owner_uids(const json& object) {
   return out;
 }
 
-json without_owner(const json& object, const std::string& owner_uid) {
-  json updated = object;
-  json kept = json::array();
-  for (const auto& ref : owner_refs(object)) {
-    if (ref.value("uid", "") != owner_uid) kept.push_back(ref);
-  }
-  if (kept.empty()) {
-    updated["metadata"].erase("ownerReferences");
-  } else {
-    updated["metadata"]["ownerReferences"] = std::move(kept);
-  }
-  return updated;
-}
-
 json controller_ref_to(const json& owner, const std::string& api_version, const std::string& kind) {
   return {{"apiVersion", api_version}, {"kind", kind},       {"name", name_of(owner)},
           {"uid", uid_of(owner)},      {"controller", true}, {"blockOwnerDeletion", true}};

@@ -27,9 +27,6 @@ const json* controller_ref(const json& object);
 const std::string& ref_uid(const json& ref);
 // uids of every owner, for "dependents of" indexes.
 std::vector<std::string> owner_uids(const json& object);
-// The object without its ownerReference(s) to `owner_uid` (the list dropped when empty):
-// what releasing (a controller) and orphaning (the garbage collector) write back.
-json without_owner(const json& object, const std::string& owner_uid);
 // The reference a controller puts on what it creates: controller and blockOwnerDeletion true.
 json controller_ref_to(const json& owner, const std::string& api_version, const std::string& kind);
 

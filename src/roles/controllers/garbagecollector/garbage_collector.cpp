@@ -1,5 +1,7 @@
 #include "roles/controllers/garbagecollector/garbage_collector.h"
 
+#include "api/json_fields.h"
+#include "roles/controllers/common/metadata_writes.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
@@ -282,9 +284,7 @@ Status GarbageCollector::check_owners(size_t kind, const json& object) {
     return s.code() == Code::kNotFound ? Status::ok() : s;
   }
   if (absent > 0) {
-    json updated = object;
-    updated["metadata"]["ownerReferences"] = kept;
-    auto written = client::update(ctx_.client, resource, updated);
+    auto written = patch_metadata(ctx_.client, resource, object, {{"ownerReferences", kept}});
     return written.is_ok() || written.status().code() == Code::kNotFound ? Status::ok()
                                                                          : written.status();
   }
@@ -300,8 +300,8 @@ Status GarbageCollector::check_owners(size_t kind, const json& object) {
 Status GarbageCollector::orphan_dependents(const json& owner) {
   const std::string& uid = uid_of(owner);
   for (const auto& [k, dependent] : dependents_of(uid)) {
-    auto written =
-        client::update(ctx_.client, watched(k)->kind.resource, without_owner(*dependent, uid));
+    auto written = patch_metadata(ctx_.client, watched(k)->kind.resource, *dependent,
+                                  {{"ownerReferences", refs_without(*dependent, uid)}});
     if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
   }
   return Status::ok();
@@ -328,13 +328,12 @@ Status GarbageCollector::delete_dependents(const json& owner, bool& blocked) {
 
 Status GarbageCollector::remove_finalizer(size_t kind, const json& object,
                                           std::string_view finalizer) {
-  json updated = object;
   json kept = json::array();
-  for (const auto& f : updated["metadata"].value("finalizers", json::array())) {
+  for (const auto& f : api::member(api::member(object, "metadata"), "finalizers")) {
     if (f != finalizer) kept.push_back(f);
   }
-  updated["metadata"]["finalizers"] = kept;
-  auto written = client::update(ctx_.client, watched(kind)->kind.resource, updated);
+  auto written =
+      patch_metadata(ctx_.client, watched(kind)->kind.resource, object, {{"finalizers", kept}});
   return written.is_ok() || written.status().code() == Code::kNotFound ? Status::ok()
                                                                        : written.status();
 }

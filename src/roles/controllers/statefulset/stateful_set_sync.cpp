@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "roles/controllers/common/metadata_writes.h"
 #include "roles/controllers/deployment/rollout_math.h"
 #include "roles/controllers/statefulset/stateful_set_controller.h"
 
@@ -224,7 +225,8 @@ Status StatefulSetController::update_pod(Sync& s, const json& pod) {
   if (!storage_matches(s.set, pod)) RETURN_IF_ERROR(create_claims(s, pod));
   RETURN_IF_ERROR(update_claim_owners(s, pod));
   if (identity_matches(s.set, pod)) return Status::ok();
-  auto written = client::update(ctx_.client, client::resources::kPods, with_identity(s.set, pod));
+  auto written = patch_metadata(ctx_.client, client::resources::kPods, pod,
+                                {{"labels", with_identity(s.set, pod)["metadata"]["labels"]}});
   if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
   return Status::ok();
 }

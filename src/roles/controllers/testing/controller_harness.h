@@ -17,7 +17,9 @@ namespace k3c::controllers::testing {
 struct ControllerHarness {
   FakeApi api;
   client::InProcessClient client{[this](http::Request& r) { return api.handle(r); }, {}};
-  InformerSet informers{client};
+  // Pods trimmed as the server caches them: a controller writing a cached pod back whole
+  // fails its tests.
+  InformerSet informers{client, nullptr, client::control_plane_pods()};
   EventRecorder events{client, "test"};
   ControllerContext ctx{client, informers, events, SystemClock::instance(), ""};
 

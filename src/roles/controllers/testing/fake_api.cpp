@@ -157,6 +157,11 @@ http::Response FakeApi::handle(http::Request& request) {
       stored = body;
     }
   } else if (verb == "PATCH") {
+    // A resourceVersion in the patch is a precondition, as in the apiserver.
+    const std::string wanted = body.value("metadata", json::object()).value("resourceVersion", "");
+    if (!wanted.empty() && wanted != stored["metadata"].value("resourceVersion", "")) {
+      return reply(409, {{"kind", "Status"}, {"reason", "Conflict"}, {"code", 409}});
+    }
     stored.merge_patch(body);
   } else {
     return reply(405, json::object());

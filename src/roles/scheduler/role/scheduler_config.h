@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "client/cache_transforms.h"
 #include "http/http.h"
 #include "roles/scheduler/scheduler_settings.h"
 
@@ -25,6 +26,9 @@ struct SchedulerConfig {
   SchedulerSettings settings;
   // The parsed objects the process's informers share (null: the scheduler's own).
   std::shared_ptr<client::SharedObjects> shared_objects;
+  // Applied to the pods the scheduler caches (none: whole); the server gives the controllers'
+  // (client::control_plane_pods), so that both share one tree per pod.
+  client::CacheTransform pod_transform;
 
   // profiles[0].schedulerName: pods naming another scheduler are left alone.
   std::string scheduler_name = "default-scheduler";

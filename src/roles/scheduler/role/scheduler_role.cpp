@@ -54,8 +54,10 @@ Status SchedulerRole::start() {
 void SchedulerRole::watch_pods() {
   client::ListOptions selectors;
   selectors.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  // Trimmed as the controllers' pods (config_.pod_transform), so that both share one tree per
+  // pod: the scheduler only patches and binds pods, never writes one back whole.
   pods_ = std::make_unique<client::Informer>(*client_, client::resources::kPods, selectors,
-                                             config_.shared_objects);
+                                             config_.shared_objects, config_.pod_transform);
   auto apply = [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
     const json& pod = *now;
     if (pod_finished(pod)) {

@@ -1,0 +1,39 @@
+// Transforms informers apply to objects before caching them (upstream's SetTransform): an
+// informer's cache holds every object of its resource as a parsed tree, about seven times the
+// object's JSON, so what none of the cache's readers use is dropped when the object is filed.
+//
+// A trimmed object must never be written back whole (PUT): what was dropped would be lost or
+// refused. The roles whose informers trim (controllers, scheduler) change metadata through
+// merge patches with a resourceVersion precondition instead (controllers/common/objects.h,
+// patch_metadata), and pods' status only through patches.
+//
+// Pure functions, any thread.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace k3c::client {
+
+struct CacheTransform {
+  // Names the trimming: informers share a trimmed tree (shared_objects.h) only when their
+  // transforms have the same name. Empty: no transform.
+  std::string name;
+  // Trims the object; false when it left it whole. A whole object is filed as an untrimmed
+  // informer files it (and a trimming informer takes such a tree too: it holds more, not less).
+  std::function<bool(nlohmann::json&)> apply;
+};
+
+// For the pods of the control plane's informers (controllers, scheduler; not the kubelet's):
+// drops the service account token volume the ServiceAccount admission plugin adds
+// (`kube-api-access-*`, projected; about a fifth of a pod's tree) with its volumeMounts, and the
+// containers' runtime ids (`containerID`, `imageID`) from the container statuses. No
+// controller or scheduler plugin reads them: the scheduler reads claim volumes only, the
+// StatefulSet controller its claims' volumes, the Job and ReplicaSet controllers a
+// container status's name, state, exit code and restart count.
+// Pods bound to `whole_on_node` (the server's own node, whose kubelet caches its pods whole)
+// are left whole, so that one tree serves the kubelet and the control plane; "" trims all.
+CacheTransform control_plane_pods(std::string whole_on_node = "");
+
+}  // namespace k3c::client

@@ -1,0 +1,92 @@
+// The control plane's pod transform: what it drops, what it keeps.
+#include "client/cache_transforms.h"
+
+#include <catch2/catch.hpp>
+
+namespace k3c::client {
+namespace {
+
+using nlohmann::json;
+
+// A pod as the ServiceAccount admission plugin and a kubelet leave it (trimmed to the parts
+// the transform looks at).
+json pod() {
+  return json::parse(R"({
+    "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
+    "spec": {
+      "containers": [{"name": "app", "image": "nginx", "volumeMounts": [
+          {"name": "kube-api-access-x2v9q", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true},
+          {"name": "data", "mountPath": "/data"}]}],
+      "initContainers": [{"name": "init", "image": "busybox", "volumeMounts": [
+          {"name": "kube-api-access-x2v9q", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]}],
+      "volumes": [
+          {"name": "kube-api-access-x2v9q", "projected": {"sources": [{"serviceAccountToken": {"path": "token"}}]}},
+          {"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
+          {"name": "kube-api-access-mine", "configMap": {"name": "not-projected"}}]},
+    "status": {
+      "phase": "Running",
+      "containerStatuses": [{"name": "app", "image": "nginx", "imageID": "sha256:ab", "containerID": "k3c://cd",
+                             "ready": true, "restartCount": 2, "state": {"terminated": {"exitCode": 1}}}],
+      "initContainerStatuses": [{"name": "init", "imageID": "sha256:ef", "containerID": "k3c://01"}]}
+  })");
+}
+
+TEST_CASE("the control plane's pods lose the token volume and the runtime ids, nothing else") {
+  CacheTransform t = control_plane_pods();
+  REQUIRE_FALSE(t.name.empty());
+  json p = pod();
+  CHECK(t.apply(p));
+  // The token volume and its mounts go; a claim and a volume that only looks like it stay.
+  CHECK(p["spec"]["volumes"] ==
+        json::parse(R"([{"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
+                        {"name": "kube-api-access-mine", "configMap": {"name": "not-projected"}}])"));
+  CHECK(p["spec"]["containers"][0]["volumeMounts"] ==
+        json::parse(R"([{"name": "data", "mountPath": "/data"}])"));
+  CHECK_FALSE(p["spec"]["initContainers"][0].contains("volumeMounts"));  // none left
+  // What controllers read of a container status stays.
+  CHECK(p["status"]["containerStatuses"][0] ==
+        json::parse(R"({"name": "app", "image": "nginx", "ready": true, "restartCount": 2,
+                        "state": {"terminated": {"exitCode": 1}}})"));
+  CHECK(p["status"]["initContainerStatuses"][0] == json{{"name", "init"}});
+  json untouched = pod();
+  CHECK(p["metadata"] == untouched["metadata"]);
+  CHECK(p["status"]["phase"] == "Running");
+}
+
+TEST_CASE("the pod transform leaves a pod without those parts as it is, malformed ones too") {
+  CacheTransform t = control_plane_pods();
+  for (json p :
+       {json::parse(R"({"spec": {"volumes": [], "containers": [{"name": "a"}]}})"),
+        json::parse(R"({"spec": {"volumes": "x", "containers": 3}, "status": []})"),
+        json::parse(R"({"spec": {"volumes": [{"name": "kube-api-access-1", "projected": {}}],
+                                          "containers": [{"volumeMounts": [7, {"name": 1}]}, "x"]}})"),
+        json::object(), json::array()}) {
+    json before = p;
+    CHECK(t.apply(p));  // trimmed, if of nothing
+    if (before.contains("spec") && before["spec"]["volumes"].is_array() &&
+        !before["spec"]["volumes"].empty()) {
+      CHECK_FALSE(p["spec"].contains("volumes"));  // the token volume was the only one
+      CHECK(p["spec"]["containers"] == before["spec"]["containers"]);
+    } else {
+      CHECK(p == before);
+    }
+  }
+}
+
+TEST_CASE("pods bound to the node left whole stay whole; others on that server are trimmed") {
+  CacheTransform t = control_plane_pods("server-1");
+  json mine = pod();
+  mine["spec"]["nodeName"] = "server-1";
+  json before = mine;
+  CHECK_FALSE(t.apply(mine));
+  CHECK(mine == before);
+  json elsewhere = pod();
+  elsewhere["spec"]["nodeName"] = "agent-2";
+  CHECK(t.apply(elsewhere));
+  CHECK(elsewhere["spec"]["volumes"].size() == 2);
+  json pending = pod();
+  CHECK(t.apply(pending));
+}
+
+}  // namespace
+}  // namespace k3c::client
