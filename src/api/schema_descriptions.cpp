@@ -71,14 +71,14 @@ Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schema
       const std::string where = file + ": " + name;
       const MessageType* type = schemas.type(name);
       if (!type) return invalid(where, "no such type");
-      RETURN_IF_ERROR(internal::check_yaml_keys(entry.second,
-                                                {"description", "fields", "fieldsFrom"}, kPrefix,
-                                                where));
+      RETURN_IF_ERROR(internal::check_yaml_keys(
+          entry.second, {"description", "fields", "fieldsFrom"}, kPrefix, where));
       Words& w = out.types_[name];
       if (const YAML::Node from = entry.second["fieldsFrom"]) {
         if (!from.IsScalar() || !schemas.type(package + "." + from.Scalar()))
           return invalid(where, "fieldsFrom must name a type of package " + package);
-        borrowers[name] = {package + "." + from.Scalar(), where};
+        if (!borrowers.emplace(name, std::pair{package + "." + from.Scalar(), where}).second)
+          return invalid(where, "fieldsFrom given twice");
       }
       if (entry.second["description"]) {
         ASSIGN_OR_RETURN(w.type, words(entry.second["description"], w.type, where));

@@ -265,6 +265,14 @@ TEST_CASE("descriptions: fieldsFrom lends another type's words to the fields it 
             .status()
             .message()
             .find("fieldsFrom names a type that borrows too") != std::string::npos);
+  CHECK(SchemaDescriptions::from_yaml(
+            *set, {{"descriptions/t.yaml",
+                    "package: t.v1\ntypes:\n  A: {fields: {mode: m, size: s}}\n"
+                    "  B: {fieldsFrom: A}\n"},
+                   {"descriptions/u.yaml", "package: t.v1\ntypes:\n  B: {fieldsFrom: A}\n"}})
+            .status()
+            .message() ==
+        "schema descriptions descriptions/u.yaml: t.v1.B: fieldsFrom given twice");
   CHECK(load("package: t.v1\ntypes:\n  B: {fieldsFrom: A}\n").status().message() ==
         "schema descriptions descriptions/t.yaml: t.v1.B: fieldsFrom names a type without words");
 }
@@ -288,14 +296,29 @@ TEST_CASE("descriptions: every served kind says what it is; a described type say
     CHECK(!words->type(*type).empty());
   }
   // The types kubectl explain is most often asked about: words for the type and every field.
-  for (const char* name :
-       {"meta.v1.ObjectMeta", "meta.v1.TypeMeta", "meta.v1.LabelSelector", "apps.v1.DeploymentSpec",
-        "apps.v1.DeploymentStrategy", "apps.v1.RollingUpdateDeployment", "core.v1.PodSpec",
-        "core.v1.Container", "core.v1.Probe", "core.v1.VolumeSource", "core.v1.ServiceSpec",
-        "core.v1.ServicePort", "batch.v1.JobSpec", "batch.v1.CronJobSpec",
-        "core.v1.PodSecurityContext", "core.v1.Affinity", "core.v1.PodAffinityTerm",
-        "core.v1.TopologySpreadConstraint", "core.v1.NodeStatus", "core.v1.EphemeralContainerCommon",
-        "core.v1.PersistentVolumeClaimSpec", "rbac.v1.PolicyRule", "networking.v1.IngressSpec"}) {
+  for (const char* name : {"meta.v1.ObjectMeta",
+                           "meta.v1.TypeMeta",
+                           "meta.v1.LabelSelector",
+                           "apps.v1.DeploymentSpec",
+                           "apps.v1.DeploymentStrategy",
+                           "apps.v1.RollingUpdateDeployment",
+                           "core.v1.PodSpec",
+                           "core.v1.Container",
+                           "core.v1.Probe",
+                           "core.v1.VolumeSource",
+                           "core.v1.ServiceSpec",
+                           "core.v1.ServicePort",
+                           "batch.v1.JobSpec",
+                           "batch.v1.CronJobSpec",
+                           "core.v1.PodSecurityContext",
+                           "core.v1.Affinity",
+                           "core.v1.PodAffinityTerm",
+                           "core.v1.TopologySpreadConstraint",
+                           "core.v1.NodeStatus",
+                           "core.v1.EphemeralContainerCommon",
+                           "core.v1.PersistentVolumeClaimSpec",
+                           "rbac.v1.PolicyRule",
+                           "networking.v1.IngressSpec"}) {
     INFO(name);
     const MessageType* type = set->type(name);
     REQUIRE(type != nullptr);

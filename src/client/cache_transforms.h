@@ -4,7 +4,7 @@
 //
 // A trimmed object must never be written back whole (PUT): what was dropped would be lost or
 // refused. The roles whose informers trim (controllers, scheduler) change metadata through
-// merge patches with a resourceVersion precondition instead (controllers/common/objects.h,
+// merge patches with a resourceVersion precondition instead (controllers/common/metadata_writes.h,
 // patch_metadata), and pods' status only through patches.
 //
 // Pure functions, any thread.

@@ -10,6 +10,7 @@
 #include "api/json_fields.h"
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/remote_kubelet.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -99,8 +100,7 @@ http::Response Actions::pod_stream(const Call& c) {
   forward.target = forward.path;  // informational: handlers read path and query
   // The upgrade headers (Connection, Upgrade, Sec-WebSocket-*, X-Stream-Protocol-Version)
   // go through; the client's credentials stay here, as upstream's proxy drops them.
-  for (const auto& [k, v] : c.request.headers)
-    if (k != "authorization" && k != "cookie") forward.headers.emplace_back(k, v);
+  forward.headers = forwarded_headers(c.request);
   forward.peer = c.request.peer;
   forward.remote_address = c.request.remote_address;
   return kubelet.value()(forward);

@@ -119,7 +119,7 @@ std::vector<std::pair<std::string, std::string>> forwarded_headers(const http::R
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [name, value] : request.headers) {  // names are lower-case
     if (name == "host" || name == "content-length" || name == "transfer-encoding" ||
-        name == "authorization" || name.starts_with("impersonate-"))
+        name == "authorization" || name == "cookie" || name.starts_with("impersonate-"))
       continue;
     out.emplace_back(name, value);
   }

@@ -29,10 +29,10 @@ http::Handler remote_kubelet(std::string node, std::string host, uint16_t port,
 // Path and query as a request target, query values percent-encoded.
 std::string request_target(const http::Request& request);
 
-// The client's headers the kubelet gets: not its credentials (Authorization, Impersonate-*:
-// the API server authenticates to the kubelet with its own certificate, and a node must not
-// learn its users' tokens), nor the framing the proxy sets itself (Host, Content-Length,
-// Transfer-Encoding).
+// The client's headers a kubelet gets, in-process or remote: not its credentials
+// (Authorization, Cookie, Impersonate-*: the API server authenticates to the kubelet with its
+// own certificate, and a node must not learn its users' tokens), nor the framing the proxy
+// sets itself (Host, Content-Length, Transfer-Encoding).
 std::vector<std::pair<std::string, std::string>> forwarded_headers(const http::Request& request);
 
 }  // namespace k3c::apiserver

@@ -15,6 +15,7 @@ TEST_CASE("a remote kubelet gets the client's protocol headers, never its creden
                      {"authorization", "Bearer secret-token"},
                      {"impersonate-user", "someone"},
                      {"impersonate-group", "system:masters"},
+                     {"cookie", "session=secret"},
                      {"content-length", "0"},
                      {"upgrade", "websocket"},
                      {"connection", "Upgrade"},
