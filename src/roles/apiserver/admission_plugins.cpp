@@ -2,6 +2,7 @@
 #include "roles/apiserver/admission_plugins.h"
 
 #include "roles/apiserver/limit_ranger.h"
+#include "roles/apiserver/object_meta.h"
 #include "roles/apiserver/pod_admission.h"
 
 namespace k3c::apiserver {
@@ -28,11 +29,6 @@ ApiError forbidden(const api::Resource& r, const std::string& name, const std::s
   e.group = r.group;
   e.kind = r.plural;
   return e;
-}
-
-json without_rv(json o) {
-  if (o.contains("metadata") && o["metadata"].is_object()) o["metadata"].erase("resourceVersion");
-  return o;
 }
 
 }  // namespace
@@ -150,7 +146,7 @@ std::string AdmissionPlugins::charge(const AdmissionAttributes& a, Stored q, con
   GroupResource gr{a.resource.group, a.resource.plural};
   // Writes q's status; false when another writer got in first (q is then re-read).
   auto write = [&](const json& status) {
-    json updated = without_rv(q.object);
+    json updated = without_resource_version(q.object);
     updated["status"] = status;
     auto written = store_.update(q.key, updated.dump(), q.revision);
     if (written.is_ok()) {

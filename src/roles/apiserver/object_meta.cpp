@@ -120,6 +120,12 @@ std::optional<ApiError> check_type(json& object, const api::Resource& r) {
   return std::nullopt;
 }
 
+json without_resource_version(json o) {
+  auto meta = o.find("metadata");
+  if (meta != o.end() && meta->is_object()) meta->erase("resourceVersion");
+  return o;
+}
+
 std::vector<StatusCause> validate_metadata(const json& object, const api::Resource& r) {
   std::vector<StatusCause> causes;
   const json& meta = object.at("metadata");

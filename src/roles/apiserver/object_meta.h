@@ -27,6 +27,10 @@ std::optional<ApiError> prepare_create(nlohmann::json& object, const api::Resour
 ApiResult<nlohmann::json> prepare_update(nlohmann::json object, const nlohmann::json& old,
                                          const api::Resource& resource, const RequestInfo& info);
 
+// `o` without metadata.resourceVersion: stored objects carry theirs, and comparisons and
+// updates must not see it.
+nlohmann::json without_resource_version(nlohmann::json o);
+
 // Validates labels, annotations, name and the finalizers list; causes as upstream words them.
 std::vector<StatusCause> validate_metadata(const nlohmann::json& object,
                                            const api::Resource& resource);

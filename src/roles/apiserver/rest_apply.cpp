@@ -23,11 +23,6 @@ bool dry_run(const http::Request& r) {
   return false;
 }
 
-json without_rv(json o) {
-  if (o.contains("metadata") && o["metadata"].is_object()) o["metadata"].erase("resourceVersion");
-  return o;
-}
-
 // upstream's NewApplyConflict: 409 Conflict, one cause per contested field.
 ApiError apply_conflict(const std::vector<api::ApplyConflict>& conflicts) {
   ApiError e = api_error(Code::kConflict, api::conflict_message(conflicts));
@@ -84,7 +79,7 @@ http::Response Rest::apply(const Call& c) {
   if (auto e = check_configuration(config, c)) return error_response(*e);
   // A resourceVersion in the configuration is a precondition, as in an update.
   std::string precondition = text(config["metadata"], "resourceVersion");
-  config = without_rv(std::move(config));
+  config = without_resource_version(std::move(config));
   const api::MessageType* type = schemas_->kind(c.resource.gvk());
   const std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
 
@@ -112,8 +107,9 @@ http::Response Rest::apply(const Call& c) {
     auto applied = api::apply_configuration(live, config, type, writer.value(), force);
     if (!applied.is_ok()) return error_response(from_status(applied.status()));
     if (!applied->conflicts.empty()) return error_response(apply_conflict(applied->conflicts));
-    json old = without_rv(live);
-    auto updated = prepare_update(without_rv(std::move(applied->object)), old, c.resource, c.info);
+    json old = without_resource_version(live);
+    auto updated = prepare_update(without_resource_version(std::move(applied->object)), old,
+                                  c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
     if (!c.info.subresource.empty()) {
       if (auto e = default_and_validate(updated.value(), &live, *schemas_, c.resource))

@@ -4,7 +4,6 @@
 #include "api/patch.h"
 #include "api/strategic_merge.h"
 #include "core/ids.h"
-#include "roles/apiserver/service_account_admission.h"
 #include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
@@ -13,6 +12,7 @@
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/object_meta.h"
 #include "roles/apiserver/rest.h"
+#include "roles/apiserver/service_account_admission.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -34,11 +34,6 @@ std::string meta_rv(const json& o) {
   if (m == o.end() || !m->is_object()) return "";
   auto rv = m->find("resourceVersion");
   return rv != m->end() && rv->is_string() ? rv->get<std::string>() : "";
-}
-
-json without_rv(json o) {
-  if (o.contains("metadata") && o["metadata"].is_object()) o["metadata"].erase("resourceVersion");
-  return o;
 }
 
 // Namespace admission: no creates in a namespace that is missing or being terminated.
@@ -197,7 +192,8 @@ http::Response Rest::update(const Call& c) {
     if (!precondition.empty() && precondition != std::to_string(current.revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
-    auto updated = prepare_update(body.value(), without_rv(current.object), c.resource, c.info);
+    const json current_bare = without_resource_version(current.object);
+    auto updated = prepare_update(body.value(), current_bare, c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
@@ -206,7 +202,7 @@ http::Response Rest::update(const Call& c) {
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
-    if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
+    if (updated.value() == current_bare || dry_run(c.request)) {
       json out = updated.value();
       http::Response r =
           dry_run(c.request)
@@ -275,8 +271,11 @@ http::Response Rest::patch(const Call& c) {
     }
     auto warnings = check_patched(patched, *schemas_, c.resource, mode.value());
     if (!warnings.ok()) return error_response(warnings.error());
-    auto updated =
-        prepare_update(without_rv(patched), without_rv(current.object), c.resource, c.info);
+    // One copy of the current object without its resourceVersion, for the update and the
+    // no-op check; the patched object is moved, not copied.
+    const json current_bare = without_resource_version(current.object);
+    auto updated = prepare_update(without_resource_version(std::move(patched)), current_bare,
+                                  c.resource, c.info);
     if (!updated.ok()) return error_response(updated.error());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
@@ -285,7 +284,7 @@ http::Response Rest::patch(const Call& c) {
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
-    if (updated.value() == without_rv(current.object) || dry_run(c.request)) {
+    if (updated.value() == current_bare || dry_run(c.request)) {
       http::Response r =
           json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
       add_warnings(r, warnings.value());
@@ -325,8 +324,7 @@ http::Response Rest::remove(const Call& c) {
     int64_t grace = 0;
     auto [end, ec] = std::from_chars(g->data(), g->data() + g->size(), grace);
     if (ec != std::errc() || end != g->data() + g->size()) {
-      return error_response(
-          bad_request("invalid gracePeriodSeconds: \"" + std::string(*g) + "\""));
+      return error_response(bad_request("invalid gracePeriodSeconds: \"" + std::string(*g) + "\""));
     }
     options["gracePeriodSeconds"] = grace;
   }
@@ -360,7 +358,7 @@ http::Response Rest::remove(const Call& c) {
       }
     }
     if (dry_run(c.request)) return json_response(200, current.object.dump());
-    json updated = without_rv(current.object);
+    json updated = without_resource_version(current.object);
     json& m = updated["metadata"];
     json finalizers =
         m.contains("finalizers") && m["finalizers"].is_array() ? m["finalizers"] : json::array();
@@ -384,9 +382,9 @@ http::Response Rest::remove(const Call& c) {
     if (graceful_pod && grace == 0) graceful_pod = false;
     // A terminating namespace goes once the namespace controller has emptied it and removed
     // its spec finalizers (through /finalize), then deletes it again.
-    bool namespace_finalized = is_namespace && m.contains("deletionTimestamp") &&
-                               (!updated["spec"].contains("finalizers") ||
-                                updated["spec"]["finalizers"].empty());
+    bool namespace_finalized =
+        is_namespace && m.contains("deletionTimestamp") &&
+        (!updated["spec"].contains("finalizers") || updated["spec"]["finalizers"].empty());
     if (finalizers.empty() && (!is_namespace || namespace_finalized) && !graceful_pod)
       return finish_delete(c, current);
     // Marked, not removed: the finalizers' owners (or the kubelet, or the namespace
