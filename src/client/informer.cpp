@@ -1,5 +1,7 @@
 #include "client/informer.h"
 
+#include <pthread.h>
+
 #include <unordered_set>
 #include <utility>
 
@@ -63,7 +65,10 @@ void Informer::add_index(const std::string& name, IndexFunc index) {
 
 void Informer::start() {
   if (thread_.joinable()) return;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), ("i-" + resource_.plural).substr(0, 15).c_str());
+    run();
+  });
 }
 
 void Informer::stop() {

@@ -78,6 +78,31 @@ TEST_CASE("the server answers requests with decoded path and query") {
   server.stop();
 }
 
+TEST_CASE("a HEAD answer has GET's headers and no body, and the connection stays usable") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  HttpsServer server(o, cert.context(), [](Request& r) {
+    Response resp;
+    resp.body = r.method + " " + r.path;
+    resp.set_header("Content-Type", "text/plain");
+    return resp;
+  });
+  REQUIRE(server.start().is_ok());
+  // One curl, one connection: the HEAD, then a GET on the same kept-alive connection. A body
+  // after the HEAD's headers would be read as the start of the GET's answer.
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port()) + "/x";
+  auto r =
+      run_command({"curl", "-sS", "--cacert", cert.cert, "-I", "-w", "%{http_code}\n", url,
+                   "--next", "--cacert", cert.cert, "-w", "\n%{http_code} %{num_connects}", url});
+  REQUIRE(r.exit_code == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("content-length: 7") || Catch::Contains("Content-Length: 7"));
+  REQUIRE_THAT(r.out, !Catch::Contains("HEAD /x"));
+  REQUIRE_THAT(r.out, Catch::EndsWith("GET /x\n200 0"));
+  server.stop();
+}
+
 TEST_CASE("a body over the limit gets 413 and the server lives on") {
   TestCert cert;
   TempDir dir;

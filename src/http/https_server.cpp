@@ -16,6 +16,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/elastic_pool.h"
 #include "core/log.h"
 
 namespace k3c::http {
@@ -179,10 +180,11 @@ class UpgradedConn final : public Duplex, public std::enable_shared_from_this<Up
     if (!cv_.wait_for(lock, write_timeout_, [&] { return write_done_ || closed_; })) {
       lock.unlock();
       close();
-      return error(Code::kTimeout, "the peer did not read for " +
-                                       std::to_string(write_timeout_.count()) + " s");
+      return error(Code::kTimeout,
+                   "the peer did not read for " + std::to_string(write_timeout_.count()) + " s");
     }
-    if (closed_ && !write_done_) return error(Code::kServiceUnavailable, "the connection is closed");
+    if (closed_ && !write_done_)
+      return error(Code::kServiceUnavailable, "the connection is closed");
     if (write_failed_) return error(Code::kServiceUnavailable, "writing to the connection failed");
     return Status::ok();
   }
@@ -250,7 +252,7 @@ struct HttpsServer::Impl {
       : options(std::move(o)),
         ssl(tls),
         handler(std::move(h)),
-        workers(static_cast<size_t>(options.worker_threads)),
+        workers("https-handler", static_cast<size_t>(std::max(1, options.worker_threads))),
         acceptor(ioc),
         log(log::for_role("http")) {}
 
@@ -258,7 +260,8 @@ struct HttpsServer::Impl {
   net::io_context ioc;
   net::ssl::context ssl;
   Handler handler;
-  net::thread_pool workers;
+  // The handlers run here, off the network threads; threads exist only while requests do.
+  ElasticPool workers;
   tcp::acceptor acceptor;
   std::vector<std::thread> threads;
   std::shared_ptr<spdlog::logger> log;
@@ -273,9 +276,12 @@ struct HttpsServer::Impl {
   net::awaitable<bool> serve_one(std::shared_ptr<Conn> owner, beast::flat_buffer& buffer,
                                  const std::optional<PeerIdentity>& peer,
                                  const std::string& remote);
-  net::awaitable<void> write_simple(
-      Conn& conn, int status, std::string body, bool keep_alive, unsigned version,
-      const std::vector<std::pair<std::string, std::string>>& headers);
+  // `head_only`: the answer to a HEAD request, the headers GET would get (Content-Length of
+  // the body included) and no body (RFC 9110 9.3.2).
+  net::awaitable<void> write_simple(Conn& conn, int status, std::string body, bool keep_alive,
+                                    unsigned version,
+                                    const std::vector<std::pair<std::string, std::string>>& headers,
+                                    bool head_only = false);
   net::awaitable<void> write_stream(std::shared_ptr<Conn> conn, Response& resp, unsigned version);
   net::awaitable<void> switch_protocols(std::shared_ptr<Conn> conn, beast::flat_buffer& buffer,
                                         Response& resp, unsigned version);
@@ -370,7 +376,7 @@ void HttpsServer::stop() {
   for (auto& t : im.threads) {
     if (t.joinable()) t.join();
   }
-  im.workers.join();
+  im.workers.stop();
 }
 
 net::awaitable<void> HttpsServer::Impl::accept_loop() {
@@ -496,9 +502,23 @@ net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
   if (fast) {
     resp = std::move(*fast);
   } else {
-    resp = co_await net::co_spawn(
-        workers.get_executor(),
-        [this, &req]() -> net::awaitable<Response> { co_return call_handler(req); },
+    // The handler runs on the pool; its answer resumes this coroutine on its own executor.
+    resp = co_await net::async_initiate<decltype(net::use_awaitable), void(Response)>(
+        [this, &req](auto resume) {
+          auto shared = std::make_shared<decltype(resume)>(std::move(resume));
+          auto answer_with = [shared](Response answer) {
+            auto executor = net::get_associated_executor(*shared);
+            net::post(executor, [shared, answer = std::move(answer)]() mutable {
+              (*shared)(std::move(answer));
+            });
+          };
+          if (!workers.submit([this, &req, answer_with] { answer_with(call_handler(req)); })) {
+            Response stopping;  // the server is stopping: the pool takes no more work
+            stopping.status = 503;
+            stopping.body = status_json(503, "ServiceUnavailable", "the server is shutting down");
+            answer_with(std::move(stopping));
+          }
+        },
         net::use_awaitable);
   }
 
@@ -510,7 +530,8 @@ net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
     co_await write_stream(owner, resp, version);
     co_return false;  // a streamed body ends the connection (see write_stream)
   }
-  co_await write_simple(conn, resp.status, std::move(resp.body), keep_alive, version, resp.headers);
+  co_await write_simple(conn, resp.status, std::move(resp.body), keep_alive, version, resp.headers,
+                        req.method == "HEAD");
   co_return keep_alive;
 }
 
@@ -540,7 +561,7 @@ std::optional<Response> HttpsServer::Impl::call_fast_handler(Request& req) {
 
 net::awaitable<void> HttpsServer::Impl::write_simple(
     Conn& conn, int status, std::string body, bool keep_alive, unsigned version,
-    const std::vector<std::pair<std::string, std::string>>& headers) {
+    const std::vector<std::pair<std::string, std::string>>& headers, bool head_only) {
   bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), version};
   bool has_type = false;
   for (const auto& [k, v] : headers) {
@@ -553,6 +574,12 @@ net::awaitable<void> HttpsServer::Impl::write_simple(
   res.prepare_payload();
   beast::get_lowest_layer(conn.stream).expires_after(options.write_timeout);
   beast::error_code ec;
+  if (head_only) {
+    bhttp::response_serializer<bhttp::string_body> sr{res};
+    co_await bhttp::async_write_header(conn.stream, sr,
+                                       net::redirect_error(net::use_awaitable, ec));
+    co_return;
+  }
   co_await bhttp::async_write(conn.stream, res, net::redirect_error(net::use_awaitable, ec));
 }
 

@@ -3,12 +3,15 @@
 // a level-triggered reconcile(key) that compares desired with current state and acts. An
 // error requeues the key with backoff; success resets it.
 //
-// Threads: run() starts the workers; stop() shuts the queue down and joins them.
+// Threads: run(n) starts one worker, which stays; more, up to n, start while keys wait and
+// every worker is busy, and end after a while with nothing to do (an idle server keeps one
+// thread per controller, not n). stop() shuts the queue down and joins them.
 #pragma once
 
+#include <list>
+#include <mutex>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "client/work_queue.h"
 #include "core/status.h"
@@ -33,15 +36,24 @@ class Controller {
   void run(int workers);
   void stop();
 
+  int live_workers() const;  // for tests
+
  protected:
   client::WorkQueue& queue() { return queue_; }
 
  private:
-  void work();
+  void work(bool stays);
+  void process(const std::string& key);
+  // After a worker took a key: one more worker when keys still wait and none is free.
+  void grow_if_behind();
 
   const std::string name_;
   client::WorkQueue queue_;
-  std::vector<std::thread> workers_;
+  mutable std::mutex mu_;  // guards all below
+  int max_workers_ = 0, live_ = 0, busy_ = 0;
+  bool stopped_ = false;
+  std::list<std::thread> workers_;
+  std::list<std::thread::id> ended_;  // extra workers that ended, not joined yet
 };
 
 }  // namespace k3c::controllers

@@ -1,0 +1,87 @@
+#include "core/elastic_pool.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+
+namespace k3c {
+
+ElasticPool::ElasticPool(std::string name, size_t max_threads, std::chrono::milliseconds idle_life)
+    : name_(name.substr(0, 15)),
+      max_threads_(std::max<size_t>(1, max_threads)),
+      idle_life_(idle_life) {}
+
+ElasticPool::~ElasticPool() { stop(); }
+
+bool ElasticPool::submit(std::function<void()> task) {
+  std::lock_guard lock(mu_);
+  if (stopping_) return false;
+  tasks_.push_back(std::move(task));
+  // An idle thread takes it; otherwise a new one, unless the pool is at its maximum.
+  if (idle_ >= tasks_.size()) {
+    cv_.notify_one();
+    return true;
+  }
+  reap_locked();
+  if (alive_ < max_threads_) {
+    ++alive_;
+    threads_.emplace_back([this] { run(); });
+  }
+  return true;
+}
+
+void ElasticPool::run() {
+  pthread_setname_np(pthread_self(), name_.c_str());
+  std::unique_lock lock(mu_);
+  while (true) {
+    if (tasks_.empty()) {
+      if (stopping_) break;
+      ++idle_;
+      const bool woke =
+          cv_.wait_for(lock, idle_life_, [&] { return stopping_ || !tasks_.empty(); });
+      --idle_;
+      if (!woke) break;  // idle for idle_life: end
+      continue;
+    }
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    task();
+    task = nullptr;  // whatever it holds goes on this thread, outside the lock
+    lock.lock();
+  }
+  --alive_;
+  ended_.push_back(std::this_thread::get_id());
+}
+
+void ElasticPool::reap_locked() {
+  for (const std::thread::id id : ended_) {
+    auto it = std::find_if(threads_.begin(), threads_.end(),
+                           [&](const std::thread& t) { return t.get_id() == id; });
+    if (it == threads_.end()) continue;
+    it->join();  // it has left run(): at most the last instructions of the thread remain
+    threads_.erase(it);
+  }
+  ended_.clear();
+}
+
+void ElasticPool::stop() {
+  std::list<std::thread> joining;
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    cv_.notify_all();
+    joining.swap(threads_);
+    ended_.clear();
+  }
+  for (std::thread& t : joining) {
+    if (t.joinable()) t.join();
+  }
+}
+
+size_t ElasticPool::threads() const {
+  std::lock_guard lock(mu_);
+  return alive_;
+}
+
+}  // namespace k3c

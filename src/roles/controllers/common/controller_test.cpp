@@ -1,0 +1,86 @@
+#include "roles/controllers/common/controller.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+using namespace std::chrono_literals;
+using k3c::Status;
+
+namespace {
+
+// Reconciles block until released; records which keys ran at once.
+class GatedController : public k3c::controllers::Controller {
+ public:
+  GatedController() : Controller("gated") {}
+  ~GatedController() override {
+    release();
+    stop();
+  }
+  Status reconcile(const std::string& key) override {
+    std::unique_lock lock(mu_);
+    running_.insert(key);
+    most_at_once_ = std::max(most_at_once_, running_.size());
+    cv_.wait(lock, [&] { return released_; });
+    running_.erase(key);
+    ++done_;
+    return Status::ok();
+  }
+  void release() {
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  size_t running() {
+    std::lock_guard lock(mu_);
+    return running_.size();
+  }
+  size_t most_at_once() {
+    std::lock_guard lock(mu_);
+    return most_at_once_;
+  }
+  int done() {
+    std::lock_guard lock(mu_);
+    return done_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> running_;
+  size_t most_at_once_ = 0;
+  int done_ = 0;
+  bool released_ = false;
+};
+
+template <typename F>
+bool eventually(F done) {
+  for (int i = 0; i < 500; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(10ms);
+  }
+  return done();
+}
+
+}  // namespace
+
+TEST_CASE("a controller keeps one worker while idle and grows to its maximum under work") {
+  GatedController c;
+  c.run(3);
+  std::this_thread::sleep_for(50ms);
+  REQUIRE(c.live_workers() == 1);
+  for (const char* key : {"ns/a", "ns/b", "ns/c", "ns/d", "ns/e"}) c.enqueue(key);
+  // Keys wait while every worker is busy: workers are added, up to three.
+  REQUIRE(eventually([&] { return c.running() == 3; }));
+  std::this_thread::sleep_for(50ms);
+  REQUIRE(c.live_workers() == 3);
+  REQUIRE(c.most_at_once() == 3);
+  c.release();
+  REQUIRE(eventually([&] { return c.done() == 5; }));
+  c.stop();
+  REQUIRE(c.live_workers() == 0);
+}
