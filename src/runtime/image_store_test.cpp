@@ -90,6 +90,14 @@ TEST_CASE("docker-archive and OCI layout tarballs import, list, unpack and remov
     CHECK(read_file(*root + "/etc/gone", 10).status().code() == Code::kNotFound);
     CHECK(*list_dir(*root + "/opq") == std::vector<std::string>{"upper"});
     CHECK(*f.store->unpack(record.id) == *root);  // unpacked once, shared
+    // Every container's mount points are in the snapshot, so containers do not create them.
+    for (const char* dir : {"/proc", "/sys", "/dev", "/etc"}) {
+      struct stat st;
+      REQUIRE(lstat((*root + dir).c_str(), &st) == 0);
+      CHECK(S_ISDIR(st.st_mode));
+    }
+    for (const char* file : {"/etc/hosts", "/etc/hostname", "/etc/resolv.conf"})
+      CHECK(*read_file(*root + file, 10) == "");
 
     auto removed = f.store->remove("docker.io/library/example:1");
     REQUIRE(removed.is_ok());
