@@ -21,12 +21,12 @@ namespace k3c::bench {
 namespace {
 
 constexpr int kKeys = 1000;
-constexpr size_t kValueBytes = 1024;
+constexpr size_t kChurnValueBytes = 1024;
 constexpr auto kSimulatedPerWrite = std::chrono::milliseconds(10);
 constexpr int64_t kWritesPerSimulatedSecond = 100;
 constexpr int64_t kWritesPerSample = 60'000;  // 10 simulated minutes
 
-std::string key_of(int i) { return format("/registry/leases/kube-node-lease/node-%04d", i); }
+std::string churn_key(int i) { return format("/registry/leases/kube-node-lease/node-%04d", i); }
 
 // Runs compact_by_policy() on its own thread whenever tick() asked for it; ticks that come
 // while a pass runs are folded into the next pass. The destructor stops the thread.
@@ -124,9 +124,9 @@ struct Keys {
 Result<Keys> create_keys(store::Store& store) {
   Keys out;
   for (int i = 0; i < kKeys; ++i) {
-    std::string value = make_value(kValueBytes, i);
-    out.live_bytes += static_cast<int64_t>(key_of(i).size() + value.size());
-    ASSIGN_OR_RETURN(store::KeyValue kv, store.create(key_of(i), std::move(value)));
+    std::string value = make_value(kChurnValueBytes, i);
+    out.live_bytes += static_cast<int64_t>(churn_key(i).size() + value.size());
+    ASSIGN_OR_RETURN(store::KeyValue kv, store.create(churn_key(i), std::move(value)));
     out.revisions.push_back(kv.mod_revision);
   }
   return out;
@@ -157,7 +157,7 @@ struct Rewrites {
 Result<Rewrites> rewrite_until(store::Store& store, ManualClock& clock, Keys& keys,
                                const std::string& db_path, SteadyClock::time_point deadline) {
   Rewrites out;
-  std::string value = make_value(kValueBytes, 7);
+  std::string value = make_value(kChurnValueBytes, 7);
   Compactor compactor(store);
   while (SteadyClock::now() < deadline) {
     const int i = static_cast<int>(out.writes % kKeys);
@@ -165,7 +165,7 @@ Result<Rewrites> rewrite_until(store::Store& store, ManualClock& clock, Keys& ke
     value.replace(0, seq.size(), seq);  // every write a different value
     int64_t ended_before = compactor.passes_ended();
     int64_t start = now_ns();
-    auto r = store.update(key_of(i), value, keys.revisions[i]);
+    auto r = store.update(churn_key(i), value, keys.revisions[i]);
     int64_t took = now_ns() - start;
     if (!r.is_ok()) return r.status();
     out.latencies_ns.push_back(took);

@@ -9,7 +9,7 @@ namespace k3c::bench {
 namespace {
 
 constexpr int kListKeys = 10000;
-constexpr size_t kValueBytes = 1024;
+constexpr size_t kReadValueBytes = 1024;
 const std::string kListPrefix = "/registry/configmaps/";
 
 Result<std::unique_ptr<store::Store>> open_store(const std::string& path) {
@@ -19,14 +19,14 @@ Result<std::unique_ptr<store::Store>> open_store(const std::string& path) {
   return store::open(options);
 }
 
-std::string key_of(int i) { return kListPrefix + format("ns-%02d/cm-%05d", i % 20, i); }
+std::string read_key(int i) { return kListPrefix + format("ns-%02d/cm-%05d", i % 20, i); }
 
 Status populate(store::Store& store) {
   FirstError failure;
   constexpr int kThreads = 16;
   run_threads(kThreads, std::chrono::hours(1), [&](int t, auto) {
     for (int i = t; i < kListKeys; i += kThreads) {
-      auto r = store.create(key_of(i), make_value(kValueBytes, i));
+      auto r = store.create(read_key(i), make_value(kReadValueBytes, i));
       if (!r.is_ok()) return failure.record(r.status());
     }
   });
@@ -42,7 +42,7 @@ Result<Rate> get_rate(const BenchEnv& env, store::Store& store, int threads) {
       uint64_t x = 88172645463325252ull + t;
       while (SteadyClock::now() < deadline) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        auto r = store.get(key_of(static_cast<int>(x % kListKeys)));
+        auto r = store.get(read_key(static_cast<int>(x % kListKeys)));
         if (!r.is_ok()) return failure.record(r.status());
         ++done[t];
       }

@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kWatchers = 100;
 constexpr double kEventsPerSecond = 200;
-constexpr size_t kValueBytes = 1024;
+constexpr size_t kWatchValueBytes = 1024;
 const std::string kPrefix = "/registry/pods/";
 const std::string kKeyPrefix = kPrefix + "pod-";
 const std::string kStamp = "sent_ns=";
@@ -30,7 +30,7 @@ struct Delivery {
   int64_t recv_ns = 0;  // when next() returned it
 };
 
-std::string key_of(int64_t seq) {
+std::string watch_key(int64_t seq) {
   return kKeyPrefix + format("%06lld", static_cast<long long>(seq));
 }
 
@@ -67,15 +67,15 @@ struct WriteTimes {
 // Writes `events` creates paced at kEventsPerSecond.
 Result<WriteTimes> paced_writes(store::Store& store, int64_t events) {
   WriteTimes times{std::vector<int64_t>(events), std::vector<int64_t>(events)};
-  const std::string padding = make_value(kValueBytes, 5);
+  const std::string padding = make_value(kWatchValueBytes, 5);
   auto interval = std::chrono::nanoseconds(static_cast<int64_t>(1e9 / kEventsPerSecond));
   auto start = SteadyClock::now() + std::chrono::milliseconds(50);  // watchers are waiting
   for (int64_t seq = 0; seq < events; ++seq) {
     std::this_thread::sleep_until(start + seq * interval);
     int64_t sent = now_ns();
     std::string value = kStamp + std::to_string(sent) + ";";
-    value += padding.substr(0, kValueBytes - value.size());
-    auto r = store.create(key_of(seq), std::move(value));
+    value += padding.substr(0, kWatchValueBytes - value.size());
+    auto r = store.create(watch_key(seq), std::move(value));
     times.ack_ns[seq] = now_ns();
     times.sent_ns[seq] = sent;
     if (!r.is_ok()) return r.status();

@@ -5,8 +5,8 @@
 # adds it to ctest with the label "unit".
 function(k3c_unit_tests module)
   set(target k3c_${module}_test)
-  add_executable(${target} ${ARGN} ${PROJECT_SOURCE_DIR}/test/catch_main.cpp)
-  target_link_libraries(${target} PRIVATE k3c_${module} Catch2::Catch2 Threads::Threads)
+  add_executable(${target} ${ARGN})
+  target_link_libraries(${target} PRIVATE k3c_${module} k3c_catch_main Threads::Threads)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/test)
   add_test(NAME unit.${module} COMMAND ${target})
   set_tests_properties(unit.${module} PROPERTIES LABELS unit TIMEOUT 600)

@@ -18,7 +18,7 @@ json response_kind(const GroupVersionKind& kind, const Resource& owner) {
               {"kind", kind.kind}};
 }
 
-json resource_entry(const Resource& r) {
+json aggregated_resource_entry(const Resource& r) {
   json entry = {
       {"resource", r.plural},
       {"responseKind", response_kind(r.gvk(), r)},
@@ -45,7 +45,7 @@ json group_entry(const ResourceRegistry& registry, const ApiGroup& group) {
   for (const std::string& version : group.versions) {  // preferred first
     json resources = json::array();
     for (const Resource* r : registry.resources_of(group.name, version)) {  // sorted
-      resources.push_back(resource_entry(*r));
+      resources.push_back(aggregated_resource_entry(*r));
     }
     versions.push_back(
         {{"version", version}, {"resources", std::move(resources)}, {"freshness", "Current"}});

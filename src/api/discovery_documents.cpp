@@ -3,25 +3,19 @@
 #include <nlohmann/json.hpp>
 
 #include "api/discovery.h"
+#include "core/text.h"
 
 namespace k3c::api {
 namespace {
 
 using nlohmann::json;
 
-std::string_view trim(std::string_view s) {
-  const size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  const size_t end = s.find_last_not_of(" \t");
-  return s.substr(begin, end - begin + 1);
-}
-
 // Splits `s` at each `sep` and calls `f` with every trimmed piece until it returns true.
 template <typename F>
 bool for_each_piece(std::string_view s, char sep, F&& f) {
   while (true) {
     const size_t at = s.find(sep);
-    if (f(trim(s.substr(0, at)))) return true;
+    if (f(trim_blanks(s.substr(0, at)))) return true;
     if (at == std::string_view::npos) return false;
     s.remove_prefix(at + 1);
   }
@@ -61,8 +55,8 @@ std::optional<AggregatedVersion> negotiate_aggregated_discovery(std::string_view
         type = part;
         first = false;
       } else if (const size_t eq = part.find('='); eq != std::string_view::npos) {
-        const std::string_view key = trim(part.substr(0, eq));
-        const std::string_view value = trim(part.substr(eq + 1));
+        const std::string_view key = trim_blanks(part.substr(0, eq));
+        const std::string_view value = trim_blanks(part.substr(eq + 1));
         if (key == "g") group = value;
         if (key == "v") version = value;
         if (key == "as") as = value;

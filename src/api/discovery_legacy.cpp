@@ -23,7 +23,7 @@ json group_fields(const ApiGroup& group) {
           {"preferredVersion", group_version_entry(group.name, group.preferred_version())}};
 }
 
-json resource_entry(const Resource& r) {
+json legacy_resource_entry(const Resource& r) {
   json entry = {{"name", r.plural},
                 {"singularName", r.singular},
                 {"namespaced", r.namespaced},
@@ -81,7 +81,7 @@ std::optional<json> legacy_resource_list(const ResourceRegistry& registry, std::
   if (resources.empty()) return std::nullopt;
   std::vector<json> entries;
   for (const Resource* r : resources) {
-    entries.push_back(resource_entry(*r));
+    entries.push_back(legacy_resource_entry(*r));
     for (const Subresource& sub : r->subresources) entries.push_back(subresource_entry(*r, sub));
   }
   // Upstream lists every path sorted by name ("pods", "pods/attach", ..., "podtemplates").

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 using Strings = std::vector<std::string>;
 
-ResourceRegistry builtin() {
+ResourceRegistry discovery_builtin() {
   auto registry = ResourceRegistry::builtin();
   REQUIRE(registry.is_ok());
   return std::move(registry).value();
@@ -29,7 +29,7 @@ const json& entry(const json& list, const std::string& key, const std::string& v
   return list;  // not reached
 }
 
-Strings names(const json& list, const std::string& key) {
+Strings discovery_names(const json& list, const std::string& key) {
   Strings out;
   for (const json& e : list) out.push_back(e.value(key, ""));
   return out;
@@ -45,7 +45,8 @@ VersionInfo test_version() {
 }
 
 TEST_CASE("aggregated /apis lists the named groups in order") {
-  const json doc = aggregated_discovery(builtin(), DiscoveryRoot::kApis, AggregatedVersion::kV2);
+  const json doc =
+      aggregated_discovery(discovery_builtin(), DiscoveryRoot::kApis, AggregatedVersion::kV2);
   CHECK(doc["kind"] == "APIGroupDiscoveryList");
   CHECK(doc["apiVersion"] == "apidiscovery.k8s.io/v2");
   CHECK(doc["metadata"] == json::object());
@@ -70,16 +71,17 @@ TEST_CASE("aggregated /apis lists the named groups in order") {
   }
   const json& autoscaling = items[4];
   REQUIRE(autoscaling["metadata"]["name"] == "autoscaling");
-  CHECK(names(autoscaling["versions"], "version") == Strings{"v2", "v1"});
+  CHECK(discovery_names(autoscaling["versions"], "version") == Strings{"v2", "v1"});
 }
 
 TEST_CASE("aggregated deployments entry matches upstream's") {
-  const json doc = aggregated_discovery(builtin(), DiscoveryRoot::kApis, AggregatedVersion::kV2);
+  const json doc =
+      aggregated_discovery(discovery_builtin(), DiscoveryRoot::kApis, AggregatedVersion::kV2);
   const json& apps = doc["items"][0];
   REQUIRE(apps["versions"].size() == 1);
   const json& v1 = apps["versions"][0];
   CHECK(v1["version"] == "v1");
-  CHECK(names(v1["resources"], "resource") ==
+  CHECK(discovery_names(v1["resources"], "resource") ==
         Strings{"controllerrevisions", "daemonsets", "deployments", "replicasets", "statefulsets"});
   // As a v1.32 kube-apiserver serves it: group and version of a responseKind are empty
   // for the resource's own group-version.
@@ -104,7 +106,7 @@ TEST_CASE("aggregated deployments entry matches upstream's") {
 }
 
 TEST_CASE("aggregated /api holds the core group only") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = discovery_builtin();
   for (const auto version : {AggregatedVersion::kV2, AggregatedVersion::kV2Beta1}) {
     const json doc = aggregated_discovery(registry, DiscoveryRoot::kApi, version);
     CHECK(doc["apiVersion"] == (version == AggregatedVersion::kV2 ? "apidiscovery.k8s.io/v2"
@@ -114,11 +116,11 @@ TEST_CASE("aggregated /api holds the core group only") {
     CHECK_FALSE(core["metadata"].contains("name"));  // "" is omitted, as Go does
     REQUIRE(core["versions"].size() == 1);
     const json& resources = core["versions"][0]["resources"];
-    const Strings resource_names = names(resources, "resource");
+    const Strings resource_names = discovery_names(resources, "resource");
     CHECK(resource_names.front() == "bindings");
     CHECK(std::is_sorted(resource_names.begin(), resource_names.end()));
     const json& pods = entry(resources, "resource", "pods");
-    CHECK(names(pods["subresources"], "subresource") ==
+    CHECK(discovery_names(pods["subresources"], "subresource") ==
           Strings{"attach", "binding", "ephemeralcontainers", "eviction", "exec", "log",
                   "portforward", "proxy", "status"});
     CHECK(entry(pods["subresources"], "subresource", "eviction")["responseKind"] ==
@@ -131,13 +133,13 @@ TEST_CASE("aggregated /api holds the core group only") {
 }
 
 TEST_CASE("legacy /api/v1 lists subresources as upstream does") {
-  const auto doc = legacy_resource_list(builtin(), "", "v1");
+  const auto doc = legacy_resource_list(discovery_builtin(), "", "v1");
   REQUIRE(doc.has_value());
   CHECK((*doc)["kind"] == "APIResourceList");
   CHECK((*doc)["groupVersion"] == "v1");
   CHECK_FALSE(doc->contains("apiVersion"));
   const json& resources = (*doc)["resources"];
-  const Strings all = names(resources, "name");
+  const Strings all = discovery_names(resources, "name");
   CHECK(std::is_sorted(all.begin(), all.end()));
   CHECK(entry(resources, "name", "pods/log") == json{{"name", "pods/log"},
                                                      {"singularName", ""},
@@ -170,7 +172,7 @@ TEST_CASE("legacy /api/v1 lists subresources as upstream does") {
 }
 
 TEST_CASE("legacy /apis/apps/v1 names the Scale kind of deployments/scale") {
-  const auto doc = legacy_resource_list(builtin(), "apps", "v1");
+  const auto doc = legacy_resource_list(discovery_builtin(), "apps", "v1");
   REQUIRE(doc.has_value());
   CHECK((*doc)["apiVersion"] == "v1");
   CHECK((*doc)["groupVersion"] == "apps/v1");
@@ -180,12 +182,12 @@ TEST_CASE("legacy /apis/apps/v1 names the Scale kind of deployments/scale") {
   CHECK(scale["kind"] == "Scale");
   CHECK(scale["verbs"] == json{"get", "patch", "update"});
   CHECK(entry((*doc)["resources"], "name", "deployments/status")["kind"] == "Deployment");
-  CHECK_FALSE(legacy_resource_list(builtin(), "apps", "v1beta1").has_value());
-  CHECK_FALSE(legacy_resource_list(builtin(), "metrics.k8s.io", "v1beta1").has_value());
+  CHECK_FALSE(legacy_resource_list(discovery_builtin(), "apps", "v1beta1").has_value());
+  CHECK_FALSE(legacy_resource_list(discovery_builtin(), "metrics.k8s.io", "v1beta1").has_value());
 }
 
 TEST_CASE("legacy /api, /apis and /apis/<group>") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = discovery_builtin();
   CHECK(legacy_api_versions(registry, "10.0.0.1:6443") == json::parse(R"({
     "kind": "APIVersions", "versions": ["v1"],
     "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "10.0.0.1:6443"}]})"));
@@ -255,7 +257,7 @@ TEST_CASE("Accept negotiation picks what kubectl asks for") {
 }
 
 TEST_CASE("DiscoveryDocuments serializes every document once") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = discovery_builtin();
   auto built = DiscoveryDocuments::build(registry, {"127.0.0.1:6443", test_version()});
   REQUIRE(built.is_ok());
   const DiscoveryDocuments& docs = built.value();
@@ -297,7 +299,7 @@ TEST_CASE("CRD groups appear after the built-in groups") {
   widgets.namespaced = true;
   widgets.verbs = {"get", "list", "watch", "create"};
   widgets.subresources = {{"status", {"example.com", "v1", "Widget"}, {"get", "patch", "update"}}};
-  auto registry = builtin().with({widgets});
+  auto registry = discovery_builtin().with({widgets});
   REQUIRE(registry.is_ok());
   const json doc = aggregated_discovery(*registry, DiscoveryRoot::kApis, AggregatedVersion::kV2);
   const json& last = doc["items"].back();

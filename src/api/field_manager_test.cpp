@@ -7,7 +7,7 @@ namespace {
 
 using nlohmann::json;
 
-const MessageType* deployment() {
+const MessageType* fm_deployment() {
   static const SchemaSet set = SchemaSet::builtin().value();
   return set.kind({"apps", "v1", "Deployment"});
 }
@@ -46,7 +46,7 @@ TEST_CASE("field sets: FieldsV1 round trip and path strings") {
 }
 
 TEST_CASE("fields of a configuration: leaves and keyed items (key defaults filled in)") {
-  auto set = fields_of(config("nginx:1", 2, false), deployment());
+  auto set = fields_of(config("nginx:1", 2, false), fm_deployment());
   REQUIRE(set.is_ok());
   const FieldPath item = {"f:spec", "f:template", "f:spec", "f:containers", "k:{\"name\":\"web\"}"};
   REQUIRE(set->count(item));
@@ -61,8 +61,8 @@ TEST_CASE("fields of a configuration: leaves and keyed items (key defaults fille
 }
 
 TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
-  auto first =
-      apply_configuration(json(), config("nginx:1", 2, true), deployment(), writer("alice"), false);
+  auto first = apply_configuration(json(), config("nginx:1", 2, true), fm_deployment(),
+                                   writer("alice"), false);
   REQUIRE(first.is_ok());
   json live = first->object;
   REQUIRE(entries(live).size() == 1);
@@ -72,7 +72,7 @@ TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
   REQUIRE(entries(live)[0]["fieldsV1"]["f:spec"].contains("f:replicas"));
 
   // alice drops env: it goes (no one else owns it); the image changes.
-  auto second = apply_configuration(live, config("nginx:2", 2, false), deployment(),
+  auto second = apply_configuration(live, config("nginx:2", 2, false), fm_deployment(),
                                     writer("alice", "2026-11-29T11:00:00Z"), false);
   REQUIRE(second.is_ok());
   REQUIRE(second->conflicts.empty());
@@ -85,12 +85,12 @@ TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
   // bob changes replicas: conflict with alice, unless forced.
   json bob = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
       "metadata":{"name":"web"},"spec":{"replicas":5}})");
-  auto refused = apply_configuration(live, bob, deployment(), writer("bob"), false);
+  auto refused = apply_configuration(live, bob, fm_deployment(), writer("bob"), false);
   REQUIRE(refused.is_ok());
   REQUIRE(refused->conflicts.size() == 1);
   REQUIRE(conflict_message(refused->conflicts) ==
           "Apply failed with 1 conflict: conflict with \"alice\": .spec.replicas");
-  auto forced = apply_configuration(live, bob, deployment(), writer("bob"), true);
+  auto forced = apply_configuration(live, bob, fm_deployment(), writer("bob"), true);
   REQUIRE(forced.is_ok());
   REQUIRE(forced->object["spec"]["replicas"] == 5);
   live = forced->object;
@@ -100,15 +100,15 @@ TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
     REQUIRE(owns == (e["manager"] == "bob"));
   }
   // Same value: shared ownership, no conflict.
-  auto same =
-      apply_configuration(live, config("nginx:2", 5, false), deployment(), writer("alice"), false);
+  auto same = apply_configuration(live, config("nginx:2", 5, false), fm_deployment(),
+                                  writer("alice"), false);
   REQUIRE(same.is_ok());
   REQUIRE(same->conflicts.empty());
   // A field alice drops but bob owns stays.
   json no_replicas = config("nginx:2", 5, false);
   no_replicas["spec"].erase("replicas");
   auto dropped =
-      apply_configuration(same->object, no_replicas, deployment(), writer("alice"), false);
+      apply_configuration(same->object, no_replicas, fm_deployment(), writer("alice"), false);
   REQUIRE(dropped.is_ok());
   REQUIRE(dropped->object["spec"]["replicas"] == 5);
   // A node marked as a member before (a migrated client-side entry) is not dropped while
@@ -117,24 +117,24 @@ TEST_CASE("apply: create, re-apply, drop a field, conflicts, force") {
   for (json& e : marked["metadata"]["managedFields"]) {
     if (e["manager"] == "alice") e["fieldsV1"]["f:metadata"]["f:labels"]["."] = json::object();
   }
-  auto kept = apply_configuration(marked, no_replicas, deployment(), writer("alice"), false);
+  auto kept = apply_configuration(marked, no_replicas, fm_deployment(), writer("alice"), false);
   REQUIRE(kept.is_ok());
   REQUIRE(kept->object["metadata"]["labels"] == json({{"app", "web"}}));
   REQUIRE(apply_configuration(live, json::parse(R"({"metadata":{"managedFields":[]}})"),
-                              deployment(), writer("x"), false)
+                              fm_deployment(), writer("x"), false)
               .status()
               .message() == "metadata.managedFields must be nil");
 }
 
 TEST_CASE("updates take over the fields they change; conflicts name Update managers") {
-  auto applied = apply_configuration(json(), config("nginx:1", 2, false), deployment(),
+  auto applied = apply_configuration(json(), config("nginx:1", 2, false), fm_deployment(),
                                      writer("alice"), false);
   REQUIRE(applied.is_ok());
   json live = applied->object;
   json edited = live;
   edited["spec"]["replicas"] = 3;
   edited["metadata"]["labels"]["tier"] = "front";
-  auto fields = managed_fields_after_update(live, edited, deployment(), writer("kubectl-edit"));
+  auto fields = managed_fields_after_update(live, edited, fm_deployment(), writer("kubectl-edit"));
   REQUIRE(fields.is_ok());
   edited["metadata"]["managedFields"] = *fields;
   REQUIRE(fields->size() == 2);
@@ -146,7 +146,7 @@ TEST_CASE("updates take over the fields they change; conflicts name Update manag
   REQUIRE_FALSE((*fields)[0]["fieldsV1"]["f:spec"].contains("f:replicas"));
 
   // alice re-applies replicas 2: it is kubectl-edit's now.
-  auto again = apply_configuration(edited, config("nginx:1", 2, false), deployment(),
+  auto again = apply_configuration(edited, config("nginx:1", 2, false), fm_deployment(),
                                    writer("alice"), false);
   REQUIRE(again.is_ok());
   REQUIRE(conflict_message(again->conflicts) ==
@@ -155,10 +155,10 @@ TEST_CASE("updates take over the fields they change; conflicts name Update manag
   json two = config("nginx:9", 4, false);
   edited["spec"]["template"]["spec"]["containers"][0]["image"] = "x";
   edited["metadata"].erase("managedFields");
-  auto more = managed_fields_after_update(applied->object, edited, deployment(), writer("ed"));
+  auto more = managed_fields_after_update(applied->object, edited, fm_deployment(), writer("ed"));
   REQUIRE(more.is_ok());
   edited["metadata"]["managedFields"] = *more;
-  auto both = apply_configuration(edited, two, deployment(), writer("alice"), false);
+  auto both = apply_configuration(edited, two, fm_deployment(), writer("alice"), false);
   REQUIRE(both.is_ok());
   REQUIRE(conflict_message(both->conflicts) ==
           "Apply failed with 2 conflicts: conflicts with \"ed\" using apps/v1:\n"
@@ -173,7 +173,7 @@ TEST_CASE("at most 10 Update entries: the oldest merge into ancient-changes") {
     next["metadata"]["labels"]["l" + std::to_string(i)] = "x";
     std::string time =
         "2026-11-29T10:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "Z";
-    auto fields = managed_fields_after_update(object, next, deployment(),
+    auto fields = managed_fields_after_update(object, next, fm_deployment(),
                                               writer("m" + std::to_string(i), time));
     REQUIRE(fields.is_ok());
     next["metadata"]["managedFields"] = *fields;
@@ -190,23 +190,23 @@ TEST_CASE("kubectl may take over fields its last client-side apply set") {
   json live = config("nginx:1", 2, false);
   live["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"] =
       config("nginx:1", 2, false).dump();
-  auto fields =
-      managed_fields_after_update(json(), live, deployment(), writer("kubectl-client-side-apply"));
+  auto fields = managed_fields_after_update(json(), live, fm_deployment(),
+                                            writer("kubectl-client-side-apply"));
   REQUIRE(fields.is_ok());
   live["metadata"]["managedFields"] = *fields;
-  auto applied = apply_configuration(live, config("nginx:2", 2, false), deployment(),
+  auto applied = apply_configuration(live, config("nginx:2", 2, false), fm_deployment(),
                                      writer("kubectl"), false);
   REQUIRE(applied.is_ok());
   REQUIRE(applied->conflicts.empty());
   REQUIRE(applied->object["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:2");
   // Another manager gets no such pass; nor does kubectl for a field changed since.
-  REQUIRE(
-      apply_configuration(live, config("nginx:2", 2, false), deployment(), writer("other"), false)
-          ->conflicts.size() == 1);
+  REQUIRE(apply_configuration(live, config("nginx:2", 2, false), fm_deployment(), writer("other"),
+                              false)
+              ->conflicts.size() == 1);
   live["spec"]["replicas"] = 7;
-  REQUIRE(
-      apply_configuration(live, config("nginx:1", 2, false), deployment(), writer("kubectl"), false)
-          ->conflicts.size() == 1);
+  REQUIRE(apply_configuration(live, config("nginx:1", 2, false), fm_deployment(), writer("kubectl"),
+                              false)
+              ->conflicts.size() == 1);
 }
 
 }  // namespace

@@ -16,22 +16,11 @@ struct Shape {
   const Field* field = nullptr;
 };
 
-const Field* find_field(const MessageType* m, std::string_view name) {
-  for (const Field& f : m->fields) {
-    if (f.inline_fields && f.type.kind == FieldType::Kind::kMessage && f.type.message) {
-      if (const Field* inner = find_field(f.type.message, name)) return inner;
-    } else if (f.name == name) {
-      return &f;
-    }
-  }
-  return nullptr;
-}
-
 Shape child_shape(const Shape& s, std::string_view key) {
   if (s.type == nullptr) return {};
   if (s.type->kind == FieldType::Kind::kMap) return {s.type->element.get(), nullptr};
   if (s.type->kind != FieldType::Kind::kMessage || s.type->message == nullptr) return {};
-  const Field* f = find_field(s.type->message, key);
+  const Field* f = (s.type->message)->json_field(key);
   return f ? Shape{&f->type, f} : Shape{};
 }
 
@@ -79,7 +68,7 @@ Result<std::string> item_step(const json& item, const Shape& list, const ListRul
       key[k] = *it;
       continue;
     }
-    const Field* f = is_message(element) ? find_field(element.type->message, k) : nullptr;
+    const Field* f = is_message(element) ? (element.type->message)->json_field(k) : nullptr;
     if (f == nullptr || f->default_value.is_null()) {
       return error(Code::kBadRequest,
                    "associative list with keys has an element that omits key field \"" + k +

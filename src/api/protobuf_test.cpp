@@ -60,7 +60,7 @@ json without_nulls(json j) {
   return out;
 }
 
-const SchemaSet& schemas() {
+const SchemaSet& proto_schemas() {
   static const SchemaSet set = SchemaSet::builtin().value();
   return set;
 }
@@ -121,7 +121,7 @@ TEST_CASE("protobuf: the wire document's `kubectl create ns demo` body") {
   const std::string body = unhex(
       "6b3873000a0f0a02763112094e616d657370616365121c0a140a0464656d6f12001a0022002a003200380042"
       "0012001a020a001a002200");
-  auto decoded = decode_protobuf(body, schemas(), registry());
+  auto decoded = decode_protobuf(body, proto_schemas(), registry());
   REQUIRE(decoded.is_ok());
   // "" namespace, generation 0 and the empty creationTimestamp are absent, as in JSON.
   CHECK(decoded->object == json::parse(R"({"apiVersion":"v1","kind":"Namespace",
@@ -153,7 +153,7 @@ TEST_CASE("protobuf: real kubectl bodies decode to what kubectl prints for the o
   };
   for (const Case& c : cases) {
     INFO(c.command);
-    auto decoded = decode_protobuf(c.body, schemas(), registry());
+    auto decoded = decode_protobuf(c.body, proto_schemas(), registry());
     REQUIRE(decoded.is_ok());
     CHECK(decoded->unknown_fields == 0);
     if (c.expected.is_null()) {
@@ -271,24 +271,25 @@ TEST_CASE("protobuf: malformed and hostile bodies are BadRequest") {
   CHECK(message_of(decode_all(nest(101))).find("nesting deeper than 100") != std::string::npos);
 
   const std::string ns = WireWriter().add_bytes(1, WireWriter().add_bytes(1, "x").data()).data();
-  CHECK(decode_protobuf(envelope("v1", "Namespace", ns), schemas(), registry()).is_ok());
-  CHECK(decode_protobuf("{\"kind\":1}", schemas(), registry()).status().code() ==
+  CHECK(decode_protobuf(envelope("v1", "Namespace", ns), proto_schemas(), registry()).is_ok());
+  CHECK(decode_protobuf("{\"kind\":1}", proto_schemas(), registry()).status().code() ==
         Code::kBadRequest);
   std::string body = envelope("v1", "Namespace", ns);
   for (size_t cut = 4; cut < body.size(); ++cut) {  // every truncation fails cleanly
-    auto r = decode_protobuf(body.substr(0, cut), schemas(), registry());
+    auto r = decode_protobuf(body.substr(0, cut), proto_schemas(), registry());
     if (r.is_ok()) continue;  // a cut between fields can still be a valid (shorter) message
     CHECK(r.status().code() == Code::kBadRequest);
   }
-  CHECK(decode_protobuf(envelope("v1", "Nope", ns), schemas(), registry()).status().code() ==
+  CHECK(decode_protobuf(envelope("v1", "Nope", ns), proto_schemas(), registry()).status().code() ==
         Code::kBadRequest);
   // A kind the registry serves but the schemas lack (every built-in kind has one now, so a
   // schema set without Namespace stands in): 415 with a clear message.
   auto unserved = decode_protobuf(envelope("v1", "Namespace", ns), test_schemas(), registry());
   CHECK(unserved.status().code() == Code::kUnsupportedMediaType);
   CHECK(unserved.status().message().find("send application/json") != std::string::npos);
-  CHECK(decode_protobuf(std::string(kProtobufMagic), schemas(), registry()).status().message() ==
-        "protobuf: the envelope has no typeMeta");
+  CHECK(decode_protobuf(std::string(kProtobufMagic), proto_schemas(), registry())
+            .status()
+            .message() == "protobuf: the envelope has no typeMeta");
 }
 
 TEST_CASE("protobuf: a CustomResourceDefinition with oneOf and JSON-valued schema fields") {
@@ -334,8 +335,9 @@ TEST_CASE("protobuf: a CustomResourceDefinition with oneOf and JSON-valued schem
                                .data();
   const std::string crd =
       w().add_bytes(1, w().add_bytes(1, "ws.x.io").data()).add_bytes(2, spec).data();
-  auto decoded = decode_protobuf(
-      envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", crd), schemas(), registry());
+  auto decoded =
+      decode_protobuf(envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", crd),
+                      proto_schemas(), registry());
   REQUIRE(decoded.is_ok());
   CHECK(decoded->unknown_fields == 0);
   CHECK(decoded->object == json::parse(R"({"apiVersion":"apiextensions.k8s.io/v1",

@@ -25,39 +25,40 @@ std::string lookup_key(std::string_view group, std::string_view version, std::st
   return key;
 }
 
-std::string lower(std::string_view s) {
+std::string lower_case(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
-Status invalid(const Resource& r, const std::string& what) {
+Status resource_invalid(const Resource& r, const std::string& what) {
   return error(Code::kInvalid, "resource " + r.group_version() + " " + r.plural + ": " + what);
 }
 
 Status check_verbs(const std::set<std::string, std::less<>>& verbs, const Resource& r) {
-  if (verbs.empty()) return invalid(r, "no verbs");
+  if (verbs.empty()) return resource_invalid(r, "no verbs");
   for (const auto& verb : verbs) {
-    if (kKnownVerbs.count(verb) == 0) return invalid(r, "unknown verb \"" + verb + "\"");
+    if (kKnownVerbs.count(verb) == 0) return resource_invalid(r, "unknown verb \"" + verb + "\"");
   }
   return Status::ok();
 }
 
 Status check_resource(const Resource& r) {
   if (r.plural.empty() || r.kind.empty() || r.singular.empty() || r.version.empty()) {
-    return invalid(r, "plural, singular, kind and version are required");
+    return resource_invalid(r, "plural, singular, kind and version are required");
   }
-  if (r.plural.find('/') != std::string::npos) return invalid(r, "plural contains '/'");
+  if (r.plural.find('/') != std::string::npos) return resource_invalid(r, "plural contains '/'");
   RETURN_IF_ERROR(check_verbs(r.verbs, r));
   for (size_t i = 0; i < r.subresources.size(); ++i) {
     const Subresource& sub = r.subresources[i];
     const GroupVersionKind& kind = sub.response_kind;
     if (sub.name.empty() || kind.kind.empty() || kind.version.empty()) {
-      return invalid(r, "subresource \"" + sub.name + "\" needs a name and a response kind");
+      return resource_invalid(r,
+                              "subresource \"" + sub.name + "\" needs a name and a response kind");
     }
     if (i > 0 && r.subresources[i - 1].name == sub.name) {
-      return invalid(r, "subresource \"" + sub.name + "\" listed twice");
+      return resource_invalid(r, "subresource \"" + sub.name + "\" listed twice");
     }
     RETURN_IF_ERROR(check_verbs(sub.verbs, r));
   }
@@ -159,7 +160,7 @@ Status ResourceRegistry::index() {
               [](const Subresource& a, const Subresource& b) { return a.name < b.name; });
     RETURN_IF_ERROR(check_resource(r));
     const auto position = position_of(groups_, r.group, r.version);
-    if (!position) return invalid(r, "its group-version is not in the group list");
+    if (!position) return resource_invalid(r, "its group-version is not in the group list");
     placed.emplace_back(*position, std::move(r));
   }
   std::sort(placed.begin(), placed.end(), [](const auto& a, const auto& b) {
@@ -173,10 +174,10 @@ Status ResourceRegistry::index() {
   for (size_t i = 0; i < resources_.size(); ++i) {
     const Resource& r = resources_[i];
     if (!by_plural_.emplace(lookup_key(r.group, r.version, r.plural), i).second) {
-      return invalid(r, "listed twice");
+      return resource_invalid(r, "listed twice");
     }
     if (!by_kind_.emplace(lookup_key(r.group, r.version, r.kind), i).second) {
-      return invalid(r, "kind " + r.kind + " is already served by another resource");
+      return resource_invalid(r, "kind " + r.kind + " is already served by another resource");
     }
   }
   for (const ApiGroup& group : groups_) {
@@ -239,7 +240,7 @@ std::vector<const Resource*> ResourceRegistry::in_category(std::string_view cate
 const Resource* ResourceRegistry::resolve(std::string_view name) const {
   // "<resource>[.<version>].<group>": the first label is the resource, the rest a group,
   // optionally preceded by one of that group's versions.
-  std::string wanted = lower(name);
+  std::string wanted = lower_case(name);
   std::optional<std::string> group_filter;
   std::optional<std::string> version_filter;
   if (const size_t dot = wanted.find('.'); dot != std::string::npos) {
@@ -268,7 +269,7 @@ const Resource* ResourceRegistry::resolve(std::string_view name) const {
     if (std::find(shorts.begin(), shorts.end(), wanted) != shorts.end()) return r;
   }
   for (const Resource* r : candidates) {
-    if (r->plural == wanted || r->singular == wanted || lower(r->kind) == wanted) return r;
+    if (r->plural == wanted || r->singular == wanted || lower_case(r->kind) == wanted) return r;
   }
   return nullptr;
 }

@@ -18,7 +18,7 @@ const VerbSet kAllVerbs = {"create", "delete", "deletecollection", "get",
                            "list",   "patch",  "update",           "watch"};
 const VerbSet kStatusVerbs = {"get", "patch", "update"};
 
-ResourceRegistry builtin() {
+ResourceRegistry registry_builtin() {
   auto registry = ResourceRegistry::builtin();
   INFO(registry.status().to_string());
   REQUIRE(registry.is_ok());
@@ -54,7 +54,7 @@ Resource custom_resource(std::string group, std::string version, std::string plu
 }
 
 TEST_CASE("every resource of the v1.32 list is served") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const std::vector<Strings> expected = {
       {"", "v1", "namespaces"},
       {"", "v1", "pods"},
@@ -118,7 +118,7 @@ TEST_CASE("every resource of the v1.32 list is served") {
 }
 
 TEST_CASE("groups are in upstream /apis order with preferred versions first") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   Strings names;
   for (const auto& g : registry.groups()) names.push_back(g.name);
   CHECK(names == Strings{"", "apps", "events.k8s.io", "authentication.k8s.io",
@@ -135,7 +135,7 @@ TEST_CASE("groups are in upstream /apis order with preferred versions first") {
 }
 
 TEST_CASE("pods carry upstream's facts") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource& pods = must_find(registry, "", "v1", "pods");
   CHECK(pods.kind == "Pod");
   CHECK(pods.singular == "pod");
@@ -165,7 +165,7 @@ TEST_CASE("pods carry upstream's facts") {
 }
 
 TEST_CASE("deployments, services and service accounts carry upstream's facts") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource& deploy = must_find(registry, "apps", "v1", "deployments");
   CHECK(deploy.kind == "Deployment");
   CHECK(deploy.short_names == Strings{"deploy"});
@@ -197,7 +197,7 @@ TEST_CASE("deployments, services and service accounts carry upstream's facts") {
 }
 
 TEST_CASE("core and events.k8s.io events share storage and the short name ev") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource& core = must_find(registry, "", "v1", "events");
   const Resource& events = must_find(registry, "events.k8s.io", "v1", "events");
   for (const Resource* r : {&core, &events}) {
@@ -216,7 +216,7 @@ TEST_CASE("core and events.k8s.io events share storage and the short name ev") {
 }
 
 TEST_CASE("horizontal pod autoscalers are served as v2 (preferred) and v1") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource& v2 = must_find(registry, "autoscaling", "v2", "horizontalpodautoscalers");
   const Resource& v1 = must_find(registry, "autoscaling", "v1", "horizontalpodautoscalers");
   for (const Resource* r : {&v1, &v2}) {
@@ -232,7 +232,7 @@ TEST_CASE("horizontal pod autoscalers are served as v2 (preferred) and v1") {
 }
 
 TEST_CASE("custom resource definitions carry upstream's facts") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource& crd =
       must_find(registry, "apiextensions.k8s.io", "v1", "customresourcedefinitions");
   CHECK(crd.kind == "CustomResourceDefinition");
@@ -246,7 +246,7 @@ TEST_CASE("custom resource definitions carry upstream's facts") {
 }
 
 TEST_CASE("resources with restricted verbs") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource& ns = must_find(registry, "", "v1", "namespaces");
   CHECK(ns.verbs == VerbSet{"create", "delete", "get", "list", "patch", "update", "watch"});
   CHECK(subresource_names(ns) == Strings{"finalize", "status"});
@@ -272,7 +272,7 @@ TEST_CASE("resources with restricted verbs") {
 }
 
 TEST_CASE("short names resolve as kubectl resolves them") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const std::vector<Strings> cases = {
       {"po", "", "pods"},
       {"deploy", "apps", "deployments"},
@@ -321,7 +321,7 @@ TEST_CASE("short names resolve as kubectl resolves them") {
 }
 
 TEST_CASE("category all holds upstream's workload kinds, preferred versions only") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   Strings all;
   for (const Resource* r : registry.in_category("all")) {
     all.push_back(r->plural + "." + r->group + "/" + r->version);
@@ -335,7 +335,7 @@ TEST_CASE("category all holds upstream's workload kinds, preferred versions only
 }
 
 TEST_CASE("storage prefixes follow upstream's etcd layout") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   // From upstream's test/integration/etcd/data.go (ExpectedEtcdPath).
   const std::vector<Strings> expected = {
       {"", "nodes", "/registry/minions"},
@@ -367,7 +367,7 @@ TEST_CASE("storage prefixes follow upstream's etcd layout") {
 }
 
 TEST_CASE("lookups by plural, subresource path and kind") {
-  const ResourceRegistry registry = builtin();
+  const ResourceRegistry registry = registry_builtin();
   const Resource* pods = registry.find("", "v1", "pods");
   REQUIRE(pods != nullptr);
   CHECK(registry.find("", "v1", "pods/log") == pods);
@@ -387,7 +387,7 @@ TEST_CASE("lookups by plural, subresource path and kind") {
 }
 
 TEST_CASE("with() adds CRDs in a new snapshot; without() removes them") {
-  const ResourceRegistry base = builtin();
+  const ResourceRegistry base = registry_builtin();
   auto added = base.with({custom_resource("widgets.example.com", "v1", "widgets", "Widget"),
                           custom_resource("a.example.com", "v1alpha1", "apples", "Apple"),
                           custom_resource("widgets.example.com", "v2", "widgets", "Widget"),

@@ -15,8 +15,6 @@ using nlohmann::json;
 
 const char* const kClassSuffix = ".storageclass.storage.k8s.io/";
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.starts_with(prefix); }
-
 bool is_pods(const GroupResource& r) { return r.first.empty() && r.second == "pods"; }
 bool is_services(const GroupResource& r) { return r.first.empty() && r.second == "services"; }
 bool is_claims(const GroupResource& r) {
@@ -25,8 +23,9 @@ bool is_claims(const GroupResource& r) {
 
 // Extended resources: domain-qualified names outside kubernetes.io.
 bool extended(std::string_view name) {
-  return name.find('/') != std::string_view::npos && !starts_with(name, "kubernetes.io/") &&
-         !starts_with(name, "requests.");
+  return name.find('/') != std::string_view::npos &&
+         !std::string_view(name).starts_with("kubernetes.io/") &&
+         !std::string_view(name).starts_with("requests.");
 }
 
 std::string count_name(const GroupResource& r) {
@@ -51,8 +50,10 @@ bool pod_tracks(std::string_view n) {
                                                             "limits.memory",
                                                             "limits.ephemeral-storage"};
   if (kNames.count(n)) return true;
-  if (starts_with(n, "hugepages-") || starts_with(n, "requests.hugepages-")) return true;
-  return starts_with(n, "requests.") && extended(n.substr(9));
+  if (std::string_view(n).starts_with("hugepages-") ||
+      std::string_view(n).starts_with("requests.hugepages-"))
+    return true;
+  return std::string_view(n).starts_with("requests.") && extended(n.substr(9));
 }
 
 bool tracks(const GroupResource& r, std::string_view n) {
@@ -84,7 +85,7 @@ ResourceList compute_usage(const ResourceList& requests, const ResourceList& lim
     if (auto it = limits.find(r); it != limits.end()) out[std::string("limits.") + r] = it->second;
   }
   for (const auto& [name, q] : requests) {
-    if (starts_with(name, "hugepages-")) {
+    if (std::string_view(name).starts_with("hugepages-")) {
       out[name] = q;
       out["requests." + name] = q;
     } else if (extended(name)) {
@@ -352,7 +353,7 @@ QuotaCheck check_quota(const json& quota, const GroupResource& resource, const j
 std::set<GroupResource> quota_sources(const json& quota) {
   std::set<GroupResource> out;
   for (const auto& [n, q] : resource_list(member(member(quota, "spec"), "hard"))) {
-    if (starts_with(n, "count/")) {
+    if (std::string_view(n).starts_with("count/")) {
       std::string rest = n.substr(6);
       auto dot = rest.find('.');
       if (dot == std::string::npos) {

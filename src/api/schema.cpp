@@ -43,12 +43,12 @@ using Tables = SchemaSet::Tables;
 // Field numbers above this would make the by-number index large; upstream's stay far below.
 constexpr int kMaxFieldNumber = 4096;
 
-Status invalid(const std::string& where, const std::string& what) {
+Status schema_invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, "schema " + where + ": " + what);
 }
 
-Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
-                  const std::string& where) {
+Status check_schema_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
+                         const std::string& where) {
   return internal::check_yaml_keys(node, allowed, "schema ", where);
 }
 
@@ -81,7 +81,8 @@ Result<FieldType> parse_type(std::string_view spelling, const std::string& packa
   };
   if (spelling.starts_with("[]")) return nested(spelling.substr(2), FieldType::Kind::kList);
   if (spelling.starts_with("map[")) {
-    if (!spelling.starts_with("map[string]")) return invalid(where, "map keys must be strings");
+    if (!spelling.starts_with("map[string]"))
+      return schema_invalid(where, "map keys must be strings");
     return nested(spelling.substr(11), FieldType::Kind::kMap);
   }
   if (auto leaf = kLeafTypes.find(spelling); leaf != kLeafTypes.end()) {
@@ -92,7 +93,7 @@ Result<FieldType> parse_type(std::string_view spelling, const std::string& packa
                               ? package + "." + std::string(spelling)
                               : std::string(spelling);
   auto it = tables.types.find(qualified);
-  if (it == tables.types.end()) return invalid(where, "unknown type \"" + t.spelling + "\"");
+  if (it == tables.types.end()) return schema_invalid(where, "unknown type \"" + t.spelling + "\"");
   t.kind = FieldType::Kind::kMessage;
   t.message = it->second.get();
   return t;
@@ -104,7 +105,7 @@ std::vector<std::string> strings(const YAML::Node& node) {
 
 Result<Field> parse_field(const YAML::Node& node, const std::string& package, const Tables& tables,
                           const std::string& where) {
-  RETURN_IF_ERROR(check_keys(
+  RETURN_IF_ERROR(check_schema_keys(
       node,
       {"name", "inline", "number", "type", "keepZero", "default", "required", "enum", "immutable",
        "listType", "listMapKeys", "patchMergeKey", "patchStrategy"},
@@ -113,22 +114,23 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
   f.name = node["name"] ? node["name"].as<std::string>() : "";
   f.inline_fields = node["inline"] && node["inline"].as<bool>();
   if (f.name.empty() != f.inline_fields)
-    return invalid(where, "a field has either a name or inline: true");
+    return schema_invalid(where, "a field has either a name or inline: true");
   if (!node["number"] || !node["type"])
-    return invalid(where, "\"number\" and \"type\" are required");
+    return schema_invalid(where, "\"number\" and \"type\" are required");
   f.number = node["number"].as<int>();
   if (f.number < 1 || f.number > kMaxFieldNumber) {
-    return invalid(where, "field number " + std::to_string(f.number) + " is out of range");
+    return schema_invalid(where, "field number " + std::to_string(f.number) + " is out of range");
   }
   ASSIGN_OR_RETURN(f.type, parse_type(node["type"].as<std::string>(), package, tables, where));
   if (f.inline_fields && f.type.kind != FieldType::Kind::kMessage) {
-    return invalid(where, "only a message type can be inline");
+    return schema_invalid(where, "only a message type can be inline");
   }
   f.keep_zero = node["keepZero"] && node["keepZero"].as<bool>();
-  if (f.keep_zero && !f.type.is_scalar()) return invalid(where, "keepZero is for scalar fields");
+  if (f.keep_zero && !f.type.is_scalar())
+    return schema_invalid(where, "keepZero is for scalar fields");
   if (node["default"]) {
     auto d = yaml_to_json(YAML::Dump(node["default"]));
-    if (!d.is_ok()) return invalid(where, "default: " + d.status().message());
+    if (!d.is_ok()) return schema_invalid(where, "default: " + d.status().message());
     f.default_value = std::move(d).value();
   }
   f.required = node["required"] && node["required"].as<bool>();
@@ -139,23 +141,24 @@ Result<Field> parse_field(const YAML::Node& node, const std::string& package, co
   f.patch_merge_key = node["patchMergeKey"] ? node["patchMergeKey"].as<std::string>() : "";
   f.patch_strategy = node["patchStrategy"] ? node["patchStrategy"].as<std::string>() : "";
   if (!f.list_type.empty()) {
-    if (f.type.kind != FieldType::Kind::kList) return invalid(where, "listType is for lists");
+    if (f.type.kind != FieldType::Kind::kList)
+      return schema_invalid(where, "listType is for lists");
     if (f.list_type != "atomic" && f.list_type != "set" && f.list_type != "map") {
-      return invalid(where, "listType must be atomic, set or map");
+      return schema_invalid(where, "listType must be atomic, set or map");
     }
   }
   if (!f.list_map_keys.empty() && f.list_type != "map") {
-    return invalid(where, "listMapKeys needs listType: map");
+    return schema_invalid(where, "listMapKeys needs listType: map");
   }
   return f;
 }
 
 Status parse_fields(const YAML::Node& node, const std::string& package, const Tables& tables,
                     MessageType& type, const std::string& where) {
-  RETURN_IF_ERROR(check_keys(node, {"fields", "oneOf"}, where));
+  RETURN_IF_ERROR(check_schema_keys(node, {"fields", "oneOf"}, where));
   type.one_of = node["oneOf"] && node["oneOf"].as<bool>();
   const YAML::Node fields = node["fields"];
-  if (!fields || !fields.IsSequence()) return invalid(where, "\"fields\" must be a list");
+  if (!fields || !fields.IsSequence()) return schema_invalid(where, "\"fields\" must be a list");
   std::set<std::string, std::less<>> names;
   for (const auto& fnode : fields) {
     std::string fwhere =
@@ -163,11 +166,12 @@ Status parse_fields(const YAML::Node& node, const std::string& package, const Ta
         (fnode["name"] ? fnode["name"].as<std::string>()
                        : "#" + (fnode["number"] ? fnode["number"].as<std::string>() : "?"));
     ASSIGN_OR_RETURN(Field f, parse_field(fnode, package, tables, fwhere));
-    if (type.one_of && f.inline_fields) return invalid(fwhere, "a oneOf type has no inline fields");
+    if (type.one_of && f.inline_fields)
+      return schema_invalid(fwhere, "a oneOf type has no inline fields");
     if (!f.name.empty() && !names.insert(f.name).second)
-      return invalid(fwhere, "duplicate field name");
+      return schema_invalid(fwhere, "duplicate field name");
     if (type.field_by_number(static_cast<uint64_t>(f.number))) {
-      return invalid(fwhere, "duplicate field number " + std::to_string(f.number));
+      return schema_invalid(fwhere, "duplicate field number " + std::to_string(f.number));
     }
     if (type.by_number.size() <= static_cast<size_t>(f.number))
       type.by_number.resize(f.number + 1, -1);
@@ -195,9 +199,9 @@ struct File {
 
 // Pass 1: the package, the type names and the kinds of one file.
 Status declare(File& file, Tables& tables) {
-  RETURN_IF_ERROR(check_keys(file.root, {"package", "kinds", "types"}, file.name));
+  RETURN_IF_ERROR(check_schema_keys(file.root, {"package", "kinds", "types"}, file.name));
   if (!file.root["package"] || !file.root["types"] || !file.root["types"].IsMap()) {
-    return invalid(file.name, "\"package\" and a \"types\" mapping are required");
+    return schema_invalid(file.name, "\"package\" and a \"types\" mapping are required");
   }
   file.package = file.root["package"].as<std::string>();
   for (const auto& entry : file.root["types"]) {
@@ -205,7 +209,7 @@ Status declare(File& file, Tables& tables) {
     type->name = file.package + "." + entry.first.as<std::string>();
     std::string name = type->name;
     if (!tables.types.emplace(name, std::move(type)).second) {
-      return invalid(file.name, "type " + name + " is defined twice");
+      return schema_invalid(file.name, "type " + name + " is defined twice");
     }
   }
   return Status::ok();
@@ -221,7 +225,8 @@ Status define(const File& file, Tables& tables) {
   }
   const YAML::Node kinds = file.root["kinds"];
   if (!kinds) return Status::ok();
-  if (!kinds.IsMap()) return invalid(file.name, "\"kinds\" must map apiVersion to kind names");
+  if (!kinds.IsMap())
+    return schema_invalid(file.name, "\"kinds\" must map apiVersion to kind names");
   for (const auto& entry : kinds) {
     const std::string api_version = entry.first.as<std::string>();
     auto slash = api_version.find('/');
@@ -230,11 +235,12 @@ Status define(const File& file, Tables& tables) {
     for (const auto& kind : entry.second.as<std::vector<std::string>>()) {
       auto type = tables.types.find(file.package + "." + kind);
       if (type == tables.types.end()) {
-        return invalid(file.name, "kind " + api_version + " " + kind + " has no type " + kind);
+        return schema_invalid(file.name,
+                              "kind " + api_version + " " + kind + " has no type " + kind);
       }
       if (!tables.kinds.emplace(internal::kind_key(group, version, kind), type->second.get())
                .second) {
-        return invalid(file.name, "kind " + api_version + " " + kind + " is declared twice");
+        return schema_invalid(file.name, "kind " + api_version + " " + kind + " is declared twice");
       }
     }
   }
@@ -251,7 +257,7 @@ Result<SchemaSet::Tables> load(
     try {
       f.root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
-      return invalid(name, e.what());
+      return schema_invalid(name, e.what());
     }
     RETURN_IF_ERROR(declare(f, tables));
     files.push_back(std::move(f));
@@ -265,6 +271,17 @@ Result<SchemaSet::Tables> load(
 const Field* MessageType::field_by_name(std::string_view json_name) const {
   for (const Field& f : fields) {
     if (f.name == json_name) return &f;
+  }
+  return nullptr;
+}
+
+const Field* MessageType::json_field(std::string_view json_name) const {
+  for (const Field& f : fields) {
+    if (f.inline_fields && f.type.kind == FieldType::Kind::kMessage && f.type.message) {
+      if (const Field* inner = f.type.message->json_field(json_name)) return inner;
+    } else if (f.name == json_name) {
+      return &f;
+    }
   }
   return nullptr;
 }

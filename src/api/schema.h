@@ -95,6 +95,9 @@ struct MessageType {
     return &fields[static_cast<size_t>(by_number[number])];
   }
   const Field* field_by_name(std::string_view json_name) const;
+  // The field whose JSON key is `json_name`, looking through inlined message fields (whose
+  // own fields appear at this level of the JSON form).
+  const Field* json_field(std::string_view json_name) const;
 };
 
 class SchemaSet {

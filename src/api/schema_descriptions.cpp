@@ -35,15 +35,16 @@ namespace {
 
 constexpr std::string_view kPrefix = "schema descriptions ";
 
-Status invalid(const std::string& where, const std::string& what) {
+Status descriptions_invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, std::string(kPrefix) + where + ": " + what);
 }
 
 // The text of `node`, which must be a non-empty string said once.
 Result<std::string> words(const YAML::Node& node, const std::string& current,
                           const std::string& where) {
-  if (!node.IsScalar() || node.Scalar().empty()) return invalid(where, "expected a description");
-  if (!current.empty()) return invalid(where, "described twice");
+  if (!node.IsScalar() || node.Scalar().empty())
+    return descriptions_invalid(where, "expected a description");
+  if (!current.empty()) return descriptions_invalid(where, "described twice");
   return node.Scalar();
 }
 
@@ -58,37 +59,39 @@ Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schema
     try {
       root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
-      return invalid(file, e.what());
+      return descriptions_invalid(file, e.what());
     }
     RETURN_IF_ERROR(internal::check_yaml_keys(root, {"package", "types"}, kPrefix, file));
     if (!root["package"] || !root["package"].IsScalar() || !root["types"] ||
         !root["types"].IsMap()) {
-      return invalid(file, "\"package\" and a \"types\" mapping are required");
+      return descriptions_invalid(file, "\"package\" and a \"types\" mapping are required");
     }
     const std::string package = root["package"].Scalar();
     for (const auto& entry : root["types"]) {
       const std::string name = package + "." + entry.first.Scalar();
       const std::string where = file + ": " + name;
       const MessageType* type = schemas.type(name);
-      if (!type) return invalid(where, "no such type");
+      if (!type) return descriptions_invalid(where, "no such type");
       RETURN_IF_ERROR(internal::check_yaml_keys(
           entry.second, {"description", "fields", "fieldsFrom"}, kPrefix, where));
       Words& w = out.types_[name];
       if (const YAML::Node from = entry.second["fieldsFrom"]) {
         if (!from.IsScalar() || !schemas.type(package + "." + from.Scalar()))
-          return invalid(where, "fieldsFrom must name a type of package " + package);
+          return descriptions_invalid(where, "fieldsFrom must name a type of package " + package);
         if (!borrowers.emplace(name, std::pair{package + "." + from.Scalar(), where}).second)
-          return invalid(where, "fieldsFrom given twice");
+          return descriptions_invalid(where, "fieldsFrom given twice");
       }
       if (entry.second["description"]) {
         ASSIGN_OR_RETURN(w.type, words(entry.second["description"], w.type, where));
       }
       const YAML::Node fields = entry.second["fields"];
       if (!fields) continue;
-      if (!fields.IsMap()) return invalid(where, "\"fields\" must map field names to words");
+      if (!fields.IsMap())
+        return descriptions_invalid(where, "\"fields\" must map field names to words");
       for (const auto& field : fields) {
         const std::string fname = field.first.Scalar();
-        if (!type->field_by_name(fname)) return invalid(where + "." + fname, "no such field");
+        if (!type->field_by_name(fname))
+          return descriptions_invalid(where + "." + fname, "no such field");
         ASSIGN_OR_RETURN(w.fields[fname],
                          words(field.second, w.fields[fname], where + "." + fname));
       }
@@ -97,9 +100,11 @@ Result<SchemaDescriptions> SchemaDescriptions::from_yaml(const SchemaSet& schema
   // Borrowed words fill only the fields a type does not describe itself.
   for (const auto& [name, from] : borrowers) {
     const auto& [source, where] = from;
-    if (borrowers.count(source)) return invalid(where, "fieldsFrom names a type that borrows too");
+    if (borrowers.count(source))
+      return descriptions_invalid(where, "fieldsFrom names a type that borrows too");
     auto it = out.types_.find(source);
-    if (it == out.types_.end()) return invalid(where, "fieldsFrom names a type without words");
+    if (it == out.types_.end())
+      return descriptions_invalid(where, "fieldsFrom names a type without words");
     const MessageType* type = schemas.type(name);
     Words& w = out.types_[name];
     for (const auto& [field, text] : it->second.fields) {

@@ -49,23 +49,12 @@ struct PatchMeta {
   std::string merge_key;
 };
 
-const Field* find_field(const MessageType* m, std::string_view name) {
-  for (const Field& f : m->fields) {
-    if (f.inline_fields && f.type.kind == FieldType::Kind::kMessage && f.type.message) {
-      if (const Field* inner = find_field(f.type.message, name)) return inner;
-    } else if (f.name == name) {
-      return &f;
-    }
-  }
-  return nullptr;
-}
-
 // The metadata of `key` inside an object of type `t` (a message or a map[string]X).
 Result<PatchMeta> lookup(const FieldType* t, std::string_view key) {
   if (t == nullptr) return PatchMeta{};
   if (t->kind == FieldType::Kind::kMap) return PatchMeta{t->element.get(), "", ""};
   if (t->kind != FieldType::Kind::kMessage || t->message == nullptr) return PatchMeta{};
-  const Field* f = find_field(t->message, key);
+  const Field* f = (t->message)->json_field(key);
   if (f == nullptr) return PatchMeta{};
   PatchMeta meta{&f->type, "", f->patch_merge_key};
   std::vector<std::string> strategies;
@@ -88,10 +77,6 @@ const FieldType* element_of(const FieldType* t) {
 }
 
 // ---- small helpers ----
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
 
 // The field a "$prefix/field" directive key names.
 Result<std::string> extract_key(const std::string& key, std::string_view prefix) {
@@ -175,8 +160,9 @@ void strip_directive_keys(json& v) {
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end();) {
       const std::string& k = it.key();
-      if (k == kDirective || k == kRetainKeys || starts_with(k, kSetElementOrder) ||
-          starts_with(k, kDeleteFromPrimitiveList)) {
+      if (k == kDirective || k == kRetainKeys ||
+          std::string_view(k).starts_with(kSetElementOrder) ||
+          std::string_view(k).starts_with(kDeleteFromPrimitiveList)) {
         it = v.erase(it);
       } else {
         strip_directive_keys(*it);
@@ -419,7 +405,8 @@ Status apply_retain_keys(json& original, json& patch) {
     if (k.is_string()) retain.insert(k.get<std::string>());
   }
   for (auto& [k, v] : patch.items()) {
-    if (v.is_null() || starts_with(k, kDeleteFromPrimitiveList) || starts_with(k, kSetElementOrder))
+    if (v.is_null() || std::string_view(k).starts_with(kDeleteFromPrimitiveList) ||
+        std::string_view(k).starts_with(kSetElementOrder))
       continue;
     if (!retain.count(k)) return bad_request(kBadRetainKeys);
   }
@@ -470,7 +457,7 @@ Status validate_set_order(const json& patch_list, const json& order, const std::
 Status apply_set_element_order(json& original, json& patch, const FieldType* schema) {
   std::vector<std::string> directives;
   for (auto& [k, _] : patch.items()) {
-    if (starts_with(k, kSetElementOrder)) directives.push_back(k);
+    if (std::string_view(k).starts_with(kSetElementOrder)) directives.push_back(k);
   }
   for (const std::string& directive : directives) {
     json order = std::move(patch[directive]);
@@ -519,7 +506,7 @@ Result<json> merge_map(json original, json patch, const FieldType* schema) {
   RETURN_IF_ERROR(apply_set_element_order(original, patch, schema));
   for (auto& [patch_key, value] : patch.items()) {
     std::string key = patch_key;
-    bool delete_list = starts_with(key, kDeleteFromPrimitiveList);
+    bool delete_list = std::string_view(key).starts_with(kDeleteFromPrimitiveList);
     if (delete_list) {
       ASSIGN_OR_RETURN(key, extract_key(patch_key, kDeleteFromPrimitiveList));
     }

@@ -9,20 +9,20 @@ namespace {
 
 using nlohmann::json;
 
-const SchemaSet& schemas() {
+const SchemaSet& smp_schemas() {
   static const SchemaSet set = SchemaSet::builtin().value();
   return set;
 }
-const MessageType* pod() { return schemas().kind({"", "v1", "Pod"}); }
-const MessageType* deployment() { return schemas().kind({"apps", "v1", "Deployment"}); }
+const MessageType* smp_pod() { return smp_schemas().kind({"", "v1", "Pod"}); }
+const MessageType* smp_deployment() { return smp_schemas().kind({"apps", "v1", "Deployment"}); }
 
-json patched(const json& original, const char* patch, const MessageType* type = pod()) {
+json patched(const json& original, const char* patch, const MessageType* type = smp_pod()) {
   auto r = apply_strategic_merge_patch(original, json::parse(patch), type);
   INFO(r.status().message());
   REQUIRE(r.is_ok());
   return *r;
 }
-Status failed(const json& original, const char* patch, const MessageType* type = pod()) {
+Status failed(const json& original, const char* patch, const MessageType* type = smp_pod()) {
   auto r = apply_strategic_merge_patch(original, json::parse(patch), type);
   REQUIRE_FALSE(r.is_ok());
   return r.status();
@@ -39,7 +39,7 @@ json two_containers() {
     "nodeSelector":{"disk":"ssd","zone":"a"}}})");
 }
 
-std::vector<std::string> names(const json& list, const char* key = "name") {
+std::vector<std::string> smp_names(const json& list, const char* key = "name") {
   std::vector<std::string> out;
   for (const auto& e : list) out.push_back(e[key].get<std::string>());
   return out;
@@ -55,7 +55,7 @@ TEST_CASE("smp: lists with a merge key merge element-wise") {
   json out =
       patched(two_containers(), R"({"spec":{"containers":[{"name":"web","image":"nginx:2"}]}})");
   const json& c = out["spec"]["containers"];
-  REQUIRE(names(c) == std::vector<std::string>{"web", "side"});
+  REQUIRE(smp_names(c) == std::vector<std::string>{"web", "side"});
   REQUIRE(c[0]["image"] == "nginx:2");
   REQUIRE(c[0]["env"].size() == 2);  // untouched fields of the element stay
   REQUIRE(c[1]["image"] == "busybox");
@@ -63,14 +63,14 @@ TEST_CASE("smp: lists with a merge key merge element-wise") {
   // A new element: patch items come in patch order, server-only ones keep their place.
   out = patched(two_containers(),
                 R"({"spec":{"containers":[{"name":"new","image":"x"},{"name":"web"}]}})");
-  REQUIRE(names(out["spec"]["containers"]) == std::vector<std::string>{"new", "web", "side"});
+  REQUIRE(smp_names(out["spec"]["containers"]) == std::vector<std::string>{"new", "web", "side"});
 
   // Nested: env by name, ports by containerPort (a number).
   out = patched(two_containers(), R"({"spec":{"containers":[{"name":"web",
       "env":[{"name":"B","value":"two"},{"name":"C","value":"3"}],
       "ports":[{"containerPort":443,"name":"https"}]}]}})");
   const json& web = out["spec"]["containers"][0];
-  REQUIRE(names(web["env"]) == std::vector<std::string>{"A", "B", "C"});
+  REQUIRE(smp_names(web["env"]) == std::vector<std::string>{"A", "B", "C"});
   REQUIRE(web["env"][1]["value"] == "two");
   REQUIRE(web["ports"][1] == json({{"containerPort", 443}, {"name", "https"}}));
 }
@@ -93,7 +93,7 @@ TEST_CASE("smp: primitive lists with strategy merge are unions; deleteFromPrimit
 TEST_CASE("smp: $patch directives in list elements") {
   json out =
       patched(two_containers(), R"({"spec":{"containers":[{"name":"side","$patch":"delete"}]}})");
-  REQUIRE(names(out["spec"]["containers"]) == std::vector<std::string>{"web"});
+  REQUIRE(smp_names(out["spec"]["containers"]) == std::vector<std::string>{"web"});
 
   out = patched(two_containers(), R"({"spec":{"containers":[{"name":"web",
       "ports":[{"containerPort":80,"$patch":"delete"}]}]}})");
@@ -127,7 +127,7 @@ TEST_CASE("smp: $setElementOrder orders the merged list") {
   json out = patched(two_containers(), R"({"spec":{
       "$setElementOrder/containers":[{"name":"side"},{"name":"web"}],
       "containers":[{"name":"web","image":"nginx:3"}]}})");
-  REQUIRE(names(out["spec"]["containers"]) == std::vector<std::string>{"side", "web"});
+  REQUIRE(smp_names(out["spec"]["containers"]) == std::vector<std::string>{"side", "web"});
   REQUIRE(out["spec"]["containers"][1]["image"] == "nginx:3");
   REQUIRE_FALSE(out["spec"].contains("$setElementOrder/containers"));
 
@@ -135,7 +135,7 @@ TEST_CASE("smp: $setElementOrder orders the merged list") {
   out = patched(two_containers(), R"({"spec":{"$setElementOrder/containers":[{"name":"web"},
       {"name":"side"}],"containers":[{"$setElementOrder/env":[{"name":"A"}],
       "env":[{"$patch":"delete","name":"B"}],"name":"web"}]}})");
-  REQUIRE(names(out["spec"]["containers"][0]["env"]) == std::vector<std::string>{"A"});
+  REQUIRE(smp_names(out["spec"]["containers"][0]["env"]) == std::vector<std::string>{"A"});
 
   Status s = failed(two_containers(), R"({"spec":{"$setElementOrder/containers":[{"name":"web"}],
       "containers":[{"name":"new"}]}})");
@@ -149,13 +149,14 @@ TEST_CASE("smp: $retainKeys clears the fields not listed") {
   json d = json::parse(R"({"spec":{"strategy":{"type":"RollingUpdate",
       "rollingUpdate":{"maxSurge":1}}}})");
   json out = patched(d, R"({"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}})",
-                     deployment());
+                     smp_deployment());
   REQUIRE(out["spec"]["strategy"] == json({{"type", "Recreate"}}));
   Status s = failed(d, R"({"spec":{"strategy":{"$retainKeys":["type"],"rollingUpdate":{}}}})",
-                    deployment());
+                    smp_deployment());
   REQUIRE(s.message() == "invalid patch format of retainKeys");
-  REQUIRE(failed(d, R"({"spec":{"strategy":{"$retainKeys":"type"}}})", deployment()).message() ==
-          "invalid patch format of retainKeys");
+  REQUIRE(
+      failed(d, R"({"spec":{"strategy":{"$retainKeys":"type"}}})", smp_deployment()).message() ==
+      "invalid patch format of retainKeys");
 }
 
 TEST_CASE("smp: without schema data lists replace") {

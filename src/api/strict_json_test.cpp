@@ -6,12 +6,14 @@
 namespace k3c::api {
 namespace {
 
-const SchemaSet& schemas() {
+const SchemaSet& strict_schemas() {
   static const SchemaSet set = SchemaSet::builtin().value();
   return set;
 }
 
-const MessageType& deployment() { return *schemas().kind({"apps", "v1", "Deployment"}); }
+const MessageType& strict_deployment() {
+  return *strict_schemas().kind({"apps", "v1", "Deployment"});
+}
 
 // Upstream's own example body: duplicates and unknown fields at several depths.
 constexpr std::string_view kBody = R"({
@@ -28,7 +30,7 @@ constexpr std::string_view kBody = R"({
         "imagePullPolicy": "Never"}]}}}})";
 
 TEST_CASE("unknown and duplicate fields in document order, as upstream lists them") {
-  auto checked = parse_checked(kBody, &deployment(), /*drop_unknown=*/true);
+  auto checked = parse_checked(kBody, &strict_deployment(), /*drop_unknown=*/true);
   REQUIRE(checked);
   CHECK(checked->problems ==
         std::vector<std::string>{
@@ -60,7 +62,7 @@ TEST_CASE("kept when not dropping; maps and raw fields are not looked into") {
   auto checked = parse_checked(
       R"({"metadata": {"labels": {"any": "x"}, "annotations": {"y": "z"}}, "data": {"k": "v"},
           "spec": {"foo": 1}})",
-      schemas().kind({"", "v1", "ConfigMap"}), false);
+      strict_schemas().kind({"", "v1", "ConfigMap"}), false);
   REQUIRE(checked);
   CHECK(checked->problems == std::vector<std::string>{R"(unknown field "spec")"});
   CHECK(checked->value.contains("spec"));
@@ -71,7 +73,7 @@ TEST_CASE("malformed JSON is nullopt") { CHECK_FALSE(parse_checked("{\"a\":", nu
 TEST_CASE("unknown fields of a decoded document, list indexes in the path") {
   auto doc = nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Service", "spec": {
       "ports": [{"port": 80}, {"port": 81, "nodeport": 30001}], "bogus": true}})");
-  auto problems = unknown_fields(doc, *schemas().kind({"", "v1", "Service"}), true);
+  auto problems = unknown_fields(doc, *strict_schemas().kind({"", "v1", "Service"}), true);
   CHECK(problems == std::vector<std::string>{R"(unknown field "spec.bogus")",
                                              R"(unknown field "spec.ports[1].nodeport")"});
   CHECK_FALSE(doc["spec"].contains("bogus"));
@@ -79,7 +81,7 @@ TEST_CASE("unknown fields of a decoded document, list indexes in the path") {
 }
 
 TEST_CASE("values of the wrong JSON type are named as Go's decoder names them") {
-  const MessageType& svc = *schemas().kind({"", "v1", "Service"});
+  const MessageType& svc = *strict_schemas().kind({"", "v1", "Service"});
   CHECK(type_mismatch(nlohmann::json::parse(R"({"spec": {"type": 5}})"), svc) ==
         "json: cannot unmarshal number into Go struct field ServiceSpec.spec.type of type string");
   CHECK(type_mismatch(nlohmann::json::parse(R"({"spec": {"ports": [{"port": 80},

@@ -10,13 +10,13 @@ namespace {
 
 using nlohmann::json;
 
-const SchemaSet& schemas() {
+const SchemaSet& validation_schemas() {
   static const SchemaSet set = SchemaSet::builtin().value();
   return set;
 }
 
 const MessageType& kind(const char* group, const char* k) {
-  return *schemas().kind({group, "v1", k});
+  return *validation_schemas().kind({group, "v1", k});
 }
 
 std::vector<std::string> messages(const FieldErrors& errors) {
@@ -48,8 +48,8 @@ TEST_CASE("rules attach to fields; mistakes name the file, type and field") {
                           ->type.element->message->field_by_name("name");
   CHECK(name->required);
   CHECK(name->format == "dns1123-label");
-  CHECK(schemas().complete({"apps", "v1", "Deployment"}));
-  CHECK_FALSE(schemas().complete({"meta", "v1", "Status"}));
+  CHECK(validation_schemas().complete({"apps", "v1", "Deployment"}));
+  CHECK_FALSE(validation_schemas().complete({"meta", "v1", "Status"}));
 
   auto load = [](std::string_view rules) {
     return SchemaSet::from_yaml({{"meta.yaml", kMeta}, {"t.yaml", kFacts}},
@@ -205,7 +205,7 @@ TEST_CASE("services: defaults, ports required and named, protocols") {
 }
 
 TEST_CASE("jobs: defaults, generated selector, restartPolicy, immutable template") {
-  const MessageType& type = *schemas().kind({"batch", "v1", "Job"});
+  const MessageType& type = *validation_schemas().kind({"batch", "v1", "Job"});
   json job = json::parse(R"({"metadata": {"name": "pi", "uid": "u-1"}, "spec": {"template":
       {"spec": {"containers": [{"name": "pi", "image": "perl"}]}}}})");
   apply_defaults(job, type);
@@ -222,11 +222,12 @@ TEST_CASE("jobs: defaults, generated selector, restartPolicy, immutable template
         std::vector<std::string>{"spec.template.spec.restartPolicy: Unsupported value: "
                                  "\"Always\": supported values: \"OnFailure\", \"Never\""});
   json cron = json::parse(R"({"spec": {"jobTemplate": {"spec": {"template": {"spec": {}}}}}})");
-  apply_defaults(cron, *schemas().kind({"batch", "v1", "CronJob"}));
+  apply_defaults(cron, *validation_schemas().kind({"batch", "v1", "CronJob"}));
   CHECK(cron["spec"]["concurrencyPolicy"] == "Allow");
   CHECK(cron["spec"]["successfulJobsHistoryLimit"] == 3);
   CHECK(cron["spec"]["failedJobsHistoryLimit"] == 1);
-  CHECK(messages(validate(cron, nullptr, *schemas().kind({"batch", "v1", "CronJob"})))[0] ==
+  CHECK(messages(
+            validate(cron, nullptr, *validation_schemas().kind({"batch", "v1", "CronJob"})))[0] ==
         "spec.schedule: Required value");
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "core/text.h"
 #include "http/http_client.h"
 #include "runtime/files.h"
 
@@ -48,12 +49,6 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ",") + item;
-  return out;
-}
-
 }  // namespace
 
 Result<std::string> node_password(const std::string& agent_dir) {
@@ -87,7 +82,7 @@ Result<AgentCredentials> join_server(const JoinRequest& request) {
       {"Authorization", pki::basic_authorization(token)},
       {"K3c-Node-Name", request.node_name},
       {"K3c-Node-Password", password}};
-  if (!request.node_ips.empty()) headers.emplace_back("K3c-Node-IP", joined(request.node_ips));
+  if (!request.node_ips.empty()) headers.emplace_back("K3c-Node-IP", join(request.node_ips, ","));
   ASSIGN_OR_RETURN(std::string client_ca, get(server, "/v1-k3c/client-ca.crt", pinned, headers));
   ASSIGN_OR_RETURN(std::string client, get(server, "/v1-k3c/client-kubelet.crt", pinned, headers));
   ASSIGN_OR_RETURN(std::string serving,

@@ -12,6 +12,7 @@
 #include "core/log.h"
 #include "core/sd_notify.h"
 #include "core/signals.h"
+#include "core/text.h"
 #include "roles/apiserver/api_server.h"
 #include "roles/controllers/controller_manager.h"
 #include "roles/scheduler/role/scheduler_role.h"
@@ -21,12 +22,6 @@ namespace {
 
 // How long the roles get, together, to stop after SIGTERM.
 constexpr std::chrono::seconds kStopBudget{10};
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
 
 // Tells the service manager, if any; failing to is worth a warning, never a stop.
 void notify(const Environment& env, std::string_view state,
@@ -59,8 +54,8 @@ apiserver::ApiServerConfig apiserver_config(const ServerConfig& config) {
 // The server's own node: its kubelet reaches the apiserver in-process and issues its serving
 // certificate from the server's PKI.
 kubelet::KubeletConfig server_kubelet_config(const ServerConfig& config) {
-  kubelet::KubeletConfig k = kubelet_config(config.node, config.cluster_dns.to_string(),
-                                            config.cluster_domain);
+  kubelet::KubeletConfig k =
+      kubelet_config(config.node, config.cluster_dns.to_string(), config.cluster_domain);
   k.tls_dir = config.node.data_dir + "/server/tls";
   k.control_plane = true;
   return k;
@@ -149,16 +144,16 @@ int run_roles(std::vector<std::shared_ptr<Role>> roles, const ShutdownSignals& s
     logger->error("not starting: {}", status.message());
     return 1;
   }
-  logger->info("running roles: {}", joined(runner.running()));
+  logger->info("running roles: {}", join(runner.running(), ", "));
   if (!missing.empty())
-    logger->warn("not a complete cluster yet: roles not built: {}", joined(missing));
+    logger->warn("not a complete cluster yet: roles not built: {}", join(missing, ", "));
   notify(env, "READY=1", logger);
 
   signals.stop_requested().wait();
   notify(env, "STOPPING=1", logger);
   StopReport report = runner.stop_all(kStopBudget);
   if (!report.overran.empty()) {
-    logger->warn("stopped, except {} which overran the {} s deadline", joined(report.overran),
+    logger->warn("stopped, except {} which overran the {} s deadline", join(report.overran, ", "),
                  kStopBudget.count());
   } else {
     logger->info("stopped");
@@ -182,8 +177,8 @@ int run_server(const ServerConfig& config, const Environment& env) {
     }
     puller = std::move(*made);
   }
-  return run_roles(server_roles(config, std::move(puller)), **signals, env,
-                   roles_not_built(config), logger);
+  return run_roles(server_roles(config, std::move(puller)), **signals, env, roles_not_built(config),
+                   logger);
 }
 
 }  // namespace k3c::cli

@@ -10,7 +10,7 @@ using nlohmann::json;
 
 // A pod as the ServiceAccount admission plugin and a kubelet leave it (trimmed to the parts
 // the transform looks at).
-json pod() {
+json transform_pod() {
   return json::parse(R"({
     "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
     "spec": {
@@ -34,7 +34,7 @@ json pod() {
 TEST_CASE("the control plane's pods lose the token volume and the runtime ids, nothing else") {
   CacheTransform t = control_plane_pods();
   REQUIRE_FALSE(t.name.empty());
-  json p = pod();
+  json p = transform_pod();
   CHECK(t.apply(p));
   // The token volume and its mounts go; a claim and a volume that only looks like it stay.
   CHECK(p["spec"]["volumes"] ==
@@ -48,7 +48,7 @@ TEST_CASE("the control plane's pods lose the token volume and the runtime ids, n
         json::parse(R"({"name": "app", "image": "nginx", "ready": true, "restartCount": 2,
                         "state": {"terminated": {"exitCode": 1}}})"));
   CHECK(p["status"]["initContainerStatuses"][0] == json{{"name", "init"}});
-  json untouched = pod();
+  json untouched = transform_pod();
   CHECK(p["metadata"] == untouched["metadata"]);
   CHECK(p["status"]["phase"] == "Running");
 }
@@ -75,16 +75,16 @@ TEST_CASE("the pod transform leaves a pod without those parts as it is, malforme
 
 TEST_CASE("pods bound to the node left whole stay whole; others on that server are trimmed") {
   CacheTransform t = control_plane_pods("server-1");
-  json mine = pod();
+  json mine = transform_pod();
   mine["spec"]["nodeName"] = "server-1";
   json before = mine;
   CHECK_FALSE(t.apply(mine));
   CHECK(mine == before);
-  json elsewhere = pod();
+  json elsewhere = transform_pod();
   elsewhere["spec"]["nodeName"] = "agent-2";
   CHECK(t.apply(elsewhere));
   CHECK(elsewhere["spec"]["volumes"].size() == 2);
-  json pending = pod();
+  json pending = transform_pod();
   CHECK(t.apply(pending));
 }
 

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-json pod(const std::string& name, int rv, const std::string& node = "") {
+json informer_pod(const std::string& name, int rv, const std::string& node = "") {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata",
@@ -31,9 +31,9 @@ class FakeStream final : public testing::PushStream {
  public:
   // In the order the apiserver writes an event's members (dump() would sort them).
   void push(const json& event, bool end = false) {
-    PushStream::push(R"({"type":)" + event["type"].dump() + R"(,"object":)" +
-                         event["object"].dump() + "}\n",
-                     end);
+    PushStream::push(
+        R"({"type":)" + event["type"].dump() + R"(,"object":)" + event["object"].dump() + "}\n",
+        end);
   }
 };
 
@@ -80,7 +80,7 @@ bool eventually(F f) {
 
 TEST_CASE("an informer lists, watches, indexes and relists after 410") {
   FakeApi api;
-  api.items = json::array({pod("a", 5, "n1"), pod("b", 6, "n2")});
+  api.items = json::array({informer_pod("a", 5, "n1"), informer_pod("b", 6, "n2")});
   InProcessClient client([&](http::Request& r) { return api.handle(r); }, {});
   Informer informer(client, resources::kPods);
   informer.add_index("node", [](const json& o) {
@@ -108,8 +108,8 @@ TEST_CASE("an informer lists, watches, indexes and relists after 410") {
 
   auto stream = api.wait_watch(1);
   CHECK(api.watch_targets[0].find("resourceVersion=10") != std::string::npos);
-  stream->push({{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}});
-  stream->push({{"type", "DELETED"}, {"object", pod("b", 12, "n2")}});
+  stream->push({{"type", "MODIFIED"}, {"object", informer_pod("a", 11, "n2")}});
+  stream->push({{"type", "DELETED"}, {"object", informer_pod("b", 12, "n2")}});
   stream->push({{"type", "BOOKMARK"},
                 {"object", {{"kind", "Pod"}, {"metadata", {{"resourceVersion", "13"}}}}}});
   REQUIRE(eventually([&] { return informer.size() == 1; }));
@@ -127,7 +127,7 @@ TEST_CASE("an informer lists, watches, indexes and relists after 410") {
   // 410: relist, which finds c instead of a.
   {
     std::lock_guard lock(api.mu);
-    api.items = json::array({pod("c", 20)});
+    api.items = json::array({informer_pod("c", 20)});
     api.list_rv = "20";
   }
   stream->push(
@@ -145,7 +145,7 @@ TEST_CASE("an informer lists, watches, indexes and relists after 410") {
 TEST_CASE("a transform trims what an informer caches; trimmed trees are shared alike trimmed") {
   auto shared = std::make_shared<SharedObjects>();
   FakeApi api_full, api_trimmed, api_also;
-  api_full.items = api_trimmed.items = api_also.items = json::array({pod("a", 5, "n1")});
+  api_full.items = api_trimmed.items = api_also.items = json::array({informer_pod("a", 5, "n1")});
   InProcessClient client_full([&](http::Request& r) { return api_full.handle(r); }, {});
   InProcessClient client_trimmed([&](http::Request& r) { return api_trimmed.handle(r); }, {});
   InProcessClient client_also([&](http::Request& r) { return api_also.handle(r); }, {});
@@ -172,7 +172,7 @@ TEST_CASE("a transform trims what an informer caches; trimmed trees are shared a
   auto stream_also = api_also.wait_watch(1);
   // A trimmed version is parsed by the first trimming informer and taken by the second; an
   // untrimmed informer parses it again (it cannot use a trimmed tree).
-  json trimmed_version = {{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}};
+  json trimmed_version = {{"type", "MODIFIED"}, {"object", informer_pod("a", 11, "n2")}};
   stream_trimmed->push(trimmed_version);
   REQUIRE(eventually(
       [&] { return trimmed.get("default/a")->at("metadata")["resourceVersion"] == "11"; }));
@@ -186,7 +186,7 @@ TEST_CASE("a transform trims what an informer caches; trimmed trees are shared a
   CHECK(full.get("default/a")->at("spec")["nodeName"] == "n2");
   // A version the transform leaves whole is filed as the untrimmed informer files it: one tree
   // for all three, whoever parses it first.
-  json whole_version = {{"type", "MODIFIED"}, {"object", pod("a", 12, "keep")}};
+  json whole_version = {{"type", "MODIFIED"}, {"object", informer_pod("a", 12, "keep")}};
   stream_full->push(whole_version);
   REQUIRE(
       eventually([&] { return full.get("default/a")->at("metadata")["resourceVersion"] == "12"; }));
@@ -204,7 +204,7 @@ TEST_CASE("a transform trims what an informer caches; trimmed trees are shared a
 TEST_CASE("informers given the same SharedObjects keep one tree per object version") {
   auto shared = std::make_shared<SharedObjects>();
   FakeApi api_a, api_b;
-  api_a.items = api_b.items = json::array({pod("a", 5, "n1"), pod("b", 6)});
+  api_a.items = api_b.items = json::array({informer_pod("a", 5, "n1"), informer_pod("b", 6)});
   InProcessClient client_a([&](http::Request& r) { return api_a.handle(r); }, {});
   InProcessClient client_b([&](http::Request& r) { return api_b.handle(r); }, {});
   Informer first(client_a, resources::kPods, {}, shared);
@@ -222,7 +222,7 @@ TEST_CASE("informers given the same SharedObjects keep one tree per object versi
 
   auto stream_a = api_a.wait_watch(1);
   auto stream_b = api_b.wait_watch(1);
-  json modified = {{"type", "MODIFIED"}, {"object", pod("a", 11, "n2")}};
+  json modified = {{"type", "MODIFIED"}, {"object", informer_pod("a", 11, "n2")}};
   stream_a->push(modified);
   REQUIRE(eventually([&] { return first.get("default/a")->at("spec")["nodeName"] == "n2"; }));
   stream_b->push(modified);
@@ -230,13 +230,13 @@ TEST_CASE("informers given the same SharedObjects keep one tree per object versi
   CHECK(first.get("default/a") == second.get("default/a"));
   // A version already filed is not parsed again: the filed tree is taken (a resourceVersion
   // names one version of one object; this line lies about it, which no server does).
-  stream_b->push({{"type", "MODIFIED"}, {"object", pod("a", 11, "n3")}});
+  stream_b->push({{"type", "MODIFIED"}, {"object", informer_pod("a", 11, "n3")}});
   // A bookmark moves the version on without filing anything; a delete found shared.
   json bookmark = {{"type", "BOOKMARK"},
                    {"object", {{"kind", "Pod"}, {"metadata", {{"resourceVersion", "12"}}}}}};
   stream_a->push(bookmark);
   stream_b->push(bookmark);
-  json deleted = {{"type", "DELETED"}, {"object", pod("b", 13)}};
+  json deleted = {{"type", "DELETED"}, {"object", informer_pod("b", 13)}};
   stream_a->push(deleted);
   stream_b->push(deleted);
   REQUIRE(eventually([&] { return first.size() == 1 && second.size() == 1; }));
@@ -251,7 +251,7 @@ TEST_CASE("informers given the same SharedObjects keep one tree per object versi
 
   {
     std::lock_guard lock(api_a.mu);
-    api_a.items = json::array({pod("a", 11, "n2")});
+    api_a.items = json::array({informer_pod("a", 11, "n2")});
   }
   own.start();
   REQUIRE(own.wait_synced(5s));

@@ -7,6 +7,8 @@
 #include <map>
 #include <vector>
 
+#include "core/text.h"
+
 namespace k3c {
 
 namespace {
@@ -143,12 +145,6 @@ std::vector<std::string_view> fields_of(std::string_view s) {
   return out;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 Result<CronSchedule> from_fields(const std::array<std::string_view, 5>& f) {
   CronSchedule s;
   ASSIGN_OR_RETURN(s.minute, parse_field(f[0], kMinutes));
@@ -229,7 +225,7 @@ Result<CronSchedule> parse_cron_schedule(std::string_view spec) {
       return invalid("invalid location descriptior: " + std::string(spec));
     size_t eq = spec.find('=');
     zone = std::string(spec.substr(eq + 1, space - eq - 1));
-    spec = trim(spec.substr(space));
+    spec = trim_space(spec.substr(space));
   }
   Result<CronSchedule> parsed = CronSchedule{};
   if (!spec.empty() && spec[0] == '@') {

@@ -4,14 +4,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.h"
+
 namespace k3c {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 // Splits on commas that are not inside parentheses.
 Result<std::vector<std::string_view>> split_terms(std::string_view text) {
@@ -20,7 +16,7 @@ Result<std::vector<std::string_view>> split_terms(std::string_view text) {
   size_t start = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
     if (i == text.size() || (text[i] == ',' && depth == 0)) {
-      terms.push_back(trim(text.substr(start, i - start)));
+      terms.push_back(trim_space(text.substr(start, i - start)));
       start = i + 1;
     } else if (text[i] == '(') {
       ++depth;
@@ -68,13 +64,13 @@ Status check_value(std::string_view value) {
 Result<LabelSelector::Requirement> parse_set_term(std::string_view term, size_t op_pos,
                                                   bool notin) {
   LabelSelector::Requirement r;
-  r.key = std::string(trim(term.substr(0, op_pos)));
+  r.key = std::string(trim_space(term.substr(0, op_pos)));
   RETURN_IF_ERROR(check_key(r.key, term));
   r.op = notin ? LabelSelector::Op::kNotIn : LabelSelector::Op::kIn;
   auto open = term.find('(', op_pos);
   auto close = term.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
-      !trim(term.substr(close + 1)).empty()) {
+      !trim_space(term.substr(close + 1)).empty()) {
     return error(Code::kBadRequest,
                  "unable to parse requirement: found '" + std::string(term) + "', expected: '('");
   }
@@ -82,7 +78,7 @@ Result<LabelSelector::Requirement> parse_set_term(std::string_view term, size_t 
   size_t start = 0;
   for (size_t i = 0; i <= inside.size(); ++i) {
     if (i == inside.size() || inside[i] == ',') {
-      std::string_view v = trim(inside.substr(start, i - start));
+      std::string_view v = trim_space(inside.substr(start, i - start));
       RETURN_IF_ERROR(check_value(v));
       r.values.emplace_back(v);
       start = i + 1;
@@ -115,19 +111,19 @@ Result<LabelSelector::Requirement> parse_label_term(std::string_view term) {
   size_t op;
   if ((op = term.find("!=")) != std::string_view::npos) {
     r.op = LabelSelector::Op::kNotEquals;
-    r.key = std::string(trim(term.substr(0, op)));
-    r.values.emplace_back(trim(term.substr(op + 2)));
+    r.key = std::string(trim_space(term.substr(0, op)));
+    r.values.emplace_back(trim_space(term.substr(op + 2)));
   } else if ((op = term.find("==")) != std::string_view::npos) {
     r.op = LabelSelector::Op::kEquals;
-    r.key = std::string(trim(term.substr(0, op)));
-    r.values.emplace_back(trim(term.substr(op + 2)));
+    r.key = std::string(trim_space(term.substr(0, op)));
+    r.values.emplace_back(trim_space(term.substr(op + 2)));
   } else if ((op = term.find('=')) != std::string_view::npos) {
     r.op = LabelSelector::Op::kEquals;
-    r.key = std::string(trim(term.substr(0, op)));
-    r.values.emplace_back(trim(term.substr(op + 1)));
+    r.key = std::string(trim_space(term.substr(0, op)));
+    r.values.emplace_back(trim_space(term.substr(op + 1)));
   } else if (!term.empty() && term.front() == '!') {
     r.op = LabelSelector::Op::kDoesNotExist;
-    r.key = std::string(trim(term.substr(1)));
+    r.key = std::string(trim_space(term.substr(1)));
   } else {
     r.op = LabelSelector::Op::kExists;
     r.key = std::string(term);
@@ -141,7 +137,7 @@ Result<LabelSelector::Requirement> parse_label_term(std::string_view term) {
 
 Result<LabelSelector> LabelSelector::parse(std::string_view text) {
   LabelSelector s;
-  if (trim(text).empty()) return s;
+  if (trim_space(text).empty()) return s;
   ASSIGN_OR_RETURN(auto terms, split_terms(text));
   for (auto term : terms) {
     ASSIGN_OR_RETURN(auto r, parse_label_term(term));
@@ -165,7 +161,7 @@ bool LabelSelector::matches(const Labels& labels) const {
 
 Result<FieldSelector> FieldSelector::parse(std::string_view text) {
   FieldSelector s;
-  if (trim(text).empty()) return s;
+  if (trim_space(text).empty()) return s;
   ASSIGN_OR_RETURN(auto terms, split_terms(text));
   for (auto term : terms) {
     Requirement r;
@@ -184,8 +180,8 @@ Result<FieldSelector> FieldSelector::parse(std::string_view text) {
       return error(Code::kBadRequest, "invalid selector: '" + std::string(text) +
                                           "'; can't understand '" + std::string(term) + "'");
     }
-    r.field = std::string(trim(term.substr(0, op)));
-    r.value = std::string(trim(term.substr(value_at)));
+    r.field = std::string(trim_space(term.substr(0, op)));
+    r.value = std::string(trim_space(term.substr(value_at)));
     if (r.field.empty()) {
       return error(Code::kBadRequest, "invalid selector: '" + std::string(text) + "'");
     }

@@ -14,14 +14,14 @@
 namespace k3c::pki {
 namespace {
 
-std::string slurp(const std::string& path) {
+std::string jwt_slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-unsigned mode_of(const std::string& path) {
+unsigned jwt_mode_of(const std::string& path) {
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   return st.st_mode & 07777;
@@ -46,10 +46,10 @@ TEST_CASE("service-account keys are made once, 0600, and reused") {
   auto keys = ensure_service_account_keys(tmp.path());
   REQUIRE(keys.is_ok());
   CHECK_THAT(keys->signing_key_pem, Catch::StartsWith("-----BEGIN RSA PRIVATE KEY-----"));
-  CHECK(slurp(tmp.path() + "/service.current.key") == keys->signing_key_pem);
-  CHECK(slurp(tmp.path() + "/service.key") == keys->signing_key_pem);
-  CHECK(mode_of(tmp.path() + "/service.key") == 0600);
-  CHECK(mode_of(tmp.path() + "/service.current.key") == 0600);
+  CHECK(jwt_slurp(tmp.path() + "/service.current.key") == keys->signing_key_pem);
+  CHECK(jwt_slurp(tmp.path() + "/service.key") == keys->signing_key_pem);
+  CHECK(jwt_mode_of(tmp.path() + "/service.key") == 0600);
+  CHECK(jwt_mode_of(tmp.path() + "/service.current.key") == 0600);
   auto again = ensure_service_account_keys(tmp.path());
   REQUIRE(again.is_ok());
   CHECK(again->signing_key_pem == keys->signing_key_pem);

@@ -14,7 +14,7 @@
 namespace k3c::pki {
 namespace {
 
-unsigned mode_of(const std::string& path) {
+unsigned kubeconfig_mode_of(const std::string& path) {
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   return st.st_mode & 07777;
@@ -26,15 +26,16 @@ std::string decoded(const YAML::Node& node) {
   return *bytes;
 }
 
-const std::string kCa = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+const std::string kKubeconfigCa = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
 const std::string kCert = "-----BEGIN CERTIFICATE-----\nadmin\n-----END CERTIFICATE-----\n";
 const std::string kKey = "-----BEGIN EC PRIVATE KEY-----\nkey!\n-----END EC PRIVATE KEY-----\n";
 
 TEST_CASE("the kubeconfig has k3s's shape and the three credentials in base64") {
   TempDir tmp;
   std::string path = tmp.path() + "/etc/k3c/k3c.yaml";  // the parent does not exist yet
-  REQUIRE(write_kubeconfig(path, 0600, "https://127.0.0.1:6443", kCa, kCert, kKey).is_ok());
-  CHECK(mode_of(path) == 0600);
+  REQUIRE(
+      write_kubeconfig(path, 0600, "https://127.0.0.1:6443", kKubeconfigCa, kCert, kKey).is_ok());
+  CHECK(kubeconfig_mode_of(path) == 0600);
 
   YAML::Node config = YAML::LoadFile(path);
   CHECK(config["apiVersion"].as<std::string>() == "v1");
@@ -43,7 +44,7 @@ TEST_CASE("the kubeconfig has k3s's shape and the three credentials in base64") 
   const YAML::Node& cluster = config["clusters"][0];
   CHECK(cluster["name"].as<std::string>() == "default");
   CHECK(cluster["cluster"]["server"].as<std::string>() == "https://127.0.0.1:6443");
-  CHECK(decoded(cluster["cluster"]["certificate-authority-data"]) == kCa);
+  CHECK(decoded(cluster["cluster"]["certificate-authority-data"]) == kKubeconfigCa);
   const YAML::Node& context = config["contexts"][0];
   CHECK(context["name"].as<std::string>() == "default");
   CHECK(context["context"]["cluster"].as<std::string>() == "default");
@@ -59,12 +60,14 @@ TEST_CASE("rewriting a kubeconfig replaces it whole and gives it the new mode") 
   std::string path = tmp.path() + "/k3c.yaml";
   std::ofstream(path) << "old contents\n";
   REQUIRE(::chmod(path.c_str(), 0644) == 0);
-  REQUIRE(write_kubeconfig(path, 0600, "https://k3c.example.com:6443", kCa, kCert, kKey).is_ok());
-  CHECK(mode_of(path) == 0600);
+  REQUIRE(write_kubeconfig(path, 0600, "https://k3c.example.com:6443", kKubeconfigCa, kCert, kKey)
+              .is_ok());
+  CHECK(kubeconfig_mode_of(path) == 0600);
   CHECK(YAML::LoadFile(path)["clusters"][0]["cluster"]["server"].as<std::string>() ==
         "https://k3c.example.com:6443");
-  REQUIRE(write_kubeconfig(path, 0644, "https://k3c.example.com:6443", kCa, kCert, kKey).is_ok());
-  CHECK(mode_of(path) == 0644);
+  REQUIRE(write_kubeconfig(path, 0644, "https://k3c.example.com:6443", kKubeconfigCa, kCert, kKey)
+              .is_ok());
+  CHECK(kubeconfig_mode_of(path) == 0644);
   // No temporary files are left behind.
   CHECK(std::distance(std::filesystem::directory_iterator(tmp.path()),
                       std::filesystem::directory_iterator()) == 1);
@@ -74,8 +77,8 @@ TEST_CASE("a kubeconfig that cannot be written is an error naming the path") {
   TempDir tmp;
   std::string blocker = tmp.path() + "/file";
   std::ofstream(blocker) << "x";
-  Status s =
-      write_kubeconfig(blocker + "/k3c.yaml", 0600, "https://127.0.0.1:6443", kCa, kCert, kKey);
+  Status s = write_kubeconfig(blocker + "/k3c.yaml", 0600, "https://127.0.0.1:6443", kKubeconfigCa,
+                              kCert, kKey);
   REQUIRE_FALSE(s.is_ok());
   CHECK(s.message().find(blocker) != std::string::npos);
 }
@@ -83,11 +86,12 @@ TEST_CASE("a kubeconfig that cannot be written is an error naming the path") {
 TEST_CASE("read_kubeconfig gives back what write_kubeconfig wrote") {
   TempDir tmp;
   std::string path = tmp.path() + "/k3c.yaml";
-  REQUIRE(write_kubeconfig(path, 0600, "https://127.0.0.1:6443", kCa, kCert, kKey).is_ok());
+  REQUIRE(
+      write_kubeconfig(path, 0600, "https://127.0.0.1:6443", kKubeconfigCa, kCert, kKey).is_ok());
   auto read = read_kubeconfig(path);
   REQUIRE(read.is_ok());
   CHECK(read->server == "https://127.0.0.1:6443");
-  CHECK(read->ca_pem == kCa);
+  CHECK(read->ca_pem == kKubeconfigCa);
   CHECK(read->client_cert_pem == kCert);
   CHECK(read->client_key_pem == kKey);
   CHECK_FALSE(read->insecure_skip_tls_verify);
@@ -95,7 +99,7 @@ TEST_CASE("read_kubeconfig gives back what write_kubeconfig wrote") {
 
 TEST_CASE("read_kubeconfig follows the current context and reads files beside it") {
   TempDir tmp;
-  std::ofstream(tmp.path() + "/ca.crt") << kCa;
+  std::ofstream(tmp.path() + "/ca.crt") << kKubeconfigCa;
   std::ofstream(tmp.path() + "/me.crt") << kCert;
   std::ofstream(tmp.path() + "/me.key") << kKey;
   std::ofstream(tmp.path() + "/config") << R"(apiVersion: v1
@@ -118,7 +122,7 @@ current-context: b
   auto read = read_kubeconfig(tmp.path() + "/config");
   REQUIRE(read.is_ok());
   CHECK(read->server == "https://10.0.0.1:6443");
-  CHECK(read->ca_pem == kCa);
+  CHECK(read->ca_pem == kKubeconfigCa);
   CHECK(read->client_cert_pem == kCert);
   CHECK(read->client_key_pem == kKey);
 }
@@ -138,12 +142,14 @@ TEST_CASE("read_kubeconfig refuses what is not a usable kubeconfig, naming the f
   check_bad("just a string", "not a kubeconfig");
   check_bad("clusters: []\n", "no current-context");
   check_bad("current-context: x\n", "context \"x\" is not defined");
-  check_bad("current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
-            "clusters: [{name: c, cluster: {server: \"https://h:1\"}}]\n",
-            "user \"u\" is not defined");
-  check_bad("current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
-            "clusters: [{name: c, cluster: {}}]\nusers: [{name: u, user: {}}]\n",
-            "has no server");
+  check_bad(
+      "current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+      "clusters: [{name: c, cluster: {server: \"https://h:1\"}}]\n",
+      "user \"u\" is not defined");
+  check_bad(
+      "current-context: x\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+      "clusters: [{name: c, cluster: {}}]\nusers: [{name: u, user: {}}]\n",
+      "has no server");
   CHECK(read_kubeconfig(tmp.path() + "/missing").status().code() == Code::kNotFound);
 }
 

@@ -21,7 +21,7 @@ namespace {
 
 using internal::X509Ptr;
 
-std::string slurp(const std::string& path) {
+std::string pki_slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -32,7 +32,7 @@ void spit(const std::string& path, const std::string& data) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << data;
 }
 
-unsigned mode_of(const std::string& path) {
+unsigned pki_mode_of(const std::string& path) {
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   return st.st_mode & 07777;
@@ -82,7 +82,7 @@ struct Fixture {
   std::map<std::string, std::string> files() const {
     std::map<std::string, std::string> out;
     for (const auto& entry : std::filesystem::directory_iterator(options.tls_dir)) {
-      out[entry.path().filename().string()] = slurp(entry.path().string());
+      out[entry.path().filename().string()] = pki_slurp(entry.path().string());
     }
     return out;
   }
@@ -104,14 +104,14 @@ TEST_CASE("first start creates the k3s files, keys 0600 and the directory 0700")
   std::vector<std::string> names;
   for (const auto& [name, bytes] : f.files()) names.push_back(name);
   CHECK(names == kFiles);
-  CHECK(mode_of(f.options.tls_dir) == 0700);
-  CHECK(mode_of(f.tmp.path() + "/server") == 0700);  // a missing parent is made private too
+  CHECK(pki_mode_of(f.options.tls_dir) == 0700);
+  CHECK(pki_mode_of(f.tmp.path() + "/server") == 0700);  // a missing parent is made private too
   for (const std::string& name : kFiles) {
-    CHECK(mode_of(f.path(name)) == (name.ends_with(".key") ? 0600u : 0644u));
+    CHECK(pki_mode_of(f.path(name)) == (name.ends_with(".key") ? 0600u : 0644u));
   }
   CHECK(pki.server_ca.cert_path == f.path("server-ca.crt"));
-  CHECK(pki.server_ca.cert_pem == slurp(f.path("server-ca.crt")));
-  CHECK(pki.admin.key_pem == slurp(f.path("client-admin.key")));
+  CHECK(pki.server_ca.cert_pem == pki_slurp(f.path("server-ca.crt")));
+  CHECK(pki.admin.key_pem == pki_slurp(f.path("client-admin.key")));
   CHECK(pki.admin.key_pem.starts_with("-----BEGIN EC PRIVATE KEY-----"));
   CHECK(pki.actions.size() == 8);
 }
@@ -285,7 +285,7 @@ TEST_CASE("a first start builds the directory aside and leaves nothing else behi
 TEST_CASE("a CA whose key was written but not its certificate is finished with that key") {
   Fixture f;
   f.ensure();
-  std::string key = slurp(f.path("server-ca.key"));
+  std::string key = pki_slurp(f.path("server-ca.key"));
   std::filesystem::remove_all(f.options.tls_dir);
   std::filesystem::create_directories(f.options.tls_dir);
   spit(f.path("server-ca.key"), key);

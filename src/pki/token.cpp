@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.h"
 #include "pki/internal/encoding.h"
 #include "pki/internal/files.h"
 #include "pki/pki.h"
@@ -26,12 +27,6 @@ bool is_bootstrap_token(std::string_view s) {
   auto lower_alnum = [](unsigned char c) { return std::islower(c) || std::isdigit(c); };
   return s.size() == 23 && s[6] == '.' && std::all_of(s.begin(), s.begin() + 6, lower_alnum) &&
          std::all_of(s.begin() + 7, s.end(), lower_alnum);
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  return std::string(s);
 }
 
 }  // namespace
@@ -89,7 +84,7 @@ Result<std::string> ensure_server_token(const std::string& path, const std::stri
   std::string username = "server";
   std::string password;
   if (existing) {
-    std::string text = trim(*existing);
+    std::string text = std::string(trim_space(*existing));
     Result<ParsedToken> parsed = parse_token(text);
     if (!parsed) return error(parsed.status().code(), path + ": " + parsed.status().message());
     if (parsed->ca_hash == hash && !parsed->username.empty()) return text;

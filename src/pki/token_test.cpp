@@ -12,14 +12,14 @@
 namespace k3c::pki {
 namespace {
 
-std::string slurp(const std::string& path) {
+std::string token_slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-const std::string kCa = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
+const std::string kTokenCa = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
 const std::string kHash(64, 'a');
 
 TEST_CASE("ca_hash is the hex SHA-256 of the PEM bytes") {
@@ -30,47 +30,47 @@ TEST_CASE("ca_hash is the hex SHA-256 of the PEM bytes") {
 TEST_CASE("the server token is created once, mode 0600, in K10 form, then reused") {
   TempDir tmp;
   std::string path = tmp.path() + "/server/token";
-  auto token = ensure_server_token(path, kCa);
+  auto token = ensure_server_token(path, kTokenCa);
   REQUIRE(token.is_ok());
   CHECK(std::regex_match(*token, std::regex("K10[0-9a-f]{64}::server:[0-9a-f]{32}")));
-  CHECK(token->substr(3, 64) == *ca_hash(kCa));
-  CHECK(slurp(path) == *token + "\n");
+  CHECK(token->substr(3, 64) == *ca_hash(kTokenCa));
+  CHECK(token_slurp(path) == *token + "\n");
   struct stat st {};
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0600);
 
-  CHECK(*ensure_server_token(path, kCa) == *token);
+  CHECK(*ensure_server_token(path, kTokenCa) == *token);
   TempDir other;
-  CHECK(*ensure_server_token(other.path() + "/token", kCa) != *token);  // random passwords
+  CHECK(*ensure_server_token(other.path() + "/token", kTokenCa) != *token);  // random passwords
 
   SECTION("a new CA keeps the credentials and updates the hash") {
-    std::string ca2 = kCa + "\n";
+    std::string ca2 = kTokenCa + "\n";
     auto rewritten = ensure_server_token(path, ca2);
     REQUIRE(rewritten.is_ok());
     CHECK(rewritten->substr(3, 64) == *ca_hash(ca2));
     CHECK(rewritten->substr(67) == token->substr(67));
-    CHECK(slurp(path) == *rewritten + "\n");
+    CHECK(token_slurp(path) == *rewritten + "\n");
   }
   SECTION("a bare password written by hand becomes the server's password") {
     std::ofstream(path) << "  hunter2\n";
-    auto full = ensure_server_token(path, kCa);
+    auto full = ensure_server_token(path, kTokenCa);
     REQUIRE(full.is_ok());
-    CHECK(*full == "K10" + *ca_hash(kCa) + "::server:hunter2");
+    CHECK(*full == "K10" + *ca_hash(kTokenCa) + "::server:hunter2");
   }
   SECTION("a garbled token file is an error naming it") {
     std::ofstream(path) << "K10abc::server:pw\n";
-    auto bad = ensure_server_token(path, kCa);
+    auto bad = ensure_server_token(path, kTokenCa);
     REQUIRE_FALSE(bad.is_ok());
     CHECK(bad.status().message().find(path + ": token:") == 0);
   }
 }
 
 TEST_CASE("parse_token round-trips the full form and accepts a bare password") {
-  auto full = format_token(kCa, "server", "s3cret:with:colons");
+  auto full = format_token(kTokenCa, "server", "s3cret:with:colons");
   REQUIRE(full.is_ok());
   auto parsed = parse_token(*full);
   REQUIRE(parsed.is_ok());
-  CHECK(parsed->ca_hash == *ca_hash(kCa));
+  CHECK(parsed->ca_hash == *ca_hash(kTokenCa));
   CHECK(parsed->username == "server");
   CHECK(parsed->password == "s3cret:with:colons");
 

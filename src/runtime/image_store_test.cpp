@@ -32,7 +32,7 @@ TestImage two_layer_image(const std::string& tag) {
   return image;
 }
 
-struct Fixture {
+struct StoreFixture {
   TempDir dir;
   std::unique_ptr<ImageStore> store = std::move(ImageStore::open(dir.path() + "/data")).value();
 
@@ -57,7 +57,7 @@ TEST_CASE("docker-archive and OCI layout tarballs import, list, unpack and remov
                         Case{"oci.tar", true, Compression::kNone, Compression::kGzip},
                         Case{"oci.tar.zst", true, Compression::kZstd, Compression::kZstd}}) {
     INFO(c.name);
-    Fixture f;
+    StoreFixture f;
     TestImage image = two_layer_image("example:1");
     image.layer_compression = c.layers;
     const ArchiveFiles files = c.oci ? oci_layout_files(image) : docker_archive_files(image);
@@ -110,7 +110,7 @@ TEST_CASE("docker-archive and OCI layout tarballs import, list, unpack and remov
 }
 
 TEST_CASE("A tag imported again moves to the new image; images sharing layers share blobs") {
-  Fixture f;
+  StoreFixture f;
   TestImage one = two_layer_image("app:latest");
   REQUIRE(f.store->import_file(f.write("1.tar", tar_of(docker_archive_files(one), {}))).is_ok());
   TestImage two = one;
@@ -126,7 +126,7 @@ TEST_CASE("A tag imported again moves to the new image; images sharing layers sh
 }
 
 TEST_CASE("The airgap directory imports every tarball and reports each bad one") {
-  Fixture f;
+  StoreFixture f;
   const std::string images = f.dir.path() + "/data/agent/images";
   REQUIRE(make_dirs(images).is_ok());
   std::ofstream(images + "/a.tar", std::ios::binary)
@@ -202,7 +202,7 @@ TEST_CASE("Bad tarballs are refused with a clear error and leave nothing behind"
 
   for (const Case& c : cases) {
     INFO(c.name);
-    Fixture f;
+    StoreFixture f;
     auto imported = f.store->import_file(f.write("bad.tar", c.bytes));
     REQUIRE_FALSE(imported.is_ok());
     CHECK(imported.status().code() == Code::kInvalid);
@@ -211,12 +211,12 @@ TEST_CASE("Bad tarballs are refused with a clear error and leave nothing behind"
     CHECK(f.blob_count() == 0);
     CHECK(f.tmp_count() == 0);
   }
-  Fixture f;
+  StoreFixture f;
   CHECK(f.store->import_file(f.dir.path() + "/missing.tar").status().code() == Code::kNotFound);
 }
 
 TEST_CASE("A layer damaged on disk after import is not used") {
-  Fixture f;
+  StoreFixture f;
   auto imported = f.store->import_file(
       f.write("i.tar", tar_of(docker_archive_files(two_layer_image("d:1")), {})));
   REQUIRE(imported.is_ok());
@@ -248,7 +248,7 @@ namespace {
 using namespace k3c::testing;
 
 TEST_CASE("docker save's symlinked repeated layers are followed") {
-  Fixture f;
+  StoreFixture f;
   TestImage image;
   image.repo_tag = "twice:1";
   image.layers = {{file("a", "1")}, {file("a", "1")}};  // identical layers, one blob
@@ -268,7 +268,7 @@ TEST_CASE("docker save's symlinked repeated layers are followed") {
 }
 
 TEST_CASE("An OCI index with several platforms imports the host's") {
-  Fixture f;
+  StoreFixture f;
   TestImage image = two_layer_image("multi:1");
   image.architecture = internal::host_platform().architecture;
   ArchiveFiles files = oci_layout_files(image);

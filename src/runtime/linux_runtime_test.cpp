@@ -24,7 +24,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string slurp(const std::string& path) {
+std::string runtime_slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -33,13 +33,13 @@ std::string slurp(const std::string& path) {
 
 // A runtime over a temporary data dir with the busybox image imported, and a cgroup parent
 // of its own that is removed at the end, also when the test fails.
-struct Fixture {
+struct RuntimeFixture {
   TempDir dir;
   std::string cgroup_parent = "k3c-test-" + std::to_string(getpid());
   std::unique_ptr<LinuxRuntime> runtime;
 
-  Fixture() { runtime = runtime_with_busybox(dir.path()); }
-  ~Fixture() {
+  RuntimeFixture() { runtime = runtime_with_busybox(dir.path()); }
+  ~RuntimeFixture() {
     if (auto sandboxes = runtime->list_pod_sandboxes(); sandboxes.is_ok())
       for (const SandboxStatus& s : *sandboxes) (void)runtime->remove_pod_sandbox(s.id);
     reap_orphans();
@@ -110,7 +110,7 @@ ContainerConfig container(std::string name, std::vector<std::string> args) {
 
 TEST_CASE("a pod sandbox runs containers with its hostname, files, user and logs") {
   REQUIRE_ROOT_AND_BUSYBOX();
-  Fixture f;
+  RuntimeFixture f;
   auto sandbox = f.runtime->run_pod_sandbox(f.sandbox("u1"));
   REQUIRE(sandbox.is_ok());
   auto status = f.runtime->pod_sandbox_status(*sandbox);
@@ -132,7 +132,7 @@ TEST_CASE("a pod sandbox runs containers with its hostname, files, user and logs
   CHECK(done.exit_code == 3);
   CHECK(done.reason == "Error");
   CHECK(done.image_ref.rfind("sha256:", 0) == 0);
-  const std::string log = slurp(done.log_path);
+  const std::string log = runtime_slurp(done.log_path);
   CHECK(done.log_path == f.dir.path() + "/logs/default_pod-a_u1/main/0.log");
   CHECK(log.find(" stdout F hello\n") != std::string::npos);
   CHECK(log.find(" stderr F oops\n") != std::string::npos);
@@ -149,12 +149,12 @@ TEST_CASE("a pod sandbox runs containers with its hostname, files, user and logs
 
   REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
   CHECK_FALSE(f.runtime->container_status(*id).is_ok());
-  CHECK(slurp("/proc/self/mountinfo").find(f.dir.path()) == std::string::npos);
+  CHECK(runtime_slurp("/proc/self/mountinfo").find(f.dir.path()) == std::string::npos);
 }
 
 TEST_CASE("exec, stats, stop with the grace period, start errors, images in use") {
   REQUIRE_ROOT_AND_BUSYBOX();
-  Fixture f;
+  RuntimeFixture f;
   auto sandbox = f.runtime->run_pod_sandbox(f.sandbox("u2"));
   REQUIRE(sandbox.is_ok());
   auto sleeper = f.runtime->create_container(*sandbox, container("sleeper", {"sleep", "1000"}));
@@ -195,7 +195,7 @@ TEST_CASE("exec, stats, stop with the grace period, start errors, images in use"
 
 TEST_CASE("a container over its memory limit is OOMKilled with exit code 137") {
   REQUIRE_ROOT_AND_BUSYBOX();
-  Fixture f;
+  RuntimeFixture f;
   auto sandbox = f.runtime->run_pod_sandbox(f.sandbox("u3"));
   REQUIRE(sandbox.is_ok());
   ContainerConfig hog =
@@ -220,7 +220,7 @@ std::string status_line(int pid, const std::string& key) {
 
 TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the containers share") {
   REQUIRE_ROOT_AND_BUSYBOX();
-  Fixture f;
+  RuntimeFixture f;
   const auto [id, dir, pause] = f.shared_sandbox("u4");
   const std::string* sandbox = &id;
   CHECK(status_line(pause, "NSpid:") == "NSpid:\t" + std::to_string(pause) + "\t1");
@@ -229,7 +229,7 @@ TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the contai
   CHECK(status_line(pause, "NoNewPrivs:") == "NoNewPrivs:\t1");
   CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kReady);
   // Its PSS, for doc/runtime.md (the shim's is about 1.3 MB).
-  const std::string rollup = slurp("/proc/" + std::to_string(pause) + "/smaps_rollup");
+  const std::string rollup = runtime_slurp("/proc/" + std::to_string(pause) + "/smaps_rollup");
   if (const size_t at = rollup.find("\nPss:"); at != std::string::npos)
     WARN("pause process " << rollup.substr(at + 1, rollup.find('\n', at + 1) - at - 1));
 
@@ -266,7 +266,7 @@ TEST_CASE("shareProcessNamespace: the pause is PID 1 of the namespace the contai
   CHECK(running_pause(dir) == 0);
   CHECK(f.runtime->pod_sandbox_status(*sandbox)->state == SandboxState::kNotReady);
   REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
-  CHECK(slurp("/proc/self/mountinfo").find(f.dir.path()) == std::string::npos);
+  CHECK(runtime_slurp("/proc/self/mountinfo").find(f.dir.path()) == std::string::npos);
 }
 
 TEST_CASE("the pause process: a session of its own, exits 0 on SIGTERM and on SIGINT") {
@@ -279,7 +279,7 @@ TEST_CASE("the pause process: a session of its own, exits 0 on SIGTERM and on SI
     INFO(pid.status().to_string());
     REQUIRE(pid.is_ok());
     CHECK(getsid(*pid) == *pid);
-    CHECK(slurp("/proc/" + std::to_string(*pid) + "/comm") == "pause\n");
+    CHECK(runtime_slurp("/proc/" + std::to_string(*pid) + "/comm") == "pause\n");
     REQUIRE(kill(*pid, sig) == 0);
     int status = -1;
     REQUIRE(waitpid(*pid, &status, 0) == *pid);  // this test binary is its subreaper
@@ -293,7 +293,7 @@ TEST_CASE("the pause process: a session of its own, exits 0 on SIGTERM and on SI
 
 TEST_CASE("a pause whose sandbox was stopped or is gone is stopped when the runtime opens") {
   REQUIRE_ROOT_AND_BUSYBOX();
-  Fixture f;
+  RuntimeFixture f;
   const auto [id, dir, pause] = f.shared_sandbox("u5");
   const std::string* sandbox = &id;
   // As if k3c died in the middle of removing it: the record is gone, the pause is not.

@@ -29,8 +29,8 @@ using namespace std::chrono_literals;
 
 constexpr const char* kProtocol = "portforward.k8s.io";
 constexpr const char* kWebSocketProtocol = "SPDY/3.1+portforward.k8s.io";
-constexpr auto kPollEvery = 200ms;
-constexpr size_t kCopyChunk = 32 << 10;
+constexpr auto kForwardPollEvery = 200ms;
+constexpr size_t kForwardChunk = 32 << 10;
 
 // One forwarded connection: the client's error and data streams and the pod-side socket.
 struct Forward {
@@ -168,10 +168,10 @@ class Tunnel {
   }
 
   void copy_to_client(Forward& fw) {
-    std::string buffer(kCopyChunk, '\0');
+    std::string buffer(kForwardChunk, '\0');
     while (!fw.stop) {
       pollfd p{fw.fd, POLLIN, 0};
-      int r = ::poll(&p, 1, static_cast<int>(kPollEvery.count()));
+      int r = ::poll(&p, 1, static_cast<int>(kForwardPollEvery.count()));
       if (r <= 0) continue;
       ssize_t n = ::read(fw.fd, buffer.data(), buffer.size());
       if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;

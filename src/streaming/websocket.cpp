@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include "core/base64.h"
+#include "core/text.h"
 #include "streaming/internal/http_text.h"
 
 namespace k3c::streaming {
@@ -14,13 +15,7 @@ using internal::iequals;
 constexpr std::string_view kGuid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 constexpr uint8_t kContinuation = 0x0, kText = 0x1, kBinary = 0x2, kClose = 0x8, kPing = 0x9,
                   kPong = 0xA;
-constexpr size_t kReadChunk = 32 << 10;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+constexpr size_t kFrameReadChunk = 32 << 10;
 
 // Comma-separated tokens of every value of a header.
 std::vector<std::string> tokens(const http::Request& request, std::string_view name) {
@@ -30,7 +25,7 @@ std::vector<std::string> tokens(const http::Request& request, std::string_view n
     std::string_view rest = v;
     while (!rest.empty()) {
       size_t comma = rest.find(',');
-      std::string_view token = trim(rest.substr(0, comma));
+      std::string_view token = trim_blanks(rest.substr(0, comma));
       if (!token.empty()) out.emplace_back(token);
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
@@ -74,14 +69,14 @@ Result<http::Response> websocket_handshake(const http::Request& request,
   if (request.header("sec-websocket-version") != "13")
     return error(Code::kBadRequest, "unsupported websocket version (13 is)");
   auto key = request.header("sec-websocket-key");
-  auto decoded = key ? base64_decode(trim(*key)) : std::nullopt;
+  auto decoded = key ? base64_decode(trim_blanks(*key)) : std::nullopt;
   if (!decoded || decoded->size() != 16)
     return error(Code::kBadRequest, "missing or malformed Sec-WebSocket-Key");
   http::Response r;
   r.status = 101;
   r.set_header("Upgrade", "websocket");
   r.set_header("Connection", "Upgrade");
-  r.set_header("Sec-WebSocket-Accept", websocket_accept(trim(*key)));
+  r.set_header("Sec-WebSocket-Accept", websocket_accept(trim_blanks(*key)));
   if (!protocol.empty()) r.set_header("Sec-WebSocket-Protocol", protocol);
   return r;
 }
@@ -142,7 +137,7 @@ Result<std::optional<std::string>> WebSocket::read_message(std::chrono::millisec
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return error(Code::kTimeout, "no complete message in time");
-      char chunk[kReadChunk];
+      char chunk[kFrameReadChunk];
       auto n = io_.read_some(chunk, sizeof chunk, left);
       if (!n.is_ok()) return n.status();
       if (*n == 0) {

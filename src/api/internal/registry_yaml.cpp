@@ -20,19 +20,20 @@ const std::set<std::string, std::less<>> kDefaultVerbs = {
     "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
 const std::set<std::string, std::less<>> kDefaultSubresourceVerbs = {"get", "patch", "update"};
 
-Status invalid(const std::string& where, const std::string& what) {
+Status registry_yaml_invalid(const std::string& where, const std::string& what) {
   return error(Code::kInvalid, "resources.yaml: " + where + ": " + what);
 }
 
-Status check_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
-                  const std::string& where) {
+Status check_registry_keys(const YAML::Node& node, std::initializer_list<std::string_view> allowed,
+                           const std::string& where) {
   return check_yaml_keys(node, allowed, "resources.yaml: ", where);
 }
 
 Result<std::string> required_string(const YAML::Node& node, const char* key,
                                     const std::string& where) {
   const YAML::Node value = node[key];
-  if (!value || !value.IsScalar()) return invalid(where, std::string("missing \"") + key + "\"");
+  if (!value || !value.IsScalar())
+    return registry_yaml_invalid(where, std::string("missing \"") + key + "\"");
   return value.as<std::string>();
 }
 
@@ -54,7 +55,7 @@ std::set<std::string, std::less<>> verb_set(const YAML::Node& node,
   return {list.begin(), list.end()};
 }
 
-std::string lower(std::string s) {
+std::string lowered(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
@@ -62,12 +63,12 @@ std::string lower(std::string s) {
 
 Result<Subresource> parse_subresource(const YAML::Node& node, const Resource& parent,
                                       const std::string& where) {
-  RETURN_IF_ERROR(check_keys(node, {"name", "group", "version", "kind", "verbs"}, where));
+  RETURN_IF_ERROR(check_registry_keys(node, {"name", "group", "version", "kind", "verbs"}, where));
   Subresource sub;
   ASSIGN_OR_RETURN(sub.name, required_string(node, "name", where));
   // A kind from another group-version names both; a kind alone is in the parent's.
   if (static_cast<bool>(node["group"]) != static_cast<bool>(node["version"])) {
-    return invalid(where + "/" + sub.name, "\"group\" and \"version\" go together");
+    return registry_yaml_invalid(where + "/" + sub.name, "\"group\" and \"version\" go together");
   }
   sub.response_kind.group = optional_string(node, "group", parent.group);
   sub.response_kind.version = optional_string(node, "version", parent.version);
@@ -79,17 +80,17 @@ Result<Subresource> parse_subresource(const YAML::Node& node, const Resource& pa
 Result<Resource> parse_resource(const YAML::Node& node, const std::string& group,
                                 const std::string& version, const std::string& where_gv) {
   std::string where = where_gv + " " + optional_string(node, "plural", "?");
-  RETURN_IF_ERROR(check_keys(node,
-                             {"plural", "singular", "kind", "namespaced", "verbs", "shortNames",
-                              "categories", "storage", "subresources"},
-                             where));
+  RETURN_IF_ERROR(check_registry_keys(node,
+                                      {"plural", "singular", "kind", "namespaced", "verbs",
+                                       "shortNames", "categories", "storage", "subresources"},
+                                      where));
   Resource r;
   r.group = group;
   r.version = version;
   ASSIGN_OR_RETURN(r.plural, required_string(node, "plural", where));
   ASSIGN_OR_RETURN(r.kind, required_string(node, "kind", where));
-  r.singular = optional_string(node, "singular", lower(r.kind));
-  if (!node["namespaced"]) return invalid(where, "missing \"namespaced\"");
+  r.singular = optional_string(node, "singular", lowered(r.kind));
+  if (!node["namespaced"]) return registry_yaml_invalid(where, "missing \"namespaced\"");
   r.namespaced = node["namespaced"].as<bool>();
   r.verbs = verb_set(node, kDefaultVerbs);
   r.short_names = string_list(node, "shortNames");
@@ -97,7 +98,7 @@ Result<Resource> parse_resource(const YAML::Node& node, const std::string& group
   const std::string storage = optional_string(node, "storage", "/registry/" + r.plural);
   r.storage_prefix = storage == "none" ? "" : storage;
   if (const YAML::Node subs = node["subresources"]) {
-    if (!subs.IsSequence()) return invalid(where, "\"subresources\" must be a list");
+    if (!subs.IsSequence()) return registry_yaml_invalid(where, "\"subresources\" must be a list");
     for (const auto& sub_node : subs) {
       ASSIGN_OR_RETURN(Subresource sub, parse_subresource(sub_node, r, where));
       r.subresources.push_back(std::move(sub));
@@ -107,21 +108,21 @@ Result<Resource> parse_resource(const YAML::Node& node, const std::string& group
 }
 
 Status parse_group(const YAML::Node& node, RegistryData& out) {
-  RETURN_IF_ERROR(check_keys(node, {"group", "versions"}, "group entry"));
+  RETURN_IF_ERROR(check_registry_keys(node, {"group", "versions"}, "group entry"));
   ASSIGN_OR_RETURN(std::string name, required_string(node, "group", "group entry"));
   const std::string where_group = name.empty() ? "core" : name;
   const YAML::Node versions = node["versions"];
   if (!versions || !versions.IsSequence() || versions.size() == 0) {
-    return invalid(where_group, "\"versions\" must be a non-empty list");
+    return registry_yaml_invalid(where_group, "\"versions\" must be a non-empty list");
   }
   ApiGroup group{name, {}};
   for (const auto& version_node : versions) {
-    RETURN_IF_ERROR(check_keys(version_node, {"version", "resources"}, where_group));
+    RETURN_IF_ERROR(check_registry_keys(version_node, {"version", "resources"}, where_group));
     ASSIGN_OR_RETURN(std::string version, required_string(version_node, "version", where_group));
     const std::string where_gv = group_version_string(name, version);
     const YAML::Node resources = version_node["resources"];
     if (!resources || !resources.IsSequence()) {
-      return invalid(where_gv, "\"resources\" must be a list");
+      return registry_yaml_invalid(where_gv, "\"resources\" must be a list");
     }
     for (const auto& resource_node : resources) {
       ASSIGN_OR_RETURN(Resource r, parse_resource(resource_node, name, version, where_gv));
@@ -140,9 +141,10 @@ Result<RegistryData> parse_registry_yaml(std::string_view text) {
   // throwing; every call into it happens inside this try.
   try {
     const YAML::Node root = YAML::Load(std::string(text));
-    RETURN_IF_ERROR(check_keys(root, {"groups"}, "top level"));
+    RETURN_IF_ERROR(check_registry_keys(root, {"groups"}, "top level"));
     const YAML::Node groups = root["groups"];
-    if (!groups || !groups.IsSequence()) return invalid("top level", "\"groups\" must be a list");
+    if (!groups || !groups.IsSequence())
+      return registry_yaml_invalid("top level", "\"groups\" must be a list");
     RegistryData data;
     for (const auto& group_node : groups) RETURN_IF_ERROR(parse_group(group_node, data));
     return data;

@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string_view media_type(const http::Request& request) {
+std::string_view request_media_type(const http::Request& request) {
   std::string_view t = request.header("content-type").value_or("application/json");
   t = t.substr(0, t.find(';'));
   while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
@@ -21,14 +21,14 @@ const api::MessageType* complete_type(const api::SchemaSet& schemas, const api::
   return schemas.complete(r.gvk()) ? schemas.kind(r.gvk()) : nullptr;
 }
 
-std::string joined(const std::vector<std::string>& problems) {
+std::string strict_decoding_message(const std::vector<std::string>& problems) {
   std::string s = "strict decoding error: ";
   for (size_t i = 0; i < problems.size(); ++i) s += (i ? ", " : "") + problems[i];
   return s;
 }
 
 // Go's %q-like quoting for a warning's text (quotes and backslashes escaped).
-std::string quoted(const std::string& text) {
+std::string go_quoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
@@ -60,7 +60,7 @@ ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyC
   const bool drop = mode != FieldValidation::kStrict;
   DecodedObject out;
   std::vector<std::string> problems;
-  std::string_view media = media_type(request);
+  std::string_view media = request_media_type(request);
   std::optional<api::CheckedJson> checked;
   if (media == "application/json" || media == "*/*" || media.empty())
     checked = api::parse_checked(request.body, type, drop);
@@ -85,7 +85,8 @@ ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyC
   if (problems.empty() || mode == FieldValidation::kIgnore) return out;
   if (mode == FieldValidation::kStrict) {
     return bad_request(resource.kind + " in version \"" + resource.version +
-                       "\" cannot be handled as a " + resource.kind + ": " + joined(problems));
+                       "\" cannot be handled as a " + resource.kind + ": " +
+                       strict_decoding_message(problems));
   }
   out.warnings = std::move(problems);
   return out;
@@ -101,7 +102,7 @@ ApiResult<std::vector<std::string>> check_patched(json& object, const api::Schem
   if (!type) return std::vector<std::string>{};
   auto problems = api::unknown_fields(object, *type, mode != FieldValidation::kStrict);
   if (problems.empty() || mode == FieldValidation::kIgnore) return std::vector<std::string>{};
-  if (mode == FieldValidation::kStrict) return bad_request(joined(problems));
+  if (mode == FieldValidation::kStrict) return bad_request(strict_decoding_message(problems));
   return problems;
 }
 
@@ -134,7 +135,7 @@ std::optional<ApiError> validate_object(const json& object, const json* old,
 }
 
 void add_warnings(http::Response& response, const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) response.headers.emplace_back("Warning", "299 - " + quoted(w));
+  for (const auto& w : warnings) response.headers.emplace_back("Warning", "299 - " + go_quoted(w));
 }
 
 }  // namespace k3c::apiserver

@@ -16,7 +16,7 @@ bool is(const api::Resource& r, std::string_view group, std::string_view plural)
   return r.group == group && r.plural == plural;
 }
 
-std::string name_of(const json& o) {
+std::string object_name(const json& o) {
   const json& meta = o.is_object() && o.contains("metadata") ? o["metadata"] : json();
   return meta.is_object() ? meta.value("name", "") : "";
 }
@@ -94,7 +94,7 @@ std::optional<ApiError> AdmissionPlugins::mutate(const AdmissionAttributes& a, j
     limit_range_defaults(object, objects({"", "limitranges"}, a.namespace_));
     std::string refused =
         admit_pod_priority(object, objects({"scheduling.k8s.io", "priorityclasses"}, ""));
-    if (!refused.empty()) return forbidden(r, name_of(object), refused);
+    if (!refused.empty()) return forbidden(r, object_name(object), refused);
     default_toleration_seconds(object);
   } else if (is(r, "", "persistentvolumeclaims") && a.create) {
     default_storage_class(object, objects({"storage.k8s.io", "storageclasses"}, ""));
@@ -115,12 +115,12 @@ std::optional<ApiError> AdmissionPlugins::validate(const AdmissionAttributes& a,
     std::string kind = pod ? "Pod" : "PersistentVolumeClaim";
     std::string refused =
         limit_range_violations(kind, object, objects({"", "limitranges"}, a.namespace_));
-    if (!refused.empty()) return forbidden(r, name_of(object), refused);
+    if (!refused.empty()) return forbidden(r, object_name(object), refused);
   }
   if (is(r, "scheduling.k8s.io", "priorityclasses")) {
     std::string refused =
         check_priority_class(object, objects({"scheduling.k8s.io", "priorityclasses"}, ""));
-    if (!refused.empty()) return forbidden(r, name_of(object), refused);
+    if (!refused.empty()) return forbidden(r, object_name(object), refused);
   }
   if (r.namespaced) return charge_quotas(a, object, old);
   return std::nullopt;
@@ -136,7 +136,7 @@ std::optional<ApiError> AdmissionPlugins::charge_quotas(const AdmissionAttribute
   for (Stored& q : quotas) {
     if (!quota_applies(q.object, gr, object)) continue;
     std::string refused = charge(a, std::move(q), object, delta);
-    if (!refused.empty()) return forbidden(a.resource, name_of(object), refused);
+    if (!refused.empty()) return forbidden(a.resource, object_name(object), refused);
   }
   return std::nullopt;
 }
@@ -188,7 +188,7 @@ std::string AdmissionPlugins::charge(const AdmissionAttributes& a, Stored q, con
     if (write(status)) return "";
   }
   if (!q.object.is_object()) return "";
-  return "unable to update the usage of quota " + name_of(q.object) +
+  return "unable to update the usage of quota " + object_name(q.object) +
          " after repeated conflicts, please retry";
 }
 

@@ -9,7 +9,8 @@ using namespace k3c::apiserver;
 
 namespace {
 
-http::Request request(std::string content_type, std::string body, std::string validation = "") {
+http::Request admission_request(std::string content_type, std::string body,
+                                std::string validation = "") {
   http::Request r;
   r.method = "POST";
   r.target = "/apis/apps/v1/namespaces/default/deployments";
@@ -22,7 +23,7 @@ http::Request request(std::string content_type, std::string body, std::string va
 constexpr const char* kBody = R"({"apiVersion": "apps/v1", "kind": "Deployment",
     "metadata": {"name": "web", "name": "web"}, "spec": {"replica": 2}})";
 
-struct Fixture {
+struct AdmissionFixture {
   api::SchemaSet schemas = api::SchemaSet::builtin().value();
   api::ResourceRegistry registry = api::ResourceRegistry::builtin().value();
   const api::Resource& deployments = *registry.find("apps", "v1", "deployments");
@@ -32,8 +33,8 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("fieldValidation: Strict refuses, Warn warns and drops, Ignore drops") {
-  Fixture f;
-  auto strict = decode_object(request("application/json", kBody), f.codecs, f.deployments,
+  AdmissionFixture f;
+  auto strict = decode_object(admission_request("application/json", kBody), f.codecs, f.deployments,
                               FieldValidation::kStrict);
   REQUIRE_FALSE(strict.ok());
   CHECK(strict.error().code == Code::kBadRequest);
@@ -41,7 +42,7 @@ TEST_CASE("fieldValidation: Strict refuses, Warn warns and drops, Ignore drops")
         "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: "
         "duplicate field \"metadata.name\", unknown field \"spec.replica\"");
 
-  auto warn = decode_object(request("application/json", kBody), f.codecs, f.deployments,
+  auto warn = decode_object(admission_request("application/json", kBody), f.codecs, f.deployments,
                             FieldValidation::kWarn);
   REQUIRE(warn.ok());
   CHECK(warn.value().warnings == std::vector<std::string>{R"(duplicate field "metadata.name")",
@@ -52,7 +53,7 @@ TEST_CASE("fieldValidation: Strict refuses, Warn warns and drops, Ignore drops")
   CHECK(r.headers[1] == std::pair<std::string, std::string>{
                             "Warning", R"(299 - "unknown field \"spec.replica\"")"});
 
-  auto ignore = decode_object(request("application/json", kBody), f.codecs, f.deployments,
+  auto ignore = decode_object(admission_request("application/json", kBody), f.codecs, f.deployments,
                               FieldValidation::kIgnore);
   REQUIRE(ignore.ok());
   CHECK(ignore.value().warnings.empty());
@@ -60,29 +61,31 @@ TEST_CASE("fieldValidation: Strict refuses, Warn warns and drops, Ignore drops")
 
   // YAML bodies too (no duplicates there: the YAML parser keeps one).
   auto yaml = decode_object(
-      request("application/yaml", "apiVersion: apps/v1\nkind: Deployment\nspec: {replica: 2}\n"),
+      admission_request("application/yaml",
+                        "apiVersion: apps/v1\nkind: Deployment\nspec: {replica: 2}\n"),
       f.codecs, f.deployments, FieldValidation::kStrict);
   REQUIRE_FALSE(yaml.ok());
   CHECK(yaml.error().message.ends_with("strict decoding error: unknown field \"spec.replica\""));
 
   // Wrong JSON types are 400 whatever the directive; malformed JSON keeps its message.
-  auto wrong = decode_object(request("application/json", R"({"spec": {"replicas": "two"}})"),
-                             f.codecs, f.deployments, FieldValidation::kIgnore);
+  auto wrong =
+      decode_object(admission_request("application/json", R"({"spec": {"replicas": "two"}})"),
+                    f.codecs, f.deployments, FieldValidation::kIgnore);
   REQUIRE_FALSE(wrong.ok());
   CHECK(wrong.error().message ==
         "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal "
         "string into Go struct field DeploymentSpec.spec.replicas of type int32");
-  auto broken = decode_object(request("application/json", "{\"spec\": "), f.codecs, f.deployments,
-                              FieldValidation::kStrict);
+  auto broken = decode_object(admission_request("application/json", "{\"spec\": "), f.codecs,
+                              f.deployments, FieldValidation::kStrict);
   REQUIRE_FALSE(broken.ok());
   CHECK(broken.error().code == Code::kBadRequest);
 }
 
 TEST_CASE("fieldValidation values") {
-  CHECK(field_validation(request("", "")).value() == FieldValidation::kWarn);
-  CHECK(field_validation(request("", "", "Strict")).value() == FieldValidation::kStrict);
-  CHECK(field_validation(request("", "", "Ignore")).value() == FieldValidation::kIgnore);
-  auto odd = field_validation(request("", "", "Loud"));
+  CHECK(field_validation(admission_request("", "")).value() == FieldValidation::kWarn);
+  CHECK(field_validation(admission_request("", "", "Strict")).value() == FieldValidation::kStrict);
+  CHECK(field_validation(admission_request("", "", "Ignore")).value() == FieldValidation::kIgnore);
+  auto odd = field_validation(admission_request("", "", "Loud"));
   REQUIRE_FALSE(odd.ok());
   CHECK(odd.error().code == Code::kInvalid);
   CHECK(odd.error().message ==
@@ -91,7 +94,7 @@ TEST_CASE("fieldValidation values") {
 }
 
 TEST_CASE("defaults, then a 422 with one cause per field error") {
-  Fixture f;
+  AdmissionFixture f;
   nlohmann::json d = nlohmann::json::parse(R"({"metadata": {"name": "web"}, "spec": {
       "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels":
       {"app": "web"}}, "spec": {"containers": [{"name": "a"}, {"name": "a", "image": "x"}]}}}})");

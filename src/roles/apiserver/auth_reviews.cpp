@@ -23,7 +23,7 @@ json user_info(const http::PeerIdentity& u) {
   return info;
 }
 
-std::vector<std::string> strings(const json& o, const char* key) {
+std::vector<std::string> review_strings(const json& o, const char* key) {
   std::vector<std::string> out;
   auto it = o.find(key);
   if (it == o.end() || !it->is_array()) return out;
@@ -56,7 +56,7 @@ http::Response Actions::token_review(const Call& c) {
   if (token.empty()) {
     return error_response(bad_request("token is required for TokenReview in authentication"));
   }
-  auto reviewed = authn_.review(token, strings(spec, "audiences"));
+  auto reviewed = authn_.review(token, review_strings(spec, "audiences"));
   if (!reviewed.is_ok()) {
     return answer(std::move(review),
                   {{"user", json::object()}, {"error", reviewed.status().message()}});
@@ -95,7 +95,7 @@ http::Response Actions::access_review(const Call& c) {
     user = *c.request.peer;
   } else {
     user.user = spec.value("user", "");
-    user.groups = strings(spec, "groups");
+    user.groups = review_strings(spec, "groups");
     user.uid = spec.value("uid", "");
     if (user.user.empty() && user.groups.empty()) {
       causes.push_back({"FieldValueInvalid",

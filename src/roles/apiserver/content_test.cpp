@@ -9,7 +9,7 @@ using namespace k3c::apiserver;
 
 namespace {
 
-http::Request request(std::string content_type, std::string body) {
+http::Request content_request(std::string content_type, std::string body) {
   http::Request r;
   r.method = "POST";
   r.target = "/api/v1/namespaces";
@@ -33,22 +33,25 @@ TEST_CASE("decode_body: protobuf and JSON bodies of one object decode alike") {
   const auto registry = api::ResourceRegistry::builtin().value();
   const BodyCodecs codecs{schemas, registry};
   // `kubectl create ns demo` (kubectl 1.33.1, the wire document's example).
-  auto proto = decode_body(request("application/vnd.kubernetes.protobuf",
-                                   unhex("6b3873000a0f0a02763112094e616d657370616365121c0a140a0464"
-                                         "656d6f12001a0022002a0032003800420012001a020a001a002200")),
-                           codecs);
-  auto json = decode_body(request("application/json", R"({"apiVersion":"v1","kind":"Namespace",
+  auto proto =
+      decode_body(content_request("application/vnd.kubernetes.protobuf",
+                                  unhex("6b3873000a0f0a02763112094e616d657370616365121c0a140a0464"
+                                        "656d6f12001a0022002a0032003800420012001a020a001a002200")),
+                  codecs);
+  auto json =
+      decode_body(content_request("application/json", R"({"apiVersion":"v1","kind":"Namespace",
       "metadata":{"name":"demo"},"spec":{},"status":{}})"),
-                          codecs);
+                  codecs);
   REQUIRE(proto.ok());
   REQUIRE(json.ok());
   CHECK(proto.value() == json.value());
 
   auto broken = decode_body(
-      request("application/vnd.kubernetes.protobuf", std::string("k8s\0\x0a\x7f", 6)), codecs);
+      content_request("application/vnd.kubernetes.protobuf", std::string("k8s\0\x0a\x7f", 6)),
+      codecs);
   REQUIRE(!broken.ok());
   CHECK(broken.error().code == Code::kBadRequest);
-  auto cbor = decode_body(request("application/cbor", "\xa0"), codecs);
+  auto cbor = decode_body(content_request("application/cbor", "\xa0"), codecs);
   REQUIRE(!cbor.ok());
   CHECK(cbor.error().code == Code::kUnsupportedMediaType);
 }

@@ -24,13 +24,13 @@ struct StoredCrd {
   json object;
 };
 
-std::string str(const json& o, const char* key) {
+std::string crd_text(const json& o, const char* key) {
   if (!o.is_object()) return "";
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-std::vector<std::string> strings(const json& o, const char* key) {
+std::vector<std::string> crd_strings(const json& o, const char* key) {
   std::vector<std::string> out;
   if (!o.is_object() || !o.contains(key) || !o[key].is_array()) return out;
   for (const auto& v : o[key]) {
@@ -65,8 +65,8 @@ Naming name_crd(const json& crd, const std::set<std::string>& resources,
   n.accepted = accepted;
   std::string reason, message;
   auto take = [&](const char* field, const std::set<std::string>& used, const char* why) {
-    std::string req = str(requested, field);
-    std::string conflict = name_conflict(req, str(accepted, field), used);
+    std::string req = crd_text(requested, field);
+    std::string conflict = name_conflict(req, crd_text(accepted, field), used);
     if (!conflict.empty()) {
       reason = why;
       message = conflict;
@@ -76,8 +76,8 @@ Naming name_crd(const json& crd, const std::set<std::string>& resources,
   };
   take("plural", resources, "PluralConflict");
   take("singular", resources, "SingularConflict");
-  std::vector<std::string> short_req = strings(requested, "shortNames");
-  std::vector<std::string> short_acc = strings(accepted, "shortNames");
+  std::vector<std::string> short_req = crd_strings(requested, "shortNames");
+  std::vector<std::string> short_acc = crd_strings(accepted, "shortNames");
   if (short_req != short_acc) {
     std::string conflicts;
     for (const auto& s : short_req) {
@@ -226,10 +226,10 @@ bool CrdController::reconcile() {
     for (const auto& other : crds) {
       if (other.object["spec"].value("group", "") != group) continue;
       const json& names = claimed[other.key];
-      for (const char* f : {"plural", "singular"}) resources.insert(str(names, f));
-      for (const auto& s : strings(names, "shortNames")) resources.insert(s);
-      kinds.insert(str(names, "kind"));
-      kinds.insert(str(names, "listKind"));
+      for (const char* f : {"plural", "singular"}) resources.insert(crd_text(names, f));
+      for (const auto& s : crd_strings(names, "shortNames")) resources.insert(s);
+      kinds.insert(crd_text(names, "kind"));
+      kinds.insert(crd_text(names, "listKind"));
     }
     Naming naming = name_crd(c.object, resources, kinds);
     claimed[c.key] = naming.accepted;
@@ -313,7 +313,7 @@ bool CrdController::reconcile() {
   for (auto& c : crds) {
     if (!c.object["metadata"].contains("deletionTimestamp") || !has_finalizer(c.object)) continue;
     std::string prefix = api::custom_resource_storage_prefix(c.object["spec"].value("group", ""),
-                                                             str(claimed[c.key], "plural")) +
+                                                             crd_text(claimed[c.key], "plural")) +
                          "/";
     auto remaining = cache_.list({prefix, {}, {}}, 0, "", 0);
     if (!remaining.is_ok()) {

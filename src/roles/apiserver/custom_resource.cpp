@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string str(const json& o, const char* key) {
+std::string cr_text(const json& o, const char* key) {
   if (!o.is_object()) return "";
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
@@ -32,7 +32,7 @@ const json& arr(const json& o, const char* key) {
   return it != o.end() && it->is_array() ? *it : empty;
 }
 
-std::vector<std::string> strings(const json& list) {
+std::vector<std::string> string_items(const json& list) {
   std::vector<std::string> out;
   for (const auto& v : list) {
     if (v.is_string()) out.push_back(v.get<std::string>());
@@ -48,16 +48,16 @@ std::string lower(std::string s) {
 api::Resource resource_of(const json& crd, const json& version, const json& accepted) {
   const json& spec = obj(crd, "spec");
   api::Resource r;
-  r.group = str(spec, "group");
-  r.version = str(version, "name");
-  r.kind = str(accepted, "kind");
-  r.plural = str(accepted, "plural");
-  r.singular = str(accepted, "singular");
+  r.group = cr_text(spec, "group");
+  r.version = cr_text(version, "name");
+  r.kind = cr_text(accepted, "kind");
+  r.plural = cr_text(accepted, "plural");
+  r.singular = cr_text(accepted, "singular");
   if (r.singular.empty()) r.singular = lower(r.kind);
-  r.namespaced = str(spec, "scope") != "Cluster";
+  r.namespaced = cr_text(spec, "scope") != "Cluster";
   r.verbs = {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
-  r.short_names = strings(arr(accepted, "shortNames"));
-  r.categories = strings(arr(accepted, "categories"));
+  r.short_names = string_items(arr(accepted, "shortNames"));
+  r.categories = string_items(arr(accepted, "categories"));
   const json& sub = obj(version, "subresources");
   if (sub.contains("scale")) {
     r.subresources.push_back({"scale", {"autoscaling", "v1", "Scale"}, {"get", "patch", "update"}});
@@ -187,9 +187,9 @@ std::shared_ptr<const Printer> printer_of_columns(const json& columns) {
   std::vector<Spec> specs;
   for (const auto& c : columns) {
     if (!c.is_object()) continue;
-    printer->columns.push_back({str(c, "name"), str(c, "type"), str(c, "format"),
-                                str(c, "description"), c.value("priority", 0)});
-    specs.push_back({str(c, "type"), str(c, "jsonPath")});
+    printer->columns.push_back({cr_text(c, "name"), cr_text(c, "type"), cr_text(c, "format"),
+                                cr_text(c, "description"), c.value("priority", 0)});
+    specs.push_back({cr_text(c, "type"), cr_text(c, "jsonPath")});
   }
   if (specs.empty()) {
     printer->columns.push_back(
@@ -200,7 +200,7 @@ std::shared_ptr<const Printer> printer_of_columns(const json& columns) {
     specs.push_back({"date", ".metadata.creationTimestamp"});
   }
   printer->cells = [specs](const json& o, std::chrono::system_clock::time_point now) {
-    std::vector<json> cells = {str(obj(o, "metadata"), "name")};
+    std::vector<json> cells = {cr_text(obj(o, "metadata"), "name")};
     for (const auto& s : specs) {
       auto values = eval_json_path(o, s.path);
       // Upstream shows the first match of a path (its printer supports simple paths only).
@@ -214,14 +214,14 @@ std::shared_ptr<const Printer> printer_of_columns(const json& columns) {
 std::vector<std::shared_ptr<const CustomResource>> custom_resources_of(const json& crd) {
   std::vector<std::shared_ptr<const CustomResource>> out;
   const json& accepted = obj(obj(crd, "status"), "acceptedNames");
-  if (str(accepted, "plural").empty() || str(accepted, "kind").empty()) return out;
+  if (cr_text(accepted, "plural").empty() || cr_text(accepted, "kind").empty()) return out;
   const json& meta = obj(crd, "metadata");
   for (const auto& v : arr(obj(crd, "spec"), "versions")) {
-    if (!v.is_object() || !v.value("served", false) || str(v, "name").empty()) continue;
+    if (!v.is_object() || !v.value("served", false) || cr_text(v, "name").empty()) continue;
     auto cr = std::make_shared<CustomResource>();
-    cr->crd_name = str(meta, "name");
+    cr->crd_name = cr_text(meta, "name");
     cr->resource = resource_of(crd, v, accepted);
-    cr->list_kind = str(accepted, "listKind");
+    cr->list_kind = cr_text(accepted, "listKind");
     if (cr->list_kind.empty()) cr->list_kind = cr->resource.kind + "List";
     const json& schema = obj(obj(v, "schema"), "openAPIV3Schema");
     if (!schema.empty()) cr->schema = schema;
@@ -230,8 +230,8 @@ std::vector<std::shared_ptr<const CustomResource>> custom_resources_of(const jso
     cr->status = sub.contains("status");
     if (sub.contains("scale")) {
       const json& s = obj(sub, "scale");
-      cr->scale = ScalePaths{str(s, "specReplicasPath"), str(s, "statusReplicasPath"),
-                             str(s, "labelSelectorPath")};
+      cr->scale = ScalePaths{cr_text(s, "specReplicasPath"), cr_text(s, "statusReplicasPath"),
+                             cr_text(s, "labelSelectorPath")};
     }
     cr->terminating = meta.contains("deletionTimestamp");
     out.push_back(std::move(cr));
@@ -244,9 +244,9 @@ void default_crd(json& crd) {
   json& spec = crd["spec"];
   if (!spec["names"].is_object()) return;
   json& names = spec["names"];
-  std::string kind = str(names, "kind");
-  if (!kind.empty() && str(names, "singular").empty()) names["singular"] = lower(kind);
-  if (!kind.empty() && str(names, "listKind").empty()) names["listKind"] = kind + "List";
+  std::string kind = cr_text(names, "kind");
+  if (!kind.empty() && cr_text(names, "singular").empty()) names["singular"] = lower(kind);
+  if (!kind.empty() && cr_text(names, "listKind").empty()) names["listKind"] = kind + "List";
   if (!spec.contains("conversion")) spec["conversion"] = {{"strategy", "None"}};
 }
 
@@ -263,8 +263,8 @@ std::vector<StatusCause> validate_crd(const json& crd) {
   };
   const json& spec = obj(crd, "spec");
   const json& names = obj(spec, "names");
-  const std::string group = str(spec, "group"), plural = str(names, "plural");
-  const std::string name = str(obj(crd, "metadata"), "name");
+  const std::string group = cr_text(spec, "group"), plural = cr_text(names, "plural");
+  const std::string name = cr_text(obj(crd, "metadata"), "name");
   if (name != plural + "." + group) {
     invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group");
   }
@@ -273,7 +273,7 @@ std::vector<StatusCause> validate_crd(const json& crd) {
   } else if (group.find('.') == std::string::npos) {
     invalid("spec.group", group, "should be a domain with at least one dot");
   }
-  const std::string scope = str(spec, "scope");
+  const std::string scope = cr_text(spec, "scope");
   if (scope.empty()) {
     required("spec.scope");
   } else if (scope != "Cluster" && scope != "Namespaced") {
@@ -288,7 +288,7 @@ std::vector<StatusCause> validate_crd(const json& crd) {
   for (size_t i = 0; i < versions.size(); ++i) {
     const json& v = versions[i];
     const std::string at = "spec.versions[" + std::to_string(i) + "]";
-    const std::string vname = str(v, "name");
+    const std::string vname = cr_text(v, "name");
     if (Status s = names::validate_dns1123_label(vname); !s.is_ok()) {
       invalid(at + ".name", vname, s.message());
     }
@@ -300,15 +300,15 @@ std::vector<StatusCause> validate_crd(const json& crd) {
     if (schema.empty()) {
       if (v.is_object() && v.value("served", false))
         required(schema_at, "because otherwise all fields are pruned");
-    } else if (str(schema, "type").empty()) {
+    } else if (cr_text(schema, "type").empty()) {
       required(schema_at + ".type", "must not be empty at the root");
-    } else if (str(schema, "type") != "object") {
-      invalid(schema_at + ".type", str(schema, "type"), "must be object at the root");
+    } else if (cr_text(schema, "type") != "object") {
+      invalid(schema_at + ".type", cr_text(schema, "type"), "must be object at the root");
     }
     const json& scale = obj(obj(v, "subresources"), "scale");
     if (obj(v, "subresources").contains("scale")) {
-      std::string spec_path = str(scale, "specReplicasPath");
-      std::string status_path = str(scale, "statusReplicasPath");
+      std::string spec_path = cr_text(scale, "specReplicasPath");
+      std::string status_path = cr_text(scale, "statusReplicasPath");
       const std::string scale_at = at + ".subresources.scale.";
       if (spec_path.rfind(".spec.", 0) != 0)
         invalid(scale_at + "specReplicasPath", spec_path, "should be a json path under .spec");
@@ -327,9 +327,9 @@ std::vector<StatusCause> validate_crd(const json& crd) {
   } else if (Status s = names::validate_dns1123_label(plural); !s.is_ok()) {
     invalid("spec.names.plural", plural, s.message());
   }
-  if (str(names, "singular").empty() && !str(names, "kind").empty())
+  if (cr_text(names, "singular").empty() && !cr_text(names, "kind").empty())
     required("spec.names.singular");
-  if (str(names, "kind").empty()) required("spec.names.kind");
+  if (cr_text(names, "kind").empty()) required("spec.names.kind");
   return causes;
 }
 

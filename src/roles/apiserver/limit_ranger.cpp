@@ -8,17 +8,18 @@
 
 #include "api/json_fields.h"
 #include "api/resource_list.h"
+#include "core/text.h"
 
 namespace k3c::apiserver {
 
-using api::member;
-using api::text;
 using api::add_into;
 using api::max_into;
+using api::member;
 using api::pod_resources;
 using api::pretty;
 using api::resource_list;
 using api::ResourceList;
+using api::text;
 using api::to_json;
 namespace {
 
@@ -51,12 +52,6 @@ std::vector<std::string> fill(json& container, const char* which, const Resource
     set.push_back(name);
   }
   return set;  // sorted: defaults is a sorted map
-}
-
-std::string joined(const std::vector<std::string>& parts, const char* sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
 }
 
 // Request, limit and enforced value at a common precision (milli-units when none overflows).
@@ -193,7 +188,7 @@ std::string aggregate(const std::vector<std::string>& errors) {
     if (std::find(seen.begin(), seen.end(), e) == seen.end()) seen.push_back(e);
   }
   if (seen.size() == 1) return seen[0];
-  return "[" + joined(seen, ", ") + "]";
+  return "[" + join(seen, ", ") + "]";
 }
 
 }  // namespace
@@ -221,16 +216,16 @@ void limit_range_defaults(json& pod, const std::vector<json>& ranges) {
         auto set_limits = fill(c, "limits", limits);
         auto set_requests = fill(c, "requests", requests);
         if (!set_requests.empty())
-          notes.push_back(joined(set_requests, ", ") + " request for " + what + " " + name);
+          notes.push_back(join(set_requests, ", ") + " request for " + what + " " + name);
         if (!set_limits.empty())
-          notes.push_back(joined(set_limits, ", ") + " limit for " + what + " " + name);
+          notes.push_back(join(set_limits, ", ") + " limit for " + what + " " + name);
       }
     }
     // Each range that sets something writes the annotation (the last one stays, as upstream).
     if (notes.empty()) continue;
     json& annotations = pod["metadata"]["annotations"];
     if (!annotations.is_object()) annotations = json::object();
-    annotations["kubernetes.io/limit-ranger"] = "LimitRanger plugin set: " + joined(notes, "; ");
+    annotations["kubernetes.io/limit-ranger"] = "LimitRanger plugin set: " + join(notes, "; ");
   }
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kAttempts = 8;
+constexpr int kBindingAttempts = 8;
 
 void mark_scheduled(json& pod, const std::string& now) {
   json& status = pod["status"];
@@ -69,7 +69,7 @@ http::Response Actions::bind(const Call& c, const std::string& url_name) {
 
   const api::Resource* pods = registry_->find("", "v1", "pods");
   const std::string key = pods->storage_key(c.info.namespace_, name);
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kBindingAttempts; ++attempt) {
     auto current = actions::read(cache_, key);
     if (!current.ok()) {
       if (current.error().code == Code::kNotFound)

@@ -5,9 +5,9 @@
 // left, is a 429 naming it; otherwise the budget's disruptionsAllowed is decremented and the
 // pod recorded in status.disruptedPods before the pod is deleted with the Eviction's
 // DeleteOptions.
+#include "api/object_selectors.h"
 #include "core/ids.h"
 #include "core/selector.h"
-#include "api/object_selectors.h"
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/content.h"
 
@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kAttempts = 8;
+constexpr int kEvictionAttempts = 8;
 constexpr size_t kMaxDisruptedPods = 2000;  // upstream's MaxDisruptedPodSize
 
 bool can_ignore_budgets(const json& pod) {
@@ -86,7 +86,8 @@ http::Response Actions::evict(const Call& c) {
   for (const auto& item : listed->items) {
     json pdb = json::parse(item->json, nullptr, false);
     if (!pdb.is_object()) continue;
-    auto selector = api::label_selector_of(pdb.value("spec", json::object()).value("selector", json()));
+    auto selector =
+        api::label_selector_of(pdb.value("spec", json::object()).value("selector", json()));
     if (selector && selector->matches(labels)) matching.push_back(item->name);
   }
   if (matching.size() > 1) {
@@ -98,7 +99,7 @@ http::Response Actions::evict(const Call& c) {
   if (matching.empty()) return remove_pod(options);
 
   const std::string pdb_key = budgets->storage_key(c.info.namespace_, matching[0]);
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kEvictionAttempts; ++attempt) {
     auto read = actions::read(cache_, pdb_key);
     if (!read.ok()) return error_response(read.error());
     json& pdb = read.value().object;

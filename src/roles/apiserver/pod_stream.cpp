@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "api/json_fields.h"
+#include "core/text.h"
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/remote_kubelet.h"
@@ -24,12 +25,6 @@ std::vector<std::string> names_of(const json& spec, const char* list) {
   for (const json& c : containers)
     if (c.is_object()) names.push_back(c.value("name", ""));
   return names;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : " ") + n;
-  return out;
 }
 
 // The container the request names, or the only one (upstream validateContainer).
@@ -50,9 +45,9 @@ ApiResult<std::string> stream_container(const Call& c, const json& pod) {
   if (containers.empty())
     return bad_request("a container name must be specified for pod " + c.info.name);
   std::string message = "a container name must be specified for pod " + c.info.name +
-                        ", choose one of: [" + joined(containers) + "]";
+                        ", choose one of: [" + join(containers, " ") + "]";
   std::vector<std::string> init = names_of(spec, "initContainers");
-  if (!init.empty()) message += " or one of the init containers: [" + joined(init) + "]";
+  if (!init.empty()) message += " or one of the init containers: [" + join(init, " ") + "]";
   return bad_request(message);
 }
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "core/text.h"
+
 namespace k3c::apiserver::printers {
 
 const json& at(const json& j, std::initializer_list<const char*> path) {
@@ -47,12 +49,7 @@ std::string lower(std::string s) {
 }
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
-  std::string s;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) s += sep;
-    s += parts[i];
-  }
-  return s;
+  return k3c::join(parts, sep);
 }
 
 std::string format_labels(const json& labels) {

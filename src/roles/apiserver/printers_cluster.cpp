@@ -65,7 +65,7 @@ Cells lease_cells(const json& o, WallTime now) {
   return {name_of(o), str(o, {"spec", "holderIdentity"}), age_of(o, now)};
 }
 
-bool is_default_class(const json& o) {
+bool marked_default_class(const json& o) {
   for (const char* a : {"storageclass.kubernetes.io/is-default-class",
                         "storageclass.beta.kubernetes.io/is-default-class"}) {
     if (str(o, {"metadata", "annotations", a}) == "true") return true;
@@ -74,7 +74,7 @@ bool is_default_class(const json& o) {
 }
 
 Cells storage_class_cells(const json& o, WallTime now) {
-  return {name_of(o) + (is_default_class(o) ? " (default)" : ""),
+  return {name_of(o) + (marked_default_class(o) ? " (default)" : ""),
           str(o, {"provisioner"}),
           str(o, {"reclaimPolicy"}, "Delete"),
           str(o, {"volumeBindingMode"}, "Immediate"),

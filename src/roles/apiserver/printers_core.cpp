@@ -5,6 +5,7 @@
 
 #include "api/version_conversion.h"
 #include "core/ids.h"
+#include "core/text.h"
 #include "roles/apiserver/printer_cells.h"
 
 namespace k3c::apiserver::printers {
@@ -347,13 +348,6 @@ Cells node_cells(const json& o, WallTime now) {
 
 // --- Event (core and events.k8s.io) ----------------------------------------------------------
 
-std::string trim(const std::string& s) {
-  const char* ws = " \t\n\r\f\v";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
 std::string first_non_empty(const std::string& a, const std::string& b) {
   return a.empty() ? b : a;
 }
@@ -383,7 +377,7 @@ Cells event_cells(const json& o, WallTime now) {
           target,
           str(o, {"involvedObject", "fieldPath"}),
           source,
-          trim(str(o, {"message"})),
+          std::string(trim_space(str(o, {"message"}))),
           first,
           n,
           name_of(o)};

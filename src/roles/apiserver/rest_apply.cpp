@@ -2,6 +2,7 @@
 // The configuration merges into the live object (or creates it) under the field ownership
 // rules of api/field_manager.h; conflicts with other managers answer 409 unless ?force=true.
 #include "api/field_manager.h"
+#include "roles/apiserver/actions.h"
 #include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/field_ownership.h"
@@ -16,13 +17,6 @@ using nlohmann::json;
 
 constexpr int kApplyAttempts = 8;
 
-bool dry_run(const http::Request& r) {
-  for (auto v : r.params("dryRun")) {
-    if (v == "All") return true;
-  }
-  return false;
-}
-
 // upstream's NewApplyConflict: 409 Conflict, one cause per contested field.
 ApiError apply_conflict(const std::vector<api::ApplyConflict>& conflicts) {
   ApiError e = api_error(Code::kConflict, api::conflict_message(conflicts));
@@ -34,7 +28,7 @@ ApiError apply_conflict(const std::vector<api::ApplyConflict>& conflicts) {
 }
 
 // A string member, or "" when absent or not a string.
-std::string text(const json& o, const char* key) {
+std::string field_text(const json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -43,7 +37,7 @@ std::string text(const json& o, const char* key) {
 std::optional<ApiError> check_configuration(json& config, const Call& c) {
   if (!config.is_object())
     return bad_request("the apply configuration must be a YAML or JSON object");
-  std::string version = text(config, "apiVersion");
+  std::string version = field_text(config, "apiVersion");
   if (version != c.resource.group_version()) {
     return bad_request("Incorrect version specified in apply patch. Specified patch version: " +
                        version + ", expected: " + c.resource.group_version());
@@ -52,7 +46,7 @@ std::optional<ApiError> check_configuration(json& config, const Call& c) {
     config["metadata"] = json::object();
   }
   json& meta = config["metadata"];
-  std::string name = text(meta, "name");
+  std::string name = field_text(meta, "name");
   if (name.empty()) {
     meta["name"] = c.info.name;
   } else if (name != c.info.name) {
@@ -78,7 +72,7 @@ http::Response Rest::apply(const Call& c) {
   json config = std::move(body.value());
   if (auto e = check_configuration(config, c)) return error_response(*e);
   // A resourceVersion in the configuration is a precondition, as in an update.
-  std::string precondition = text(config["metadata"], "resourceVersion");
+  std::string precondition = field_text(config["metadata"], "resourceVersion");
   config = without_resource_version(std::move(config));
   const api::MessageType* type = schemas_->kind(c.resource.gvk());
   const std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
@@ -120,7 +114,7 @@ http::Response Rest::apply(const Call& c) {
     if (auto e = strategies_.before_update(c.resource, updated.value(), live))
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &live)) return error_response(*e);
-    if (updated.value() == old || dry_run(c.request)) {
+    if (updated.value() == old || actions::dry_run(c.request)) {
       return json_response(200, make_cached("", std::move(updated.value()), revision).json);
     }
     auto r = write_updated(c, std::move(updated.value()), live, revision, 200);

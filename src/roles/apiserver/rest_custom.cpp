@@ -13,13 +13,13 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kScaleAttempts = 8;
+constexpr int kCustomScaleAttempts = 8;
 
 bool is_crd(const api::Resource& r) {
   return r.group == kCrdGroup && r.plural == "customresourcedefinitions";
 }
 
-std::string name_of(const json& o) {
+std::string custom_name(const json& o) {
   const json& meta = o["metadata"];
   return meta.is_object() ? meta.value("name", "") : "";
 }
@@ -58,7 +58,7 @@ void set_at(json& object, const std::string& path, json value) {
 }
 
 // The autoscaling/v1 Scale of a custom resource, as upstream builds it from the CRD's paths.
-json scale_of(const json& object, const ScalePaths& paths) {
+json custom_scale_of(const json& object, const ScalePaths& paths) {
   const json& meta = object["metadata"];
   json scale_meta = json::object();
   for (const char* f : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
@@ -84,7 +84,8 @@ std::optional<ApiError> Rest::admit_custom(const Call& c, json& object, const js
   if (is_crd(c.resource)) {
     default_crd(object);
     auto causes = validate_crd(object);
-    if (!causes.empty()) return invalid(c.resource.group, c.resource.kind, name_of(object), causes);
+    if (!causes.empty())
+      return invalid(c.resource.group, c.resource.kind, custom_name(object), causes);
     return std::nullopt;
   }
   if (!c.custom) return std::nullopt;
@@ -92,10 +93,10 @@ std::optional<ApiError> Rest::admit_custom(const Call& c, json& object, const js
   const api::Resource& r = c.resource;
   if (!old && cr.terminating) {
     ApiError e = api_error(Code::kForbidden,
-                           qualified_resource(r.group, r.plural) + " \"" + name_of(object) +
+                           qualified_resource(r.group, r.plural) + " \"" + custom_name(object) +
                                "\" is forbidden: create not allowed while custom resource "
                                "definition is terminating");
-    e.name = name_of(object);
+    e.name = custom_name(object);
     e.group = r.group;
     e.kind = r.plural;
     return e;
@@ -115,7 +116,7 @@ std::optional<ApiError> Rest::admit_custom(const Call& c, json& object, const js
   }
   crd::apply_defaults(object, cr.schema);
   auto causes = crd::validate(object, cr.schema);
-  if (!causes.empty()) return invalid(r.group, r.kind, name_of(object), std::move(causes));
+  if (!causes.empty()) return invalid(r.group, r.kind, custom_name(object), std::move(causes));
   return std::nullopt;
 }
 
@@ -140,11 +141,11 @@ http::Response Rest::custom_scale(const Call& c) {
     if (!decoded.ok()) return error_response(decoded.error());
     body = std::move(decoded.value());
   }
-  for (int attempt = 0; attempt < kScaleAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kCustomScaleAttempts; ++attempt) {
     auto cur = read_current(c);
     if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
     Current& current = std::get<Current>(cur);
-    json scale = scale_of(current.object, paths);
+    json scale = custom_scale_of(current.object, paths);
     if (verb == "get") return json_response(200, scale.dump());
     json wanted;
     if (verb == "update") {
@@ -183,7 +184,7 @@ http::Response Rest::custom_scale(const Call& c) {
     if (written.status != 200) return written;
     json stored = json::parse(written.body, nullptr, false);
     if (!stored.is_object()) return written;
-    return json_response(200, scale_of(stored, paths).dump());
+    return json_response(200, custom_scale_of(stored, paths).dump());
   }
   return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
 }

@@ -4,6 +4,7 @@
 #include "api/patch.h"
 #include "api/strategic_merge.h"
 #include "core/ids.h"
+#include "roles/apiserver/actions.h"
 #include "roles/apiserver/admission.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
@@ -21,13 +22,6 @@ using nlohmann::json;
 
 // Unconditional updates retry this often when another writer got in between.
 constexpr int kUpdateAttempts = 8;
-
-bool dry_run(const http::Request& r) {
-  for (auto v : r.params("dryRun")) {
-    if (v == "All") return true;
-  }
-  return false;
-}
 
 std::string meta_rv(const json& o) {
   auto m = o.find("metadata");
@@ -71,7 +65,7 @@ ApiError store_error(const Call& c, const Status& s) {
 std::optional<ApiError> Rest::admit(const Call& c, json& object, const json* old) {
   if (!c.info.subresource.empty()) return std::nullopt;
   AdmissionAttributes a{c.resource, c.info.namespace_, c.info.subresource, old == nullptr,
-                        dry_run(c.request)};
+                        actions::dry_run(c.request)};
   apply_object_defaults(object, *schemas_, c.resource);
   if (auto e = admission_.mutate(a, object, old)) return e;
   return validate_object(object, old, *schemas_, c.resource);
@@ -79,7 +73,7 @@ std::optional<ApiError> Rest::admit(const Call& c, json& object, const json* old
 
 std::optional<ApiError> Rest::admit_final(const Call& c, const json& object, const json* old) {
   AdmissionAttributes a{c.resource, c.info.namespace_, c.info.subresource, old == nullptr,
-                        dry_run(c.request)};
+                        actions::dry_run(c.request)};
   return admission_.validate(a, object, old);
 }
 
@@ -125,7 +119,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     add_warnings(r, warnings);
     return r;
   };
-  if (dry_run(c.request)) return respond(201, object.dump());
+  if (actions::dry_run(c.request)) return respond(201, object.dump());
   std::string key = c.resource.storage_key(ns, name);
   auto bytes = stored_bytes(c, object);
   if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
@@ -202,10 +196,10 @@ http::Response Rest::update(const Call& c) {
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
-    if (updated.value() == current_bare || dry_run(c.request)) {
+    if (updated.value() == current_bare || actions::dry_run(c.request)) {
       json out = updated.value();
       http::Response r =
-          dry_run(c.request)
+          actions::dry_run(c.request)
               ? json_response(200, out.dump())
               : json_response(200, make_cached("", std::move(out), current.revision).json);
       add_warnings(r, decoded.value().warnings);
@@ -284,7 +278,7 @@ http::Response Rest::patch(const Call& c) {
     if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
-    if (updated.value() == current_bare || dry_run(c.request)) {
+    if (updated.value() == current_bare || actions::dry_run(c.request)) {
       http::Response r =
           json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
       add_warnings(r, warnings.value());
@@ -357,7 +351,7 @@ http::Response Rest::remove(const Call& c) {
                          ", ResourceVersion in object meta: " + std::to_string(current.revision)));
       }
     }
-    if (dry_run(c.request)) return json_response(200, current.object.dump());
+    if (actions::dry_run(c.request)) return json_response(200, current.object.dump());
     json updated = without_resource_version(current.object);
     json& m = updated["metadata"];
     json finalizers =

@@ -9,7 +9,7 @@
 namespace k3c::apiserver {
 namespace {
 
-http::Response text(int status, std::string body) {
+http::Response text_answer(int status, std::string body) {
   return body_response(status, std::move(body), "text/plain; charset=utf-8");
 }
 
@@ -101,16 +101,16 @@ http::Response Router::non_resource(const ApiSnapshot& api, const http::Request&
   if (p == "/version") return json_response(200, api.discovery.version());
   if (p == "/healthz" || p == "/livez" || p == "/readyz") {
     if (request.param("verbose")) {
-      return text(200,
-                  "[+]ping ok\n[+]log ok\n[+]etcd "
-                  "ok\n[+]poststarthook/start-apiextensions-controllers ok\n" +
-                      std::string(p == "/readyz" ? "[+]informer-sync ok\n" : "") + p.substr(1) +
-                      " check passed\n");
+      return text_answer(200,
+                         "[+]ping ok\n[+]log ok\n[+]etcd "
+                         "ok\n[+]poststarthook/start-apiextensions-controllers ok\n" +
+                             std::string(p == "/readyz" ? "[+]informer-sync ok\n" : "") +
+                             p.substr(1) + " check passed\n");
     }
-    return text(200, "ok");
+    return text_answer(200, "ok");
   }
   if (p.rfind("/healthz/", 0) == 0 || p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0) {
-    return text(200, "ok");
+    return text_answer(200, "ok");
   }
   if (p == "/openapi/v2") {
     // kubectl 1.27/1.28 ask for protobuf; anything else gets the same document as JSON.
@@ -128,9 +128,9 @@ http::Response Router::non_resource(const ApiSnapshot& api, const http::Request&
   if (p.rfind("/openapi/v3/", 0) == 0) {
     if (const std::string* doc = api.openapi.group_version(p.substr(12)))
       return json_response(200, *doc);
-    return text(404, "404 page not found\n");
+    return text_answer(404, "404 page not found\n");
   }
-  return text(404, "404 page not found\n");
+  return text_answer(404, "404 page not found\n");
 }
 
 http::Response Router::discovery(const ApiSnapshot& api, const http::Request& request,
@@ -178,8 +178,7 @@ http::Response Router::resource(const ApiSnapshot& api, const http::Request& req
     return not_implemented(qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");
   }
-  if (!info.subresource.empty() && info.subresource != "status" &&
-      info.subresource != "finalize") {
+  if (!info.subresource.empty() && info.subresource != "status" && info.subresource != "finalize") {
     return not_implemented("the " + info.subresource + " subresource of " +
                            qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");

@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kAttempts = 8;
+constexpr int kScaleAttempts = 8;
 
 struct Requirement {
   std::string key;
@@ -22,7 +22,7 @@ struct Requirement {
   std::vector<std::string> values;
 };
 
-std::vector<std::string> strings_of(const json& list) {
+std::vector<std::string> scale_strings(const json& list) {
   std::vector<std::string> out;
   if (!list.is_array()) return out;
   for (const auto& v : list) {
@@ -49,8 +49,8 @@ std::string selector_string(const json& selector, bool plain_map) {
     for (const auto& e : selector["matchExpressions"]) {
       if (!e.is_object()) continue;
       std::string op = e.value("operator", ""), key = e.value("key", "");
-      if (op == "In") reqs.push_back({key, "in", strings_of(e.value("values", json()))});
-      if (op == "NotIn") reqs.push_back({key, "notin", strings_of(e.value("values", json()))});
+      if (op == "In") reqs.push_back({key, "in", scale_strings(e.value("values", json()))});
+      if (op == "NotIn") reqs.push_back({key, "notin", scale_strings(e.value("values", json()))});
       if (op == "Exists") reqs.push_back({key, "exists", {}});
       if (op == "DoesNotExist") reqs.push_back({key, "!", {}});
     }
@@ -164,7 +164,7 @@ http::Response Actions::update_scale(const Call& c) {
     body = std::move(b.value());
   }
   const std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
-  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kScaleAttempts; ++attempt) {
     auto current = actions::read(cache_, key);
     if (!current.ok()) {
       if (current.error().code == Code::kNotFound) {

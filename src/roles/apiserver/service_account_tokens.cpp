@@ -17,10 +17,10 @@ int64_t unix_seconds(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count();
 }
 
-Status unauthorized(std::string why) { return error(Code::kUnauthorized, std::move(why)); }
+Status token_unauthorized(std::string why) { return error(Code::kUnauthorized, std::move(why)); }
 
 // A string member of `o`, "" when absent or not a string.
-std::string str(const json& o, const char* key) {
+std::string token_text(const json& o, const char* key) {
   auto it = o.find(key);
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
@@ -79,8 +79,8 @@ Result<TokenClaims> ServiceAccountTokens::verify(std::string_view token,
   if (!keys.is_ok()) return keys.status();
   ASSIGN_OR_RETURN(std::string payload, keys->verifier.verify(token));
   json c = json::parse(payload, nullptr, false);
-  if (!c.is_object()) return unauthorized("invalid token: the claims are not a JSON object");
-  if (str(c, "iss") != issuer_) return unauthorized("invalid token: unknown issuer");
+  if (!c.is_object()) return token_unauthorized("invalid token: the claims are not a JSON object");
+  if (token_text(c, "iss") != issuer_) return token_unauthorized("invalid token: unknown issuer");
   // "aud" is a string or a list of strings (RFC 7519 section 4.1.3).
   std::vector<std::string> aud;
   if (c["aud"].is_string()) aud.push_back(c["aud"].get<std::string>());
@@ -94,39 +94,40 @@ Result<TokenClaims> ServiceAccountTokens::verify(std::string_view token,
   for (const auto& a : audiences) {
     if (std::find(aud.begin(), aud.end(), a) != aud.end()) matched.push_back(a);
   }
-  if (matched.empty()) return unauthorized("invalid token: token audiences do not match");
+  if (matched.empty()) return token_unauthorized("invalid token: token audiences do not match");
   if (!c["exp"].is_number_integer() || !c["nbf"].is_number_integer()) {
-    return unauthorized("invalid token: exp and nbf are required");
+    return token_unauthorized("invalid token: exp and nbf are required");
   }
   int64_t now = unix_seconds(clock_.wall_now());
   if (now > c["exp"].get<int64_t>() + kLeewaySeconds) {
-    return unauthorized("invalid token: the token has expired");
+    return token_unauthorized("invalid token: the token has expired");
   }
   if (now + kLeewaySeconds < c["nbf"].get<int64_t>()) {
-    return unauthorized("invalid token: the token is not valid yet");
+    return token_unauthorized("invalid token: the token is not valid yet");
   }
   const json& k8s = c.contains("kubernetes.io") ? c["kubernetes.io"] : json();
   if (!k8s.is_object() || !k8s["serviceaccount"].is_object()) {
-    return unauthorized("invalid token: not a bound service-account token");
+    return token_unauthorized("invalid token: not a bound service-account token");
   }
   TokenClaims out;
-  out.namespace_ = str(k8s, "namespace");
-  out.service_account = str(k8s["serviceaccount"], "name");
-  out.service_account_uid = str(k8s["serviceaccount"], "uid");
+  out.namespace_ = token_text(k8s, "namespace");
+  out.service_account = token_text(k8s["serviceaccount"], "name");
+  out.service_account_uid = token_text(k8s["serviceaccount"], "uid");
   if (k8s.contains("pod") && k8s["pod"].is_object()) {
-    out.pod_name = str(k8s["pod"], "name");
-    out.pod_uid = str(k8s["pod"], "uid");
+    out.pod_name = token_text(k8s["pod"], "name");
+    out.pod_uid = token_text(k8s["pod"], "uid");
   }
   if (k8s.contains("secret") && k8s["secret"].is_object()) {
-    out.secret_name = str(k8s["secret"], "name");
-    out.secret_uid = str(k8s["secret"], "uid");
+    out.secret_name = token_text(k8s["secret"], "name");
+    out.secret_uid = token_text(k8s["secret"], "uid");
   }
   if (out.namespace_.empty() || out.service_account.empty() ||
-      str(c, "sub") != "system:serviceaccount:" + out.namespace_ + ":" + out.service_account) {
-    return unauthorized("invalid token: the subject does not match the service account");
+      token_text(c, "sub") !=
+          "system:serviceaccount:" + out.namespace_ + ":" + out.service_account) {
+    return token_unauthorized("invalid token: the subject does not match the service account");
   }
   out.audiences = std::move(matched);
-  out.credential_id = str(c, "jti");
+  out.credential_id = token_text(c, "jti");
   out.expires =
       std::chrono::system_clock::time_point(std::chrono::seconds(c["exp"].get<int64_t>()));
   return out;

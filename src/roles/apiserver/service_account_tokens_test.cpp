@@ -12,7 +12,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Fixture {
+struct TokensFixture {
   TempDir dir;
   ManualClock clock;
   pki::ServiceAccountKeys keys = *pki::ensure_service_account_keys(dir.path());
@@ -39,7 +39,7 @@ nlohmann::json payload_of(const std::string& token) {
 }
 
 TEST_CASE("issued tokens carry upstream's claims") {
-  Fixture f;
+  TokensFixture f;
   TokenClaims c = f.claims();
   c.pod_name = "web-1";
   c.pod_uid = "pod-uid";
@@ -65,7 +65,7 @@ TEST_CASE("issued tokens carry upstream's claims") {
 }
 
 TEST_CASE("tokens expire, with a minute of leeway") {
-  Fixture f;
+  TokensFixture f;
   auto token = *f.tokens.issue(f.claims(600s));
   f.clock.advance(600s + 59s);
   CHECK(f.tokens.verify(token).is_ok());
@@ -77,7 +77,7 @@ TEST_CASE("tokens expire, with a minute of leeway") {
 }
 
 TEST_CASE("a token for another audience does not authenticate here") {
-  Fixture f;
+  TokensFixture f;
   TokenClaims c = f.claims();
   c.audiences = {"vault"};
   auto token = *f.tokens.issue(c);
@@ -88,8 +88,8 @@ TEST_CASE("a token for another audience does not authenticate here") {
 }
 
 TEST_CASE("tokens of another issuer or another key are refused") {
-  Fixture f;
-  Fixture other;
+  TokensFixture f;
+  TokensFixture other;
   auto foreign = *other.tokens.issue(other.claims());
   CHECK_FALSE(f.tokens.verify(foreign).is_ok());
   ServiceAccountTokens elsewhere{*pki::JwtSigner::from_pem(f.keys.signing_key_pem),

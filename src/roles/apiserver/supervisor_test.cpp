@@ -12,8 +12,8 @@
 namespace k3c::apiserver {
 namespace {
 
-struct Fixture {
-  Fixture() {
+struct SupervisorFixture {
+  SupervisorFixture() {
     pki::PkiOptions options;
     options.tls_dir = tmp.path() + "/tls";
     pki = *pki::ensure_server_pki(options);
@@ -56,7 +56,7 @@ pki::Identity identity_of(const std::string& pem) {
 }
 
 TEST_CASE("the supervisor serves the CA to anyone and certificates only to the token") {
-  Fixture f;
+  SupervisorFixture f;
   CHECK(Supervisor::handles("/cacerts"));
   CHECK(Supervisor::handles("/v1-k3c/client-kubelet.crt"));
   CHECK_FALSE(Supervisor::handles("/api/v1/nodes"));
@@ -87,7 +87,7 @@ TEST_CASE("the supervisor serves the CA to anyone and certificates only to the t
 }
 
 TEST_CASE("the supervisor refuses malformed nodes (400) and a taken node name (403)") {
-  Fixture f;
+  SupervisorFixture f;
   auto status = [&](std::vector<std::pair<std::string, std::string>> h) {
     return f.get("/v1-k3c/serving-kubelet.crt", std::move(h)).status;
   };

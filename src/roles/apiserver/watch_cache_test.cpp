@@ -30,11 +30,11 @@ std::vector<WatchEvent> drain(CacheWatcher& w, size_t n) {
   return out;
 }
 
-struct Fixture {
+struct WatchCacheFixture {
   TempDir dir;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<WatchCache> cache;
-  Fixture() {
+  WatchCacheFixture() {
     store::Options o;
     o.path = dir.path() + "/state.db";
     o.maintenance_interval = 0ms;
@@ -46,7 +46,7 @@ struct Fixture {
 };
 
 TEST_CASE("the cache loads, follows writes, and serves consistent reads") {
-  Fixture f;
+  WatchCacheFixture f;
   auto a = f.cache->get("/registry/pods/default/a", 0);
   REQUIRE(a.is_ok());
   REQUIRE(json::parse((*a)->json)["metadata"]["resourceVersion"] == "1");
@@ -65,7 +65,7 @@ TEST_CASE("the cache loads, follows writes, and serves consistent reads") {
 }
 
 TEST_CASE("watches: synthetic adds, resume, and selector transitions") {
-  Fixture f;
+  WatchCacheFixture f;
   Filter web{"/registry/pods/", *LabelSelector::parse("app=web"), {}};
   auto w0 = f.cache->watch(web, 0);
   REQUIRE(w0.is_ok());

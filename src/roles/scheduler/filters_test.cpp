@@ -13,7 +13,7 @@ using testing::PodBuilder;
 using json = nlohmann::json;
 using Filter = FilterStatus (*)(const CycleState&, const NodeInfo&);
 
-FilterStatus run(Filter f, const Snapshot& s, const PodPtr& pod, const std::string& node) {
+FilterStatus filters_run(Filter f, const Snapshot& s, const PodPtr& pod, const std::string& node) {
   CycleState state(s, *pod);
   FilterStatus pre = run_prefilters(state);
   if (!pre.ok()) return pre;
@@ -34,7 +34,7 @@ Snapshot one_node(NodeBuilder node) {
 
 TEST_CASE("NodeUnschedulable") {
   Snapshot s = one_node(NodeBuilder("n").unschedulable());
-  FilterStatus st = run(filter_node_unschedulable, s, PodBuilder("p").build(), "n");
+  FilterStatus st = filters_run(filter_node_unschedulable, s, PodBuilder("p").build(), "n");
   CHECK(st.code == FilterCode::kUnresolvable);
   CHECK(reasons(st) == "node(s) were unschedulable");
   PodPtr tolerant = PodBuilder("p")
@@ -42,14 +42,14 @@ TEST_CASE("NodeUnschedulable") {
                                      {"operator", "Exists"},
                                      {"effect", "NoSchedule"}})
                         .build();
-  CHECK(run(filter_node_unschedulable, s, tolerant, "n").ok());
+  CHECK(filters_run(filter_node_unschedulable, s, tolerant, "n").ok());
 }
 
 TEST_CASE("NodeName") {
   Snapshot s = one_node(NodeBuilder("n"));
-  CHECK(run(filter_node_name, s, PodBuilder("p").build(), "n").ok());
-  CHECK(run(filter_node_name, s, PodBuilder("p").node("n").build(), "n").ok());
-  CHECK(reasons(run(filter_node_name, s, PodBuilder("p").node("m").build(), "n")) ==
+  CHECK(filters_run(filter_node_name, s, PodBuilder("p").build(), "n").ok());
+  CHECK(filters_run(filter_node_name, s, PodBuilder("p").node("n").build(), "n").ok());
+  CHECK(reasons(filters_run(filter_node_name, s, PodBuilder("p").node("m").build(), "n")) ==
         "node(s) didn't match the requested node name");
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("TaintToleration filter") {
     SECTION(c.name) {
       PodBuilder pod("p");
       pod.spec("tolerations", c.tolerations);
-      FilterStatus st = run(filter_taint_toleration, s, pod.build(), "n");
+      FilterStatus st = filters_run(filter_taint_toleration, s, pod.build(), "n");
       CHECK(reasons(st) == c.want);
       if (!c.want.empty()) CHECK(st.code == FilterCode::kUnresolvable);
     }
@@ -127,8 +127,8 @@ TEST_CASE("NodeAffinity: nodeSelector, every operator, matchFields") {
   };
   for (const Case& c : cases) {
     SECTION(c.name) {
-      FilterStatus st =
-          run(filter_node_affinity, s, PodBuilder("p").spec("affinity", c.affinity).build(), "n");
+      FilterStatus st = filters_run(filter_node_affinity, s,
+                                    PodBuilder("p").spec("affinity", c.affinity).build(), "n");
       CHECK(st.ok() == c.fits);
       if (!c.fits) {
         CHECK(reasons(st) == "node(s) didn't match Pod's node affinity/selector");
@@ -142,15 +142,16 @@ TEST_CASE("NodeAffinity: nodeSelector, every operator, matchFields") {
                         {{"nodeSelectorTerms",
                           {{{"matchExpressions", {expr("zone", "In", {"x"})}}},
                            {{"matchExpressions", {expr("zone", "In", {"a"})}}}}}}}}}};
-    CHECK(
-        run(filter_node_affinity, s, PodBuilder("p").spec("affinity", affinity).build(), "n").ok());
+    CHECK(filters_run(filter_node_affinity, s, PodBuilder("p").spec("affinity", affinity).build(),
+                      "n")
+              .ok());
   }
   SECTION("nodeSelector") {
-    CHECK(run(filter_node_affinity, s,
-              PodBuilder("p").spec("nodeSelector", {{"zone", "a"}}).build(), "n")
+    CHECK(filters_run(filter_node_affinity, s,
+                      PodBuilder("p").spec("nodeSelector", {{"zone", "a"}}).build(), "n")
               .ok());
-    CHECK_FALSE(run(filter_node_affinity, s,
-                    PodBuilder("p").spec("nodeSelector", {{"zone", "b"}}).build(), "n")
+    CHECK_FALSE(filters_run(filter_node_affinity, s,
+                            PodBuilder("p").spec("nodeSelector", {{"zone", "b"}}).build(), "n")
                     .ok());
   }
 }
@@ -158,13 +159,13 @@ TEST_CASE("NodeAffinity: nodeSelector, every operator, matchFields") {
 TEST_CASE("NodePorts") {
   Snapshot s = one_node(NodeBuilder("n"));
   REQUIRE(s.add_pod(PodBuilder("web").node("n").host_port(80).build()).is_ok());
-  CHECK(run(filter_node_ports, s, PodBuilder("p").host_port(8080).build(), "n").ok());
-  FilterStatus st = run(filter_node_ports, s, PodBuilder("p").host_port(80).build(), "n");
+  CHECK(filters_run(filter_node_ports, s, PodBuilder("p").host_port(8080).build(), "n").ok());
+  FilterStatus st = filters_run(filter_node_ports, s, PodBuilder("p").host_port(80).build(), "n");
   CHECK(st.code == FilterCode::kUnschedulable);
   CHECK(reasons(st) == "node(s) didn't have free ports for the requested pod ports");
   PodBuilder udp("u");
   udp.host_port(80).raw()["spec"]["containers"][0]["ports"][0]["protocol"] = "UDP";
-  CHECK(run(filter_node_ports, s, udp.build(), "n").ok());
+  CHECK(filters_run(filter_node_ports, s, udp.build(), "n").ok());
 }
 
 TEST_CASE("NodeResourcesFit") {
@@ -199,14 +200,14 @@ TEST_CASE("NodeResourcesFit") {
   };
   for (const Case& c : cases) {
     SECTION(c.name) {
-      FilterStatus st = run(filter_node_resources_fit, s, c.pod, "n");
+      FilterStatus st = filters_run(filter_node_resources_fit, s, c.pod, "n");
       CHECK(reasons(st) == c.want);
       CHECK(st.code == c.code);
     }
   }
   SECTION("pod count") {
     REQUIRE(s.add_pod(PodBuilder("b").node("n").build()).is_ok());
-    FilterStatus st = run(filter_node_resources_fit, s, PodBuilder("p").build(), "n");
+    FilterStatus st = filters_run(filter_node_resources_fit, s, PodBuilder("p").build(), "n");
     CHECK(reasons(st) == "Too many pods");
     CHECK(st.code == FilterCode::kUnschedulable);
   }
@@ -226,21 +227,21 @@ TEST_CASE("VolumeBinding and NodeVolumeLimits") {
         .spec("volumes", {{{"name", "v"}, {"persistentVolumeClaim", {{"claimName", claim}}}}})
         .build();
   };
-  CHECK(run(filter_volume_binding, s, with_claim("bound"), "n").ok());
-  FilterStatus st = run(filter_volume_binding, s, with_claim("bound"), "m");
+  CHECK(filters_run(filter_volume_binding, s, with_claim("bound"), "n").ok());
+  FilterStatus st = filters_run(filter_volume_binding, s, with_claim("bound"), "m");
   CHECK(reasons(st) == "node(s) had volume node affinity conflict");
-  CHECK(run(filter_volume_binding, s, with_claim("later"), "m").ok());
-  CHECK(reasons(run(filter_volume_binding, s, with_claim("now"), "m")) ==
+  CHECK(filters_run(filter_volume_binding, s, with_claim("later"), "m").ok());
+  CHECK(reasons(filters_run(filter_volume_binding, s, with_claim("now"), "m")) ==
         "pod has unbound immediate PersistentVolumeClaims");
-  CHECK(reasons(run(filter_volume_binding, s, with_claim("gone"), "m")) ==
+  CHECK(reasons(filters_run(filter_volume_binding, s, with_claim("gone"), "m")) ==
         "persistentvolumeclaim \"gone\" not found");
 
   auto limited = std::make_shared<NodeModel>(s.find("m")->node());
   limited->max_volumes = 0;
   s.add_node(limited);
-  CHECK(reasons(run(filter_node_volume_limits, s, with_claim("later"), "m")) ==
+  CHECK(reasons(filters_run(filter_node_volume_limits, s, with_claim("later"), "m")) ==
         "node(s) exceed max volume count");
-  CHECK(run(filter_node_volume_limits, s, PodBuilder("p").build(), "m").ok());
+  CHECK(filters_run(filter_node_volume_limits, s, PodBuilder("p").build(), "m").ok());
 }
 
 json spread(const char* key, int skew, const char* when = "DoNotSchedule") {
@@ -268,12 +269,12 @@ TEST_CASE("PodTopologySpread filter") {
         .build();
   };
   // zone a holds 2, zone b 0: a third in a makes skew 3.
-  FilterStatus st = run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "a1");
+  FilterStatus st = filters_run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "a1");
   CHECK(reasons(st) == "node(s) didn't match pod topology spread constraints");
   CHECK(st.code == FilterCode::kUnschedulable);
-  CHECK(run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "b1").ok());
-  CHECK(run(filter_pod_topology_spread, s, pod({spread("zone", 3)}), "a1").ok());
-  st = run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "nozone");
+  CHECK(filters_run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "b1").ok());
+  CHECK(filters_run(filter_pod_topology_spread, s, pod({spread("zone", 3)}), "a1").ok());
+  st = filters_run(filter_pod_topology_spread, s, pod({spread("zone", 1)}), "nozone");
   CHECK(reasons(st) ==
         "node(s) didn't match pod topology spread constraints (missing required label)");
   CHECK(st.code == FilterCode::kUnresolvable);
@@ -281,19 +282,20 @@ TEST_CASE("PodTopologySpread filter") {
     REQUIRE(s.add_pod(PodBuilder("web-b1").node("b1").label("app", "web").build()).is_ok());
     json c = spread("zone", 2);
     c["minDomains"] = 3;
-    CHECK_FALSE(run(filter_pod_topology_spread, s, pod({c}), "a1").ok());
-    CHECK(run(filter_pod_topology_spread, s, pod({spread("zone", 2)}), "a1").ok());
+    CHECK_FALSE(filters_run(filter_pod_topology_spread, s, pod({c}), "a1").ok());
+    CHECK(filters_run(filter_pod_topology_spread, s, pod({spread("zone", 2)}), "a1").ok());
   }
   SECTION("nodeAffinityPolicy Honor leaves out nodes the pod cannot use") {
     PodBuilder b("p");
     b.label("app", "web").spec("topologySpreadConstraints", {spread("zone", 1)});
     b.spec("nodeSelector", {{"zone", "a"}});
     // Only zone a counts: it is the single domain, so the skew is 0.
-    CHECK(run(filter_pod_topology_spread, s, b.build(), "a1").ok());
+    CHECK(filters_run(filter_pod_topology_spread, s, b.build(), "a1").ok());
   }
   SECTION("ScheduleAnyway does not filter") {
     CHECK(
-        run(filter_pod_topology_spread, s, pod({spread("zone", 1, "ScheduleAnyway")}), "a1").ok());
+        filters_run(filter_pod_topology_spread, s, pod({spread("zone", 1, "ScheduleAnyway")}), "a1")
+            .ok());
   }
 }
 
@@ -315,8 +317,8 @@ TEST_CASE("InterPodAffinity filter") {
     PodPtr p = PodBuilder("p")
                    .spec("affinity", pod_affinity("podAffinity", kRequired, "db", "zone"))
                    .build();
-    CHECK(run(filter_inter_pod_affinity, s, p, "a2").ok());
-    FilterStatus st = run(filter_inter_pod_affinity, s, p, "b1");
+    CHECK(filters_run(filter_inter_pod_affinity, s, p, "a2").ok());
+    FilterStatus st = filters_run(filter_inter_pod_affinity, s, p, "b1");
     CHECK(reasons(st) == "node(s) didn't match pod affinity rules");
     CHECK(st.code == FilterCode::kUnresolvable);
   }
@@ -327,24 +329,24 @@ TEST_CASE("InterPodAffinity filter") {
     aff["podAffinity"][kRequired].push_back(
         {{"labelSelector", {{"matchLabels", {{"tier", "gold"}}}}}, {"topologyKey", "zone"}});
     PodPtr p = PodBuilder("p").spec("affinity", aff).build();
-    CHECK(run(filter_inter_pod_affinity, s, p, "b1").ok());
-    CHECK_FALSE(run(filter_inter_pod_affinity, s, p, "a2").ok());
+    CHECK(filters_run(filter_inter_pod_affinity, s, p, "b1").ok());
+    CHECK_FALSE(filters_run(filter_inter_pod_affinity, s, p, "a2").ok());
   }
   SECTION("the first pod of a self-affine group may go anywhere") {
     PodPtr p = PodBuilder("p")
                    .label("app", "cache")
                    .spec("affinity", pod_affinity("podAffinity", kRequired, "cache", "zone"))
                    .build();
-    CHECK(run(filter_inter_pod_affinity, s, p, "b1").ok());
+    CHECK(filters_run(filter_inter_pod_affinity, s, p, "b1").ok());
   }
   SECTION("required anti-affinity") {
     PodPtr p = PodBuilder("p")
                    .spec("affinity", pod_affinity("podAntiAffinity", kRequired, "db", "zone"))
                    .build();
-    FilterStatus st = run(filter_inter_pod_affinity, s, p, "a2");
+    FilterStatus st = filters_run(filter_inter_pod_affinity, s, p, "a2");
     CHECK(reasons(st) == "node(s) didn't match pod anti-affinity rules");
     CHECK(st.code == FilterCode::kUnschedulable);
-    CHECK(run(filter_inter_pod_affinity, s, p, "b1").ok());
+    CHECK(filters_run(filter_inter_pod_affinity, s, p, "b1").ok());
   }
   SECTION("existing pods' anti-affinity is symmetric") {
     REQUIRE(s.add_pod(PodBuilder("loner")
@@ -355,27 +357,27 @@ TEST_CASE("InterPodAffinity filter") {
                           .build())
                 .is_ok());
     PodPtr web = PodBuilder("w").label("app", "web").build();
-    FilterStatus st = run(filter_inter_pod_affinity, s, web, "b1");
+    FilterStatus st = filters_run(filter_inter_pod_affinity, s, web, "b1");
     CHECK(reasons(st) == "node(s) didn't satisfy existing pods anti-affinity rules");
-    CHECK(run(filter_inter_pod_affinity, s, web, "a1").ok());
+    CHECK(filters_run(filter_inter_pod_affinity, s, web, "a1").ok());
   }
   SECTION("namespaces: a term looks in the pod's namespace unless told otherwise") {
     PodPtr other_ns = PodBuilder("p", "team")
                           .spec("affinity", pod_affinity("podAffinity", kRequired, "db", "zone"))
                           .build();
-    CHECK_FALSE(run(filter_inter_pod_affinity, s, other_ns, "a2").ok());
+    CHECK_FALSE(filters_run(filter_inter_pod_affinity, s, other_ns, "a2").ok());
     json aff = pod_affinity("podAffinity", kRequired, "db", "zone");
     aff["podAffinity"][kRequired][0]["namespaceSelector"] = json::object();
-    CHECK(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(),
-              "a2")
+    CHECK(filters_run(filter_inter_pod_affinity, s,
+                      PodBuilder("p", "team").spec("affinity", aff).build(), "a2")
               .ok());
     aff["podAffinity"][kRequired][0]["namespaceSelector"] = {{"matchLabels", {{"env", "prod"}}}};
-    CHECK_FALSE(run(filter_inter_pod_affinity, s,
-                    PodBuilder("p", "team").spec("affinity", aff).build(), "a2")
+    CHECK_FALSE(filters_run(filter_inter_pod_affinity, s,
+                            PodBuilder("p", "team").spec("affinity", aff).build(), "a2")
                     .ok());
     s.namespaces["default"] = {{"env", "prod"}};
-    CHECK(run(filter_inter_pod_affinity, s, PodBuilder("p", "team").spec("affinity", aff).build(),
-              "a2")
+    CHECK(filters_run(filter_inter_pod_affinity, s,
+                      PodBuilder("p", "team").spec("affinity", aff).build(), "a2")
               .ok());
   }
 }

@@ -11,7 +11,7 @@ using testing::NodeBuilder;
 using testing::PodBuilder;
 using json = nlohmann::json;
 
-PreemptionResult run(const Snapshot& s, const PodPtr& pod) {
+PreemptionResult preemption_run(const Snapshot& s, const PodPtr& pod) {
   ScheduleResult r = schedule(s, *pod);
   REQUIRE_FALSE(r.scheduled());
   return preempt(s, *pod, r.diagnosis);
@@ -45,7 +45,7 @@ TEST_CASE("victims: the fewest, least important pods that make room") {
   add(s, "p1", "n", 1);
   add(s, "p2", "n", 2);
   add(s, "p3", "n", 3);
-  PreemptionResult r = run(s, incoming(10));
+  PreemptionResult r = preemption_run(s, incoming(10));
   CHECK(r.nominated_node == "n");
   CHECK(names(r.victims) == std::vector<std::string>{"p1"});
   CHECK(r.message.empty());
@@ -57,7 +57,7 @@ TEST_CASE("pods of equal or higher priority are never victims") {
   Snapshot s;
   s.add_node(NodeBuilder("n").build());
   add(s, "same", "n", 5, "3");
-  PreemptionResult r = run(s, incoming(5));
+  PreemptionResult r = preemption_run(s, incoming(5));
   CHECK_FALSE(r.found());
   CHECK(r.message ==
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.");
@@ -68,7 +68,7 @@ TEST_CASE("removing every lower-priority pod is not enough: the filter's reason 
   s.add_node(NodeBuilder("n").build());
   add(s, "low", "n", 1, "1");
   add(s, "high", "n", 100, "2");
-  PreemptionResult r = run(s, incoming(10, "3"));
+  PreemptionResult r = preemption_run(s, incoming(10, "3"));
   CHECK_FALSE(r.found());
   CHECK(r.message == "preemption: 0/1 nodes are available: 1 Insufficient cpu.");
 }
@@ -80,7 +80,7 @@ TEST_CASE("node choice: lowest highest victim priority, then sum, then count, th
     s.add_node(NodeBuilder("b").build());
     add(s, "a-low", "a", 2, "3");
     add(s, "b-low", "b", 1, "3");
-    CHECK(run(s, incoming(10)).nominated_node == "b");
+    CHECK(preemption_run(s, incoming(10)).nominated_node == "b");
   }
   SECTION("smallest sum of priorities") {
     Snapshot s;
@@ -89,7 +89,7 @@ TEST_CASE("node choice: lowest highest victim priority, then sum, then count, th
     add(s, "a1", "a", 1, "1500m");
     add(s, "a2", "a", 1, "1500m");
     add(s, "b1", "b", 1, "3");
-    PreemptionResult r = run(s, incoming(10, "3"));
+    PreemptionResult r = preemption_run(s, incoming(10, "3"));
     CHECK(r.nominated_node == "b");
     CHECK(names(r.victims) == std::vector<std::string>{"b1"});
   }
@@ -99,7 +99,7 @@ TEST_CASE("node choice: lowest highest victim priority, then sum, then count, th
     s.add_node(NodeBuilder("new").build());
     add(s, "o", "old", 1, "3", "2026-01-01T00:00:00Z");
     add(s, "n", "new", 1, "3", "2026-06-01T00:00:00Z");
-    CHECK(run(s, incoming(10)).nominated_node == "new");
+    CHECK(preemption_run(s, incoming(10)).nominated_node == "new");
   }
 }
 
@@ -111,12 +111,12 @@ TEST_CASE("PodDisruptionBudgets: prefer the node whose victims break none") {
   add(s, "f", "free", 1, "3");
   s.disruption_budgets.push_back(
       {"default", label_selector_from_json(json{{"matchLabels", {{"app", "g"}}}}), 0});
-  PreemptionResult r = run(s, incoming(10));
+  PreemptionResult r = preemption_run(s, incoming(10));
   CHECK(r.nominated_node == "free");
   CHECK(r.num_pdb_violations == 0);
   // With only the guarded node left, it is still chosen, counting the violation.
   s.remove_node("free");
-  r = run(s, incoming(10));
+  r = preemption_run(s, incoming(10));
   CHECK(r.nominated_node == "guarded");
   CHECK(r.num_pdb_violations == 1);
 }
@@ -132,7 +132,7 @@ TEST_CASE("preemption helps anti-affinity too: the pre-filter state follows the 
                                          {{{"labelSelector", {{"matchLabels", {{"app", "noisy"}}}}},
                                            {"topologyKey", "kubernetes.io/hostname"}}}}}}})
                    .build();
-  PreemptionResult r = run(s, pod);
+  PreemptionResult r = preemption_run(s, pod);
   CHECK(r.nominated_node == "n");
   CHECK(names(r.victims) == std::vector<std::string>{"noisy"});
 }
@@ -143,7 +143,8 @@ TEST_CASE("not eligible: preemptionPolicy Never, terminating victims on the nomi
   add(s, "low", "n", 1, "3");
   PodPtr never =
       PodBuilder("p").priority(10).request("cpu", "2").spec("preemptionPolicy", "Never").build();
-  CHECK(run(s, never).message == "preemption: not eligible due to preemptionPolicy=Never.");
+  CHECK(preemption_run(s, never).message ==
+        "preemption: not eligible due to preemptionPolicy=Never.");
 
   PodBuilder going("going");
   going.node("n").priority(1).request("cpu", "100m");
@@ -152,7 +153,7 @@ TEST_CASE("not eligible: preemptionPolicy Never, terminating victims on the nomi
   PodBuilder waiting("w");
   waiting.priority(10).request("cpu", "2");
   waiting.raw()["status"]["nominatedNodeName"] = "n";
-  CHECK(run(s, waiting.build()).message ==
+  CHECK(preemption_run(s, waiting.build()).message ==
         "preemption: not eligible due to a terminating pod on the nominated node.");
 }
 

@@ -12,7 +12,7 @@ using testing::PodBuilder;
 using json = nlohmann::json;
 using Score = std::vector<int64_t> (*)(const CycleState&, const NodeList&);
 
-std::vector<int64_t> run(Score f, const Snapshot& s, const PodPtr& pod) {
+std::vector<int64_t> scores_run(Score f, const Snapshot& s, const PodPtr& pod) {
   CycleState state(s, *pod);
   REQUIRE(run_prefilters(state).ok());
   NodeList nodes;
@@ -31,19 +31,21 @@ TEST_CASE(
       s.add_pod(PodBuilder("x").node("busy").request("cpu", "2").request("memory", "4Gi").build())
           .is_ok());
   // (4000-1000)/4000 = 75, (8-2)/8 = 75 -> 75; busy: 25 and 25 -> 25.
-  CHECK(run(score_least_allocated, s,
-            PodBuilder("p").request("cpu", "1").request("memory", "2Gi").build()) == V{75, 25});
+  CHECK(scores_run(score_least_allocated, s,
+                   PodBuilder("p").request("cpu", "1").request("memory", "2Gi").build()) ==
+        V{75, 25});
   // Nothing requested: 100m of 4000m -> 97, 200Mi of 8Gi -> 97.
-  CHECK(run(score_least_allocated, s, PodBuilder("p").build())[0] == 97);
+  CHECK(scores_run(score_least_allocated, s, PodBuilder("p").build())[0] == 97);
 }
 
 TEST_CASE("BalancedAllocation: equal cpu and memory shares score best") {
   Snapshot s;
   s.add_node(NodeBuilder("n").build());
-  CHECK(run(score_balanced_allocation, s,
-            PodBuilder("p").request("cpu", "2").request("memory", "4Gi").build()) == V{100});
+  CHECK(scores_run(score_balanced_allocation, s,
+                   PodBuilder("p").request("cpu", "2").request("memory", "4Gi").build()) == V{100});
   // cpu 1/2, memory 0 -> std 0.25 -> 75.
-  CHECK(run(score_balanced_allocation, s, PodBuilder("p").request("cpu", "2").build()) == V{75});
+  CHECK(scores_run(score_balanced_allocation, s, PodBuilder("p").request("cpu", "2").build()) ==
+        V{75});
 }
 
 TEST_CASE("TaintToleration score: fewer untolerated PreferNoSchedule taints is better") {
@@ -54,12 +56,12 @@ TEST_CASE("TaintToleration score: fewer untolerated PreferNoSchedule taints is b
                  .taint("a", "", "PreferNoSchedule")
                  .taint("b", "", "PreferNoSchedule")
                  .build());
-  CHECK(run(score_taint_toleration, s, PodBuilder("p").build()) == V{100, 50, 0});
+  CHECK(scores_run(score_taint_toleration, s, PodBuilder("p").build()) == V{100, 50, 0});
   PodPtr tolerant =
       PodBuilder("p")
           .toleration({{"key", "a"}, {"operator", "Exists"}, {"effect", "PreferNoSchedule"}})
           .build();
-  CHECK(run(score_taint_toleration, s, tolerant) == V{100, 100, 0});
+  CHECK(scores_run(score_taint_toleration, s, tolerant) == V{100, 100, 0});
 }
 
 TEST_CASE("NodeAffinity score: weights of matching preferred terms") {
@@ -76,8 +78,8 @@ TEST_CASE("NodeAffinity score: weights of matching preferred terms") {
                                      {{"preferredDuringSchedulingIgnoredDuringExecution",
                                        {term(10, "disk"), term(30, "gpu")}}}}})
                  .build();
-  CHECK(run(score_node_affinity, s, p) == V{25, 100, 0});
-  CHECK(run(score_node_affinity, s, PodBuilder("q").build()) == V{0, 0, 0});
+  CHECK(scores_run(score_node_affinity, s, p) == V{25, 100, 0});
+  CHECK(scores_run(score_node_affinity, s, PodBuilder("q").build()) == V{0, 0, 0});
 }
 
 TEST_CASE("ImageLocality: size spread by how many nodes hold the image") {
@@ -85,8 +87,10 @@ TEST_CASE("ImageLocality: size spread by how many nodes hold the image") {
   s.add_node(NodeBuilder("has").image("registry/app:1", 500LL << 20).build());
   s.add_node(NodeBuilder("lacks").build());
   // 500 MB * 1/2 of the nodes = 250 MB, between 23 MB and 1000 MB -> 23.
-  CHECK(run(score_image_locality, s, PodBuilder("p").image("registry/app:1").build()) == V{23, 0});
-  CHECK(run(score_image_locality, s, PodBuilder("p").image("registry/app:2").build()) == V{0, 0});
+  CHECK(scores_run(score_image_locality, s, PodBuilder("p").image("registry/app:1").build()) ==
+        V{23, 0});
+  CHECK(scores_run(score_image_locality, s, PodBuilder("p").image("registry/app:2").build()) ==
+        V{0, 0});
 }
 
 TEST_CASE("InterPodAffinity score: preferred affinity and anti-affinity by domain") {
@@ -104,13 +108,13 @@ TEST_CASE("InterPodAffinity score: preferred affinity and anti-affinity by domai
   PodPtr near = PodBuilder("p")
                     .spec("affinity", {{"podAffinity", {{kPreferred, {weighted("db", "zone")}}}}})
                     .build();
-  CHECK(run(score_inter_pod_affinity, s, near) == V{100, 100, 0});
+  CHECK(scores_run(score_inter_pod_affinity, s, near) == V{100, 100, 0});
   PodPtr away =
       PodBuilder("p")
           .spec("affinity", {{"podAntiAffinity", {{kPreferred, {weighted("db", "zone")}}}}})
           .build();
-  CHECK(run(score_inter_pod_affinity, s, away) == V{0, 0, 100});
-  CHECK(run(score_inter_pod_affinity, s, PodBuilder("p").build()) == V{0, 0, 0});
+  CHECK(scores_run(score_inter_pod_affinity, s, away) == V{0, 0, 100});
+  CHECK(scores_run(score_inter_pod_affinity, s, PodBuilder("p").build()) == V{0, 0, 0});
 }
 
 TEST_CASE("PodTopologySpread score: the emptier domain scores higher; nodes without the key 0") {
@@ -131,7 +135,7 @@ TEST_CASE("PodTopologySpread score: the emptier domain scores higher; nodes with
                  .spec("topologySpreadConstraints", json::array({c}))
                  .build();
   // Raw: a = round(2 * log(4)) = 3, b = 0 -> a: 100 * (3 + 0 - 3) / 3 = 0, b: 100.
-  CHECK(run(score_pod_topology_spread, s, p) == V{0, 100, 0});
+  CHECK(scores_run(score_pod_topology_spread, s, p) == V{0, 100, 0});
 }
 
 TEST_CASE("PodTopologySpread score on kubernetes.io/hostname counts per node") {
@@ -151,7 +155,7 @@ TEST_CASE("PodTopologySpread score on kubernetes.io/hostname counts per node") {
                  .spec("topologySpreadConstraints", json::array({c}))
                  .build();
   // busy: round(2 * log(2 + 2)) = 3 -> 0; idle: 0 -> 100.
-  CHECK(run(score_pod_topology_spread, s, p) == V{0, 100});
+  CHECK(scores_run(score_pod_topology_spread, s, p) == V{0, 100});
 }
 
 }  // namespace

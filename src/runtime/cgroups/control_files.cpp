@@ -4,15 +4,10 @@
 #include <charconv>
 #include <string>
 
+#include "core/text.h"
+
 namespace k3c::runtime::cgroup_files {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const auto ws = " \t\r\n";
-  const size_t first = s.find_first_not_of(ws);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(ws) - first + 1);
-}
 
 // Calls fn(line) for each line until it returns true.
 template <typename Fn>
@@ -28,7 +23,7 @@ void for_each_line(std::string_view content, Fn fn) {
 }  // namespace
 
 std::optional<uint64_t> parse_u64(std::string_view text) {
-  text = trim(text);
+  text = trim_space(text);
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;

@@ -23,7 +23,7 @@ bool is_index_type(std::string_view type) {
          type == "application/vnd.docker.distribution.manifest.list.v2+json";
 }
 
-Result<PlannedBlob> descriptor(const json& d, const std::string& what) {
+Result<PlannedBlob> layout_descriptor(const json& d, const std::string& what) {
   if (!d.is_object()) return error(Code::kInvalid, what + " is not a descriptor");
   PlannedBlob blob;
   blob.digest = string_field(d, "digest");
@@ -69,7 +69,7 @@ bool platform_matches(const json& d, const Platform& host) {
 // Finds the manifest for `host` under the descriptor `d` (a manifest or an index).
 Result<PlannedBlob> resolve_manifest(StagedArchive& staged, const json& d, const Platform& host,
                                      const std::string& what, int depth) {
-  ASSIGN_OR_RETURN(PlannedBlob blob, descriptor(d, what));
+  ASSIGN_OR_RETURN(PlannedBlob blob, layout_descriptor(d, what));
   ASSIGN_OR_RETURN(std::string bytes, read_staged(staged, blob.archive_path, kManifestLimit));
   const json doc = json::parse(bytes, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return error(Code::kInvalid, what + " " + blob.digest + " is not JSON");
@@ -96,14 +96,14 @@ Result<PlannedImage> plan_manifest(StagedArchive& staged, PlannedBlob manifest) 
   const std::string what = "manifest " + manifest.digest;
   if (!doc.is_object()) return error(Code::kInvalid, what + " is not a JSON object");
   PlannedImage plan;
-  ASSIGN_OR_RETURN(plan.config, descriptor(doc.value("config", json()), what + " config"));
+  ASSIGN_OR_RETURN(plan.config, layout_descriptor(doc.value("config", json()), what + " config"));
   auto layers = doc.find("layers");
   if (layers == doc.end() || !layers->is_array()) {
     return error(Code::kInvalid, what + " has no layers list");
   }
   for (size_t i = 0; i < layers->size(); ++i) {
     ASSIGN_OR_RETURN(PlannedBlob layer,
-                     descriptor((*layers)[i], what + " layer " + std::to_string(i)));
+                     layout_descriptor((*layers)[i], what + " layer " + std::to_string(i)));
     plan.layers.push_back(std::move(layer));
   }
   plan.manifest = std::move(manifest);

@@ -102,13 +102,13 @@ RegistryImage test_image(const std::string& arch = "amd64") {
   return testing::registry_image(image);
 }
 
-struct Fixture {
+struct PullerFixture {
   TempDir dir;
   std::unique_ptr<ImageStore> store = ImageStore::open(dir.path()).value();
   std::shared_ptr<FakeRegistry> transport = std::make_shared<FakeRegistry>();
   FakeRegistry& registry = *transport;
   PullOptions options;
-  Fixture() { options.platform = {"linux", "amd64", ""}; }
+  PullerFixture() { options.platform = {"linux", "amd64", ""}; }
 
   Result<ImageRecord> pull(const std::string& ref, RegistriesConfig config = {},
                            std::optional<RegistryAuth> auth = std::nullopt) {
@@ -134,7 +134,7 @@ struct Fixture {
 };
 
 TEST_CASE("an image is pulled by tag and by digest into the store") {
-  Fixture f;
+  PullerFixture f;
   const RegistryImage image = test_image();
   f.registry.add("test/busybox", "1", image);
   auto record = f.pull("reg.test/test/busybox:1");
@@ -160,7 +160,7 @@ TEST_CASE("an image is pulled by tag and by digest into the store") {
 }
 
 TEST_CASE("a re-pull of a stored image fetches only the manifest") {
-  Fixture f;
+  PullerFixture f;
   const RegistryImage image = test_image();
   f.registry.add("test/busybox", "1", image);
   REQUIRE(f.pull("reg.test/test/busybox:1").is_ok());
@@ -181,7 +181,7 @@ TEST_CASE("a re-pull of a stored image fetches only the manifest") {
 }
 
 TEST_CASE("an identity token is exchanged as an OAuth2 refresh token") {
-  Fixture f;
+  PullerFixture f;
   f.registry.add("test/busybox", "1", test_image());
   f.registry.auth = FakeRegistry::Auth::kBearer;
   auto yaml = parse_registries("configs:\n  reg.test:\n    auth: {identitytoken: refresh-me}\n",
@@ -195,7 +195,7 @@ TEST_CASE("an identity token is exchanged as an OAuth2 refresh token") {
 }
 
 TEST_CASE("the host's platform is taken from an index") {
-  Fixture f;
+  PullerFixture f;
   const RegistryImage amd = test_image("amd64");
   const RegistryImage arm = test_image("arm64");
   f.registry.add("test/multi", "ignored-amd", amd);
@@ -225,7 +225,7 @@ TEST_CASE("the host's platform is taken from an index") {
 }
 
 TEST_CASE("Bearer challenges get a token, anonymously or with credentials") {
-  Fixture f;
+  PullerFixture f;
   f.registry.add("test/busybox", "1", test_image());
   f.registry.auth = FakeRegistry::Auth::kBearer;
   REQUIRE(f.pull("reg.test/test/busybox:1").is_ok());
@@ -255,7 +255,7 @@ TEST_CASE("Bearer challenges get a token, anonymously or with credentials") {
 }
 
 TEST_CASE("Basic challenges are answered with the credentials") {
-  Fixture f;
+  PullerFixture f;
   f.registry.add("test/busybox", "1", test_image());
   f.registry.auth = FakeRegistry::Auth::kBasic;
   f.registry.user = "bob";
@@ -274,7 +274,7 @@ TEST_CASE("Basic challenges are answered with the credentials") {
 }
 
 TEST_CASE("an unknown image is not found, with the registry's words") {
-  Fixture f;
+  PullerFixture f;
   auto missing = f.pull("reg.test/test/none");
   REQUIRE_FALSE(missing.is_ok());
   CHECK(missing.status().code() == Code::kNotFound);
@@ -285,7 +285,7 @@ TEST_CASE("an unknown image is not found, with the registry's words") {
 }
 
 TEST_CASE("a blob whose bytes do not match its digest or size is rejected, nothing stored") {
-  Fixture f;
+  PullerFixture f;
   RegistryImage image = test_image();
   f.registry.add("test/busybox", "1", image);
   // Same size, other bytes: the layer's digest cannot match.
@@ -317,7 +317,7 @@ TEST_CASE("a blob whose bytes do not match its digest or size is rejected, nothi
 }
 
 TEST_CASE("garbage manifests are clear errors") {
-  Fixture f;
+  PullerFixture f;
   f.registry.manifests["test/x/1"] = {"text/html", "<html>hello</html>"};
   auto html = f.pull("reg.test/test/x:1");
   REQUIRE_FALSE(html.is_ok());
@@ -326,7 +326,7 @@ TEST_CASE("garbage manifests are clear errors") {
 }
 
 TEST_CASE("mirrors are tried first with their rewrites, then the default endpoint") {
-  Fixture f;
+  PullerFixture f;
   f.registry.host = "mirror.test";
   f.registry.add("mirrored/busybox", "1", test_image());
   auto yaml = parse_registries(R"y(

@@ -18,9 +18,9 @@
 namespace k3c::runtime::shim {
 namespace {
 
-constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+constexpr char kInitDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-Status fail(const std::string& what, int err) {
+Status init_failure(const std::string& what, int err) {
   return error(Code::kInvalid, what + ": " + std::strerror(err));
 }
 
@@ -32,16 +32,16 @@ Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
   const std::pair<int, int> joins[] = {
       {fds.net_fd, CLONE_NEWNET}, {fds.ipc_fd, CLONE_NEWIPC}, {fds.uts_fd, CLONE_NEWUTS}};
   for (const auto& [fd, type] : joins) {
-    if (fd >= 0 && setns(fd, type) != 0) return fail("join a namespace (setns)", errno);
+    if (fd >= 0 && setns(fd, type) != 0) return init_failure("join a namespace (setns)", errno);
   }
   int flags = CLONE_NEWNS;
   if (spec.net.mode == NamespaceMode::kNew) flags |= CLONE_NEWNET;
   if (spec.ipc.mode == NamespaceMode::kNew) flags |= CLONE_NEWIPC;
   if (spec.uts.mode == NamespaceMode::kNew) flags |= CLONE_NEWUTS;
-  if (unshare(flags) != 0) return fail("unshare namespaces", errno);
+  if (unshare(flags) != 0) return init_failure("unshare namespaces", errno);
   if (spec.uts.mode == NamespaceMode::kNew && !spec.hostname.empty() &&
       sethostname(spec.hostname.data(), spec.hostname.size()) != 0) {
-    return fail("sethostname", errno);
+    return init_failure("sethostname", errno);
   }
   return Status::ok();
 }
@@ -49,11 +49,12 @@ Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
 }  // namespace
 
 Status attach_stdio(const ChildFds& fds) {
-  if (setsid() < 0) return fail("setsid", errno);
+  if (setsid() < 0) return init_failure("setsid", errno);
   if (dup2(fds.stdin_fd, 0) < 0 || dup2(fds.stdout_fd, 1) < 0 || dup2(fds.stderr_fd, 2) < 0) {
-    return fail("dup2 stdio", errno);
+    return init_failure("dup2 stdio", errno);
   }
-  if (fds.tty && ioctl(0, TIOCSCTTY, 0) != 0) return fail("set the controlling terminal", errno);
+  if (fds.tty && ioctl(0, TIOCSCTTY, 0) != 0)
+    return init_failure("set the controlling terminal", errno);
   return Status::ok();
 }
 
@@ -114,7 +115,7 @@ Result<std::string> find_executable(const std::string& name, const std::vector<s
     return error(Code::kInvalid,
                  "exec: \"" + name + "\": stat " + name + ": " + std::strerror(err));
   }
-  std::string path = kDefaultPath;
+  std::string path = kInitDefaultPath;
   for (const std::string& e : env) {
     if (e.rfind("PATH=", 0) == 0) path = e.substr(5);
   }
@@ -138,13 +139,13 @@ Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_
   RETURN_IF_ERROR(apply_identity(process, last_cap));
   const std::string cwd = process.cwd.empty() ? "/" : process.cwd;
   if (chdir(cwd.c_str()) != 0) {
-    return fail("chdir to cwd (\"" + cwd + "\") set in config.json failed", errno);
+    return init_failure("chdir to cwd (\"" + cwd + "\") set in config.json failed", errno);
   }
   if (process.args.empty()) return error(Code::kInvalid, "exec: no command");
   ASSIGN_OR_RETURN(std::string path, find_executable(process.args[0], process.env));
   // The uid change cleared the parent-death signal; set it again or leave it off.
   if (prctl(PR_SET_PDEATHSIG, parent_death_kill ? SIGKILL : 0, 0, 0, 0) != 0) {
-    return fail("prctl(PR_SET_PDEATHSIG)", errno);
+    return init_failure("prctl(PR_SET_PDEATHSIG)", errno);
   }
   std::vector<char*> argv;
   for (const std::string& a : process.args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -153,7 +154,7 @@ Status exec_process(const ProcessSpec& process, int last_cap, bool parent_death_
   for (const std::string& e : process.env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   execve(path.c_str(), argv.data(), envp.data());
-  return fail("exec " + path, errno);
+  return init_failure("exec " + path, errno);
 }
 
 void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_cap) {

@@ -42,7 +42,7 @@ struct Pipe {
   }
 };
 
-Status write_all(int fd, const std::string& bytes) {
+Status write_all_to(int fd, const std::string& bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -71,7 +71,7 @@ Result<ExecHelper> spawn_exec_helper(const std::string& state_dir, const Process
                    spawn_shim(spec.shim_binary, {"k3c", "shim", "exec", state_dir}, mapped, false));
   report.close_write();
   // The helper reads the whole spec before anything else, so this cannot deadlock.
-  const Status sent = write_all(spec_pipe.write, encode_process_spec(process));
+  const Status sent = write_all_to(spec_pipe.write, encode_process_spec(process));
   spec_pipe.close_write();
   if (!sent.is_ok()) {
     kill(pid, SIGKILL);

@@ -18,7 +18,7 @@
 namespace k3c::runtime::shim {
 namespace {
 
-Status fail(const std::string& what, int err) {
+Status identity_failure(const std::string& what, int err) {
   return error(Code::kInvalid, what + ": " + std::strerror(err));
 }
 
@@ -57,7 +57,7 @@ namespace {
 Result<uint64_t> permitted_now() {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
-  if (syscall(SYS_capget, &header, data) != 0) return fail("capget", errno);
+  if (syscall(SYS_capget, &header, data) != 0) return identity_failure("capget", errno);
   return uint64_t{data[0].permitted} | (uint64_t{data[1].permitted} << 32);
 }
 
@@ -81,23 +81,26 @@ Status apply_identity(const ProcessSpec& process, int last_cap) {
   for (int cap = 0; cap <= last_cap; ++cap) {
     if (keep & (uint64_t{1} << cap)) continue;
     if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-      return fail("drop capability " + std::to_string(cap) + " from the bounding set", errno);
+      return identity_failure("drop capability " + std::to_string(cap) + " from the bounding set",
+                              errno);
     }
   }
   // Keep the permitted set across the uid change; capset below trims it.
-  if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0) return fail("prctl(PR_SET_KEEPCAPS)", errno);
+  if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
+    return identity_failure("prctl(PR_SET_KEEPCAPS)", errno);
   std::vector<gid_t> groups(process.groups.begin(), process.groups.end());
   // Raw syscalls: this process has one thread, and glibc's wrappers would try to reach others.
   if (syscall(SYS_setgroups, groups.size(), groups.data()) != 0) {
-    return fail("setgroups", errno);
+    return identity_failure("setgroups", errno);
   }
   if (syscall(SYS_setresgid, process.gid, process.gid, process.gid) != 0) {
-    return fail("setgid " + std::to_string(process.gid), errno);
+    return identity_failure("setgid " + std::to_string(process.gid), errno);
   }
   if (syscall(SYS_setresuid, process.uid, process.uid, process.uid) != 0) {
-    return fail("setuid " + std::to_string(process.uid), errno);
+    return identity_failure("setuid " + std::to_string(process.uid), errno);
   }
-  if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return fail("prctl(PR_SET_KEEPCAPS)", errno);
+  if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0)
+    return identity_failure("prctl(PR_SET_KEEPCAPS)", errno);
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   for (int i = 0; i < 2; ++i) {
@@ -106,12 +109,12 @@ Status apply_identity(const ProcessSpec& process, int last_cap) {
     data[i].permitted = word;
     data[i].inheritable = 0;
   }
-  if (syscall(SYS_capset, &header, data) != 0) return fail("capset", errno);
+  if (syscall(SYS_capset, &header, data) != 0) return identity_failure("capset", errno);
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
-    return fail("clear the ambient capabilities", errno);
+    return identity_failure("clear the ambient capabilities", errno);
   }
   if (process.no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    return fail("prctl(PR_SET_NO_NEW_PRIVS)", errno);
+    return identity_failure("prctl(PR_SET_NO_NEW_PRIVS)", errno);
   }
   return Status::ok();
 }

@@ -17,7 +17,7 @@
 namespace k3c::runtime::shim {
 namespace {
 
-Status fail(const std::string& what, int err) {
+Status mount_failure(const std::string& what, int err) {
   return error(Code::kInvalid, what + ": " + std::strerror(err));
 }
 
@@ -57,8 +57,8 @@ Result<Fd> open_in_root(int root, std::string path, bool dir, int depth = 0) {
   if (path.empty()) return Fd(resolve_in_root(root, "."));
   int fd = resolve_in_root(root, path);
   if (fd >= 0) return Fd(fd);
-  if (errno != ENOENT) return fail("resolve /" + path, errno);
-  if (depth > 40) return fail("resolve /" + path, ELOOP);
+  if (errno != ENOENT) return mount_failure("resolve /" + path, errno);
+  if (depth > 40) return mount_failure("resolve /" + path, ELOOP);
   const size_t slash = path.rfind('/');
   const std::string parent = slash == std::string::npos ? "" : path.substr(0, slash);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -73,14 +73,15 @@ Result<Fd> open_in_root(int root, std::string path, bool dir, int depth = 0) {
     const std::string next = to.front() == '/' ? to : parent + "/" + to;
     ASSIGN_OR_RETURN(Fd created, open_in_root(root, next, dir, depth + 1));
   } else if (dir) {
-    if (mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) return fail("mkdir /" + path, errno);
+    if (mkdir(target.c_str(), 0755) != 0 && errno != EEXIST)
+      return mount_failure("mkdir /" + path, errno);
   } else {
     const int created = open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (created < 0 && errno != EEXIST) return fail("create /" + path, errno);
+    if (created < 0 && errno != EEXIST) return mount_failure("create /" + path, errno);
     if (created >= 0) close(created);
   }
   fd = resolve_in_root(root, path);
-  if (fd < 0) return fail("resolve /" + path, errno);
+  if (fd < 0) return mount_failure("resolve /" + path, errno);
   return Fd(fd);
 }
 
@@ -88,7 +89,7 @@ Status mount_at(int root, const std::string& path, const char* source, const cha
                 unsigned long flags, const char* data) {
   ASSIGN_OR_RETURN(Fd target, open_in_root(root, path, true));
   if (mount(source, target.proc_path().c_str(), type, flags, data) != 0) {
-    return fail(std::string("mount ") + type + " on " + path, errno);
+    return mount_failure(std::string("mount ") + type + " on " + path, errno);
   }
   return Status::ok();
 }
@@ -102,15 +103,15 @@ Status make_read_only(const std::string& path, bool recursive) {
   if (syscall(SYS_mount_setattr, AT_FDCWD, path.c_str(), flags, &attr, sizeof attr) == 0) {
     return Status::ok();
   }
-  if (errno != ENOSYS) return fail("make " + path + " read-only", errno);
+  if (errno != ENOSYS) return mount_failure("make " + path + " read-only", errno);
   struct statvfs vfs {};
-  if (statvfs(path.c_str(), &vfs) != 0) return fail("statvfs " + path, errno);
+  if (statvfs(path.c_str(), &vfs) != 0) return mount_failure("statvfs " + path, errno);
   unsigned long keep = 0;
   if (vfs.f_flag & ST_NOSUID) keep |= MS_NOSUID;
   if (vfs.f_flag & ST_NODEV) keep |= MS_NODEV;
   if (vfs.f_flag & ST_NOEXEC) keep |= MS_NOEXEC;
   if (mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, nullptr)) {
-    return fail("make " + path + " read-only", errno);
+    return mount_failure("make " + path + " read-only", errno);
   }
   return Status::ok();
 }
@@ -131,40 +132,40 @@ Status populate_dev(int root) {
     const std::string node = d + "/" + device.name;
     if (mknod(node.c_str(), S_IFCHR | 0666, makedev(device.major, device.minor)) == 0) {
       if (chmod(node.c_str(), 0666) != 0)
-        return fail("chmod /dev/" + std::string(device.name), errno);
+        return mount_failure("chmod /dev/" + std::string(device.name), errno);
       continue;
     }
     // No CAP_MKNOD (a user namespace): bind the host's node instead.
     const int file = open(node.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
-    if (file < 0) return fail("create /dev/" + std::string(device.name), errno);
+    if (file < 0) return mount_failure("create /dev/" + std::string(device.name), errno);
     close(file);
     const std::string host = std::string("/dev/") + device.name;
     if (mount(host.c_str(), node.c_str(), nullptr, MS_BIND, nullptr) != 0) {
-      return fail("bind " + host, errno);
+      return mount_failure("bind " + host, errno);
     }
   }
   for (const char* dir : {"pts", "shm", "mqueue"}) {
     if (mkdir((d + "/" + dir).c_str(), 0755) != 0)
-      return fail(std::string("mkdir /dev/") + dir, errno);
+      return mount_failure(std::string("mkdir /dev/") + dir, errno);
   }
   if (mount("devpts", (d + "/pts").c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
             "newinstance,ptmxmode=0666,mode=0620,gid=5") != 0) {
-    return fail("mount devpts on /dev/pts", errno);
+    return mount_failure("mount devpts on /dev/pts", errno);
   }
   if (mount("shm", (d + "/shm").c_str(), "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
             "mode=1777,size=65536k") != 0) {
-    return fail("mount tmpfs on /dev/shm", errno);
+    return mount_failure("mount tmpfs on /dev/shm", errno);
   }
   if (mount("mqueue", (d + "/mqueue").c_str(), "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC,
             nullptr) != 0) {
-    return fail("mount mqueue on /dev/mqueue", errno);
+    return mount_failure("mount mqueue on /dev/mqueue", errno);
   }
   const std::pair<const char*, const char*> links[] = {
       {"ptmx", "pts/ptmx"},          {"fd", "/proc/self/fd"},       {"stdin", "/proc/self/fd/0"},
       {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}, {"core", "/proc/kcore"}};
   for (const auto& [name, target] : links) {
     if (symlink(target, (d + "/" + name).c_str()) != 0) {
-      return fail(std::string("symlink /dev/") + name, errno);
+      return mount_failure(std::string("symlink /dev/") + name, errno);
     }
   }
   return Status::ok();
@@ -176,11 +177,11 @@ Status bind_mount(int root, const Mount& m) {
     return error(Code::kInvalid, what + ": the container path must be absolute");
   }
   struct stat st {};
-  if (stat(m.host_path.c_str(), &st) != 0) return fail(what, errno);
+  if (stat(m.host_path.c_str(), &st) != 0) return mount_failure(what, errno);
   ASSIGN_OR_RETURN(Fd target, open_in_root(root, m.container_path, S_ISDIR(st.st_mode)));
   const unsigned long flags = MS_BIND | (m.recursive ? MS_REC : 0);
   if (mount(m.host_path.c_str(), target.proc_path().c_str(), nullptr, flags, nullptr) != 0) {
-    return fail(what, errno);
+    return mount_failure(what, errno);
   }
   if (!m.read_only) return Status::ok();
   ASSIGN_OR_RETURN(Fd mounted, open_in_root(root, m.container_path, S_ISDIR(st.st_mode)));
@@ -226,15 +227,15 @@ Result<std::string> overlay_options(const LaunchSpec& spec) {
 Status prepare_rootfs(const LaunchSpec& spec) {
   // Nothing mounted from here on may propagate back to the host.
   if (mount("", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return fail("make / rprivate", errno);
+    return mount_failure("make / rprivate", errno);
   }
   ASSIGN_OR_RETURN(std::string options, overlay_options(spec));
   const std::string rootfs = rootfs_of(spec);
   if (mount("overlay", rootfs.c_str(), "overlay", 0, options.c_str()) != 0) {
-    return fail("mount overlay root on " + rootfs, errno);
+    return mount_failure("mount overlay root on " + rootfs, errno);
   }
   const int raw_root = open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (raw_root < 0) return fail("open " + rootfs, errno);
+  if (raw_root < 0) return mount_failure("open " + rootfs, errno);
   Fd root(raw_root);
   RETURN_IF_ERROR(
       mount_at(root.get(), "/proc", "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr));
@@ -248,12 +249,12 @@ Status prepare_rootfs(const LaunchSpec& spec) {
 
 Status enter_rootfs(const LaunchSpec& spec) {
   const std::string rootfs = rootfs_of(spec);
-  if (chdir(rootfs.c_str()) != 0) return fail("chdir " + rootfs, errno);
+  if (chdir(rootfs.c_str()) != 0) return mount_failure("chdir " + rootfs, errno);
   // pivot_root(".", "."): the old root ends up mounted on top of the new one, and is then
   // detached; no directory for it is needed inside the image.
-  if (syscall(SYS_pivot_root, ".", ".") != 0) return fail("pivot_root", errno);
-  if (umount2(".", MNT_DETACH) != 0) return fail("detach the old root", errno);
-  if (chdir("/") != 0) return fail("chdir /", errno);
+  if (syscall(SYS_pivot_root, ".", ".") != 0) return mount_failure("pivot_root", errno);
+  if (umount2(".", MNT_DETACH) != 0) return mount_failure("detach the old root", errno);
+  if (chdir("/") != 0) return mount_failure("chdir /", errno);
   return Status::ok();
 }
 
@@ -264,12 +265,12 @@ Status finish_rootfs(const LaunchSpec& spec) {
       if (stat(path, &st) != 0) continue;  // not on this kernel
       const int rc = S_ISDIR(st.st_mode) ? mount("tmpfs", path, "tmpfs", MS_RDONLY, nullptr)
                                          : mount("/dev/null", path, nullptr, MS_BIND, nullptr);
-      if (rc != 0) return fail(std::string("mask ") + path, errno);
+      if (rc != 0) return mount_failure(std::string("mask ") + path, errno);
     }
     for (const char* path : kReadOnlyPaths) {
       if (access(path, F_OK) != 0) continue;
       if (mount(path, path, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
-        return fail(std::string("bind ") + path, errno);
+        return mount_failure(std::string("bind ") + path, errno);
       }
       RETURN_IF_ERROR(make_read_only(path, true));
     }
@@ -277,7 +278,7 @@ Status finish_rootfs(const LaunchSpec& spec) {
   // The working directory is created when missing, as runc does, while / is still writable.
   {
     const int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (root < 0) return fail("open /", errno);
+    if (root < 0) return mount_failure("open /", errno);
     Fd root_fd(root);
     auto cwd = open_in_root(root, spec.process.cwd.empty() ? "/" : spec.process.cwd, true);
     if (!cwd.is_ok()) {

@@ -30,12 +30,12 @@ constexpr uint32_t kEnosys = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
 constexpr uint32_t kNamespaceFlags = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
                                      CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP;
 
-struct Entry {
+struct SyscallEntry {
   int capability;  // -1: always allowed
   long nr;
 };
 
-constexpr Entry kEntries[] = {
+constexpr SyscallEntry kEntries[] = {
 #define K3C_ALLOW(name) {-1, SYS_##name},
 #define K3C_ALLOW_WITH(cap, name) {cap, SYS_##name},
 #include "runtime/shim/seccomp_syscalls.inc"
@@ -74,7 +74,7 @@ Result<std::vector<sock_filter>> runtime_default_filter(uint64_t capabilities) {
   f.push_back(stmt(BPF_RET | BPF_K, kEperm));
 #endif
   // One test per allowed syscall: equal -> fall through to ALLOW, else skip it.
-  for (const Entry& e : kEntries) {
+  for (const SyscallEntry& e : kEntries) {
     if (e.capability >= 0 && !has(e.capability)) continue;
     f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(e.nr), 0, 1));
     f.push_back(stmt(BPF_RET | BPF_K, kAllow));

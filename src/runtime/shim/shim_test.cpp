@@ -19,6 +19,7 @@
 
 #include "images/test_images.h"
 #include "runtime/image_store.h"
+#include "runtime/linux_runtime_test_support.h"
 #include "runtime/shim/container_process.h"
 #include "temp_dir.h"
 
@@ -70,12 +71,6 @@ const std::string& busybox_rootfs() {
     return r;
   }();
   return root;
-}
-
-// Reaps detached shims that exited (this process is their subreaper).
-void reap_orphans() {
-  while (waitpid(-1, nullptr, WNOHANG) > 0) {
-  }
 }
 
 Result<ProcessState> wait_exit(const std::string& state_dir, std::chrono::milliseconds limit) {

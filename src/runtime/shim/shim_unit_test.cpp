@@ -21,7 +21,7 @@
 namespace k3c::runtime {
 namespace {
 
-std::string slurp(const std::string& path) {
+std::string shim_slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
@@ -63,7 +63,7 @@ TEST_CASE("CriLogStream writes F records per line, P records for long lines") {
       " stdout F world\n" + ts + " stdout P " + std::string(CriLogStream::kMaxLine, 'x') + "\n" +
       ts + " stdout F xxxxxxxxxx\n" + ts + " stdout F " + std::string(CriLogStream::kMaxLine, 'y') +
       "\n" + ts + " stdout F no newline\n";
-  CHECK(slurp(path) == expected);
+  CHECK(shim_slurp(path) == expected);
 }
 
 TEST_CASE("capability names: CAP_ prefix optional, ALL, unknown rejected") {

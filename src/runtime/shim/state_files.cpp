@@ -72,7 +72,7 @@ ProcessSpec process_from_json(const json& j) {
 
 // nlohmann throws on malformed input; no exception leaves this file.
 template <typename T, typename F>
-Result<T> parse(const std::string& text, const char* what, F&& from) {
+Result<T> parse_state(const std::string& text, const char* what, F&& from) {
   try {
     return from(json::parse(text));
   } catch (const std::exception& e) {
@@ -95,7 +95,7 @@ std::string encode_process_spec(const ProcessSpec& process) {
 }
 
 Result<ProcessSpec> decode_process_spec(const std::string& text) {
-  return parse<ProcessSpec>(text, "process spec", process_from_json);
+  return parse_state<ProcessSpec>(text, "process spec", process_from_json);
 }
 
 std::string encode_launch_spec(const LaunchSpec& s) {
@@ -126,7 +126,7 @@ std::string encode_launch_spec(const LaunchSpec& s) {
 }
 
 Result<LaunchSpec> decode_launch_spec(const std::string& text) {
-  return parse<LaunchSpec>(text, "launch spec", [](const json& j) {
+  return parse_state<LaunchSpec>(text, "launch spec", [](const json& j) {
     LaunchSpec s;
     s.id = j.at("id").get<std::string>();
     s.state_dir = j.at("state_dir").get<std::string>();
@@ -162,7 +162,7 @@ Status write_start_record(const std::string& dir, const StartRecord& r) {
 
 Result<StartRecord> read_start_record(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string text, read_file(dir + "/" + kStateFile, kMaxFile));
-  return parse<StartRecord>(text, kStateFile, [](const json& j) {
+  return parse_state<StartRecord>(text, kStateFile, [](const json& j) {
     return StartRecord{j.at("shim_pid").get<int>(), j.at("pid").get<int>(),
                        j.at("started_at_ns").get<int64_t>(), j.at("start_ticks").get<uint64_t>()};
   });
@@ -176,7 +176,7 @@ Status write_exit_record(const std::string& dir, const ExitRecord& r) {
 
 Result<ExitRecord> read_exit_record(const std::string& dir) {
   ASSIGN_OR_RETURN(std::string text, read_file(dir + "/" + kExitFile, kMaxFile));
-  return parse<ExitRecord>(text, kExitFile, [](const json& j) {
+  return parse_state<ExitRecord>(text, kExitFile, [](const json& j) {
     return ExitRecord{j.at("exit_code").get<int>(), j.at("signal").get<int>(),
                       j.at("finished_at_ns").get<int64_t>()};
   });

@@ -13,8 +13,8 @@ namespace {
 
 using testing::ControllerHarness;
 
-json pod(const std::string& name, const std::string& app, const std::string& owner_uid = "",
-         const std::string& ns = "default") {
+json claim_pod(const std::string& name, const std::string& app, const std::string& owner_uid = "",
+               const std::string& ns = "default") {
   json p = {{"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", app}}}}}};
   if (!owner_uid.empty()) {
     p["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
@@ -30,19 +30,20 @@ std::set<std::string> claimed_names(bool indexed, bool owner_deleting = false) {
   ControllerHarness h;
   const char* pods = "/api/v1/namespaces/default/pods";
   // The owner as the API has it: adoption rechecks it there, not in a cache.
-  json stored_owner = {{"apiVersion", "apps/v1"},
-                       {"kind", "ReplicaSet"},
-                       {"metadata", {{"name", "web"}, {"namespace", "default"}, {"uid", "uid-web"}}}};
+  json stored_owner = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "ReplicaSet"},
+      {"metadata", {{"name", "web"}, {"namespace", "default"}, {"uid", "uid-web"}}}};
   if (owner_deleting) {
     stored_owner["metadata"]["deletionTimestamp"] = "2026-12-02T07:00:00Z";
     stored_owner["metadata"]["finalizers"] = {"orphan"};
   }
   h.api.seed("/apis/apps/v1/namespaces/default/replicasets", stored_owner);
-  h.api.seed(pods, pod("mine", "web", "uid-web"));
-  h.api.seed(pods, pod("orphan", "web"));
-  h.api.seed(pods, pod("theirs", "web", "uid-db"));
-  h.api.seed(pods, pod("unselected", "db"));
-  h.api.seed("/api/v1/namespaces/other/pods", pod("far", "web", "", "other"));
+  h.api.seed(pods, claim_pod("mine", "web", "uid-web"));
+  h.api.seed(pods, claim_pod("orphan", "web"));
+  h.api.seed(pods, claim_pod("theirs", "web", "uid-db"));
+  h.api.seed(pods, claim_pod("unselected", "db"));
+  h.api.seed("/api/v1/namespaces/other/pods", claim_pod("far", "web", "", "other"));
   auto& informer = h.informers.informer(client::resources::kPods);
   if (indexed) index_by_controller(informer);
   h.informers.start_all();
@@ -71,8 +72,8 @@ TEST_CASE("an owner whose deletion the cache has not seen adopts nothing, keeps 
 
 TEST_CASE("the controller-uid index files pods under their controller or their namespace") {
   ControllerHarness h;
-  h.api.seed("/api/v1/namespaces/default/pods", pod("mine", "web", "uid-web"));
-  h.api.seed("/api/v1/namespaces/default/pods", pod("orphan", "web"));
+  h.api.seed("/api/v1/namespaces/default/pods", claim_pod("mine", "web", "uid-web"));
+  h.api.seed("/api/v1/namespaces/default/pods", claim_pod("orphan", "web"));
   auto& informer = h.informers.informer(client::resources::kPods);
   index_by_controller(informer);
   h.informers.start_all();

@@ -8,23 +8,23 @@
 namespace k3c::controllers {
 namespace {
 
-const char* kPods = "/api/v1/namespaces/default/pods";
+const char* kWritesPods = "/api/v1/namespaces/default/pods";
 
 TEST_CASE("patch_metadata changes only the named members, and only of the version read") {
   testing::ControllerHarness h;
-  h.api.seed(kPods, {{"metadata",
-                      {{"name", "p"},
-                       {"namespace", "default"},
-                       {"labels", {{"a", "1"}}},
-                       {"ownerReferences", json::array({{{"uid", "u1"}}, {{"uid", "u2"}}})}}},
-                     {"spec", {{"volumes", json::array({{{"name", "v"}}})}}}});
-  json cached = h.api.object(std::string(kPods) + "/p");
+  h.api.seed(kWritesPods, {{"metadata",
+                            {{"name", "p"},
+                             {"namespace", "default"},
+                             {"labels", {{"a", "1"}}},
+                             {"ownerReferences", json::array({{{"uid", "u1"}}, {{"uid", "u2"}}})}}},
+                           {"spec", {{"volumes", json::array({{{"name", "v"}}})}}}});
+  json cached = h.api.object(std::string(kWritesPods) + "/p");
   cached["spec"].erase("volumes");  // as a trimmed cache holds it: never written back
   auto written =
       patch_metadata(h.ctx.client, client::resources::kPods, cached,
                      {{"ownerReferences", refs_without(cached, "u1")}, {"labels", {{"b", "2"}}}});
   REQUIRE(written.is_ok());
-  json stored = h.api.object(std::string(kPods) + "/p");
+  json stored = h.api.object(std::string(kWritesPods) + "/p");
   CHECK(stored["metadata"]["ownerReferences"] == json::array({{{"uid", "u2"}}}));
   CHECK(stored["metadata"]["labels"] == json{{"a", "1"}, {"b", "2"}});
   CHECK(stored["spec"]["volumes"] == json::array({{{"name", "v"}}}));
@@ -39,7 +39,8 @@ TEST_CASE("patch_metadata changes only the named members, and only of the versio
   REQUIRE(patch_metadata(h.ctx.client, client::resources::kPods, stored,
                          {{"ownerReferences", refs_without(stored, "u2")}})
               .is_ok());
-  CHECK_FALSE(h.api.object(std::string(kPods) + "/p")["metadata"].contains("ownerReferences"));
+  CHECK_FALSE(
+      h.api.object(std::string(kWritesPods) + "/p")["metadata"].contains("ownerReferences"));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace k3c::controllers {
 
 namespace {
 
-constexpr const char* kSource = "cronjob-controller";
+constexpr const char* kCronJobSource = "cronjob-controller";
 constexpr const char* kScheduledAnnotation = "batch.kubernetes.io/cronjob-scheduled-timestamp";
 
 // The Job's terminal condition ("Complete" or "Failed"), "" while it runs.
@@ -123,11 +123,12 @@ Status CronJobController::reconcile_children(Pass& p, const std::vector<client::
       }
       ctx_.events.record(cj, "Warning", "UnexpectedJob",
                          "Saw a job that the controller did not create or forgot: " + name_of(*job),
-                         kSource);
+                         kCronJobSource);
     } else if (found && !finished.empty()) {
       remove_from_active(cj, uid);
       ctx_.events.record(cj, "Normal", "SawCompletedJob",
-                         "Saw completed job: " + name_of(*job) + ", status: " + finished, kSource);
+                         "Saw completed job: " + name_of(*job) + ", status: " + finished,
+                         kCronJobSource);
       p.update_status = true;
     } else if (finished == "Complete") {
       auto completed = time_field(*job, "status", "completionTime");
@@ -147,7 +148,7 @@ Status CronJobController::reconcile_children(Pass& p, const std::vector<client::
     if (job.is_ok()) continue;
     if (job.status().code() != Code::kNotFound) return job.status();
     ctx_.events.record(cj, "Normal", "MissingJob",
-                       "Active job went missing: " + ref.value("name", ""), kSource);
+                       "Active job went missing: " + ref.value("name", ""), kCronJobSource);
     remove_from_active(cj, uid);
     p.update_status = true;
   }
@@ -169,7 +170,7 @@ Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jo
     if (!loaded.is_ok()) {
       ctx_.events.record(cj, "Warning", "UnknownTimeZone",
                          "invalid timeZone: \"" + name + "\": " + loaded.status().message(),
-                         kSource);
+                         kCronJobSource);
       return Status::ok();
     }
     zone = *loaded;
@@ -190,7 +191,7 @@ Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jo
     ctx_.events.record(
         cj, "Warning", "UnparseableSchedule",
         "unparseable schedule: \"" + schedule_text + "\" : " + schedule.status().message(),
-        kSource);
+        kCronJobSource);
     return Status::ok();
   }
   std::optional<int64_t> deadline;
@@ -203,21 +204,22 @@ Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jo
     ctx_.events.record(cj, "Warning", "InvalidSchedule",
                        "invalid schedule: " + schedule_text +
                            " : time difference between two schedules is less than 1 second",
-                       kSource);
+                       kCronJobSource);
     return Status::ok();
   }
   if (times.missed == CronTimes::Missed::kMany) {
     ctx_.events.record(cj, "Warning", "TooManyMissedTimes",
                        "too many missed start times. Set or decrease "
                        ".spec.startingDeadlineSeconds or check clock skew",
-                       kSource);
+                       kCronJobSource);
   }
   p.requeue_after = next_schedule_delay(in, now);
   if (!times.most_recent) return Status::ok();
   SysSeconds scheduled = *times.most_recent;
   if (deadline && scheduled + std::chrono::seconds(*deadline) < now) {
     ctx_.events.record(cj, "Warning", "MissSchedule",
-                       "Missed scheduled time to start a job: " + rfc1123z(scheduled), kSource);
+                       "Missed scheduled time to start a job: " + rfc1123z(scheduled),
+                       kCronJobSource);
     return Status::ok();
   }
   std::string job_name = scheduled_job_name(name_of(cj), scheduled);
@@ -231,7 +233,7 @@ Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jo
     ctx_.events.record(cj, "Normal", "JobAlreadyActive",
                        "Not starting job because prior execution is running and concurrency "
                        "policy is Forbid",
-                       kSource);
+                       kCronJobSource);
     return Status::ok();
   }
   if (policy == "Replace") {
@@ -240,7 +242,7 @@ Status CronJobController::sync(Pass& p, const std::vector<client::ObjectPtr>& jo
                              ref.value("name", ""));
       if (!job.is_ok()) {
         ctx_.events.record(cj, "Warning", "FailedGet", "Get job: " + job.status().message(),
-                           kSource);
+                           kCronJobSource);
         p.requeue_after.reset();
         return job.status();
       }
@@ -277,7 +279,8 @@ Status CronJobController::start_job(Pass& p, SysSeconds scheduled, const TimeZon
   json made;
   if (created.is_ok()) {
     made = std::move(created.value());
-    ctx_.events.record(cj, "Normal", "SuccessfulCreate", "Created job " + name_of(made), kSource);
+    ctx_.events.record(cj, "Normal", "SuccessfulCreate", "Created job " + name_of(made),
+                       kCronJobSource);
   } else if (created.status().code() == Code::kAlreadyExists) {
     // Created before but not recorded (a crash, a lost status write): record it now, if ours.
     auto existing = client::get(ctx_.client, client::resources::kJobs, namespace_of(cj),
@@ -289,7 +292,7 @@ Status CronJobController::start_job(Pass& p, SysSeconds scheduled, const TimeZon
       return Status::ok();
   } else {
     ctx_.events.record(cj, "Warning", "FailedCreate",
-                       "Error creating job: " + created.status().message(), kSource);
+                       "Error creating job: " + created.status().message(), kCronJobSource);
     return created.status();
   }
   active_list(cj).push_back({{"kind", "Job"},
@@ -310,12 +313,12 @@ bool CronJobController::delete_job(Pass& p, const json& job) {
                             options);
   if (!s.is_ok() && s.code() != Code::kNotFound) {
     ctx_.events.record(p.cronjob, "Warning", "FailedDelete", "Deleted job: " + s.message(),
-                       kSource);
+                       kCronJobSource);
     return false;
   }
   remove_from_active(p.cronjob, uid_of(job));
   ctx_.events.record(p.cronjob, "Normal", "SuccessfulDelete", "Deleted job " + name_of(job),
-                     kSource);
+                     kCronJobSource);
   p.update_status = true;
   return true;
 }

@@ -9,7 +9,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-WallTime at(const char* text) { return *parse_rfc3339(text); }
+WallTime schedule_at(const char* text) { return *parse_rfc3339(text); }
 std::string show(std::optional<SysSeconds> t) {
   return t ? rfc3339(WallTime(*t)) : std::string("none");
 }
@@ -75,9 +75,9 @@ TEST_CASE("most recent unmet start time, table") {
     auto schedule = *parse_cron_schedule(r.schedule);
     TimeZone utc;
     std::optional<WallTime> last;
-    if (*r.last) last = at(r.last);
-    CronInputs in{schedule, utc, at(r.created), last, r.deadline};
-    CronTimes t = most_recent_schedule_time(in, at(r.now), true);
+    if (*r.last) last = schedule_at(r.last);
+    CronInputs in{schedule, utc, schedule_at(r.created), last, r.deadline};
+    CronTimes t = most_recent_schedule_time(in, schedule_at(r.now), true);
     CHECK_FALSE(t.invalid);
     CHECK(show(t.most_recent) == r.most_recent);
     CHECK(t.missed == r.missed);
@@ -87,15 +87,15 @@ TEST_CASE("most recent unmet start time, table") {
 TEST_CASE("a schedule that never fires is invalid; next delay; names; timestamps") {
   TimeZone utc;
   auto never = *parse_cron_schedule("0 0 30 2 *");
-  CronInputs bad{never, utc, at("2026-11-30T00:00:00Z"), std::nullopt, std::nullopt};
-  CHECK(most_recent_schedule_time(bad, at("2026-12-30T00:00:00Z"), true).invalid);
+  CronInputs bad{never, utc, schedule_at("2026-11-30T00:00:00Z"), std::nullopt, std::nullopt};
+  CHECK(most_recent_schedule_time(bad, schedule_at("2026-12-30T00:00:00Z"), true).invalid);
 
   auto every_minute = *parse_cron_schedule("*/1 * * * *");
-  CronInputs in{every_minute, utc, at("2026-11-30T10:00:30Z"), at("2026-11-30T10:01:00Z"),
-                std::nullopt};
-  CHECK(next_schedule_delay(in, at("2026-11-30T10:01:20Z")) == 40100ms);
+  CronInputs in{every_minute, utc, schedule_at("2026-11-30T10:00:30Z"),
+                schedule_at("2026-11-30T10:01:00Z"), std::nullopt};
+  CHECK(next_schedule_delay(in, schedule_at("2026-11-30T10:01:20Z")) == 40100ms);
   // Missed starts: the next one counts from now.
-  CHECK(next_schedule_delay(in, at("2026-11-30T10:05:20Z")) == 40100ms);
+  CHECK(next_schedule_delay(in, schedule_at("2026-11-30T10:05:20Z")) == 40100ms);
 
   SysSeconds t{std::chrono::seconds(1796083260)};  // 2026-12-01T00:01:00Z
   CHECK(scheduled_job_name("hello", t) == "hello-29934721");

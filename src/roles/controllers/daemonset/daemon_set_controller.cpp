@@ -13,8 +13,8 @@ namespace k3c::controllers {
 
 namespace {
 
-constexpr const char* kSource = "daemonset-controller";
-constexpr size_t kBurst = 250;  // pods created or deleted per reconcile, as upstream
+constexpr const char* kDaemonSetSource = "daemonset-controller";
+constexpr size_t kDaemonBurst = 250;  // pods created or deleted per reconcile, as upstream
 
 std::string hash_of(const json& object) {
   return object.value("metadata", json::object())
@@ -265,8 +265,8 @@ Status DaemonSetController::rolling_update(Sync& s) {
 
 Status DaemonSetController::sync_nodes(Sync& s, const std::vector<std::string>& delete_pods,
                                        const std::vector<std::string>& create_on_nodes) {
-  size_t creates = std::min(create_on_nodes.size(), kBurst);
-  size_t deletes = std::min(delete_pods.size(), kBurst);
+  size_t creates = std::min(create_on_nodes.size(), kDaemonBurst);
+  size_t deletes = std::min(delete_pods.size(), kDaemonBurst);
   expectations_.expect(s.key, static_cast<int>(creates), static_cast<int>(deletes));
   Status first_error;
   for (size_t i = 0; i < creates; ++i) {
@@ -274,13 +274,13 @@ Status DaemonSetController::sync_nodes(Sync& s, const std::vector<std::string>& 
     auto created = client::create(ctx_.client, client::resources::kPods, namespace_of(s.ds), pod);
     if (created.is_ok()) {
       ctx_.events.record(s.ds, "Normal", "SuccessfulCreate",
-                         "Created pod: " + name_of(created.value()), kSource);
+                         "Created pod: " + name_of(created.value()), kDaemonSetSource);
       continue;
     }
     // This one and the rest of the round will not be observed.
     expectations_.lower(s.key, static_cast<int>(creates - i), 0);
     ctx_.events.record(s.ds, "Warning", "FailedCreate",
-                       "Error creating: " + created.status().message(), kSource);
+                       "Error creating: " + created.status().message(), kDaemonSetSource);
     first_error = created.status();
     break;
   }
@@ -293,13 +293,13 @@ Status DaemonSetController::sync_nodes(Sync& s, const std::vector<std::string>& 
         client::remove(ctx_.client, client::resources::kPods, ns, delete_pods[i], options);
     if (removed.is_ok()) {
       ctx_.events.record(s.ds, "Normal", "SuccessfulDelete", "Deleted pod: " + delete_pods[i],
-                         kSource);
+                         kDaemonSetSource);
       continue;
     }
     expectations_.deletion_observed(s.key);
     if (removed.code() == Code::kNotFound) continue;
     ctx_.events.record(s.ds, "Warning", "FailedDelete", "Error deleting: " + removed.message(),
-                       kSource);
+                       kDaemonSetSource);
     if (first_error.is_ok()) first_error = removed;
   }
   return first_error;

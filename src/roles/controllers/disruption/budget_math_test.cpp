@@ -10,7 +10,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-json pod(const std::string& name, bool ready, const std::string& owner_uid = "rs-1") {
+json budget_pod(const std::string& name, bool ready, const std::string& owner_uid = "rs-1") {
   json p = {
       {"metadata", {{"name", name}, {"namespace", "ns"}}},
       {"status", {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
@@ -44,7 +44,8 @@ json budget(const json& spec) {
 }
 
 TEST_CASE("A budget expects pods from minAvailable or maxUnavailable as upstream") {
-  std::vector<json> pods = {pod("a", true), pod("b", true), pod("c", false, "rs-2")};
+  std::vector<json> pods = {budget_pod("a", true), budget_pod("b", true),
+                            budget_pod("c", false, "rs-2")};
   struct Row {
     json spec;
     int64_t expected, desired;
@@ -66,14 +67,14 @@ TEST_CASE("A budget expects pods from minAvailable or maxUnavailable as upstream
 }
 
 TEST_CASE("Percentages and maxUnavailable need every pod's controller") {
-  std::vector<json> orphan = {pod("a", true), pod("loner", true, "")};
+  std::vector<json> orphan = {budget_pod("a", true), budget_pod("loner", true, "")};
   auto c = count_budget(budget({{"maxUnavailable", 1}}), views(orphan), scales());
   REQUIRE_FALSE(c.is_ok());
   CHECK(c.status().message() == "found no controller ref for pod \"loner\"");
   // A whole-number minAvailable counts pods, controller or not.
   CHECK(count_budget(budget({{"minAvailable", 1}}), views(orphan), scales()).is_ok());
 
-  std::vector<json> lost = {pod("x", true, "lost")};
+  std::vector<json> lost = {budget_pod("x", true, "lost")};
   c = count_budget(budget({{"minAvailable", "10%"}}), views(lost), scales());
   REQUIRE_FALSE(c.is_ok());
   CHECK(c.status().message() == "found no controllers for pod \"x\"");
@@ -81,8 +82,9 @@ TEST_CASE("Percentages and maxUnavailable need every pod's controller") {
 
 TEST_CASE("Healthy pods are Ready, not being deleted and not recently evicted") {
   auto now = *parse_rfc3339("2026-11-30T10:00:00Z");
-  std::vector<json> pods = {pod("ready", true), pod("unready", false), pod("leaving", true),
-                            pod("evicted", true), pod("overdue", true)};
+  std::vector<json> pods = {budget_pod("ready", true), budget_pod("unready", false),
+                            budget_pod("leaving", true), budget_pod("evicted", true),
+                            budget_pod("overdue", true)};
   pods[2]["metadata"]["deletionTimestamp"] = "2026-11-30T09:59:00Z";
   json pdb = budget({{"minAvailable", 1}});
   pdb["status"]["disruptedPods"] = {{"evicted", "2026-11-30T09:59:00Z"},  // 1 min ago

@@ -7,7 +7,7 @@
 namespace k3c::controllers {
 namespace {
 
-constexpr const char* kSource = "controllermanager";  // upstream's event source
+constexpr const char* kDisruptionSource = "controllermanager";  // upstream's event source
 
 // policy/v1's selector rule: a missing selector picks nothing, an empty one everything.
 bool selects(const json& pdb, const json& pod) {
@@ -18,7 +18,7 @@ bool selects(const json& pdb, const json& pod) {
   return parsed && parsed->matches(api::labels_of(pod));
 }
 
-int64_t replicas_of(const json& object) {
+int64_t scale_replicas(const json& object) {
   const json& replicas = api::member(api::member(object, "spec"), "replicas");
   return replicas.is_number_integer() ? replicas.get<int64_t>() : 1;
 }
@@ -77,9 +77,9 @@ std::optional<ControllerScale> DisruptionController::scale_of(const json& ref,
                                                  api::text(*owner, "apiVersion") == "apps/v1") {
       auto deployment = deployments_.get(ns + "/" + api::text(*owner, "name"));
       if (!deployment || uid_of(*deployment) != api::text(*owner, "uid")) return std::nullopt;
-      return ControllerScale{uid_of(*deployment), replicas_of(*deployment)};
+      return ControllerScale{uid_of(*deployment), scale_replicas(*deployment)};
     }
-    return ControllerScale{uid_of(*rs), replicas_of(*rs)};
+    return ControllerScale{uid_of(*rs), scale_replicas(*rs)};
   }
   client::Informer* informer = nullptr;
   if (kind == "ReplicationController" && api_version == "v1") informer = &replication_controllers_;
@@ -87,7 +87,7 @@ std::optional<ControllerScale> DisruptionController::scale_of(const json& ref,
   if (!informer) return std::nullopt;
   auto owner = found(*informer);
   if (!owner) return std::nullopt;
-  return ControllerScale{uid_of(*owner), replicas_of(*owner)};
+  return ControllerScale{uid_of(*owner), scale_replicas(*owner)};
 }
 
 Status DisruptionController::reconcile(const std::string& key) {
@@ -96,7 +96,8 @@ Status DisruptionController::reconcile(const std::string& key) {
   const auto pods = selected_pods(*pdb);
   std::vector<const json*> views;
   for (const auto& pod : pods) views.push_back(pod.get());
-  if (pods.empty()) ctx_.events.record(*pdb, "Normal", "NoPods", "No matching pods found", kSource);
+  if (pods.empty())
+    ctx_.events.record(*pdb, "Normal", "NoPods", "No matching pods found", kDisruptionSource);
 
   const auto now = ctx_.clock.wall_now();
   json status;
@@ -107,7 +108,7 @@ Status DisruptionController::reconcile(const std::string& key) {
     ctx_.events.record(
         *pdb, "Warning",
         message.rfind("found no controller ref", 0) == 0 ? "NoControllerRef" : "NoControllers",
-        message, kSource);
+        message, kDisruptionSource);
     status = failed_budget_status(*pdb, message, rfc3339(now));
   } else {
     BudgetHealth health = count_health(*pdb, views, now);
@@ -116,7 +117,7 @@ Status DisruptionController::reconcile(const std::string& key) {
         if (name_of(*pod) != name) continue;
         ctx_.events.record(*pod, "Warning", "NotDeleted",
                            "Pod was expected by PDB " + key + " to be deleted but it wasn't",
-                           kSource);
+                           kDisruptionSource);
       }
     }
     if (health.recheck) {

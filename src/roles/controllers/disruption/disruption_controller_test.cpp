@@ -10,10 +10,10 @@ namespace {
 
 using testing::ControllerHarness;
 
-const char* kPods = "/api/v1/namespaces/default/pods";
+const char* kDisruptionPods = "/api/v1/namespaces/default/pods";
 const char* kBudget = "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web";
 
-json pod(const std::string& name, bool ready, bool owned = true) {
+json disruption_pod(const std::string& name, bool ready, bool owned = true) {
   json p = {
       {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"app", "web"}}}}},
       {"status", {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
@@ -48,7 +48,8 @@ json written_status(const ControllerHarness& h) {
 TEST_CASE("the disruption controller writes what a budget allows") {
   ControllerHarness h;
   seed_budget(h);
-  for (int i = 0; i < 3; ++i) h.api.seed(kPods, pod("web-" + std::to_string(i), i != 2));
+  for (int i = 0; i < 3; ++i)
+    h.api.seed(kDisruptionPods, disruption_pod("web-" + std::to_string(i), i != 2));
   DisruptionController controller(h.ctx);
   auto running = h.start(controller);
   REQUIRE(running);
@@ -65,8 +66,8 @@ TEST_CASE("the disruption controller writes what a budget allows") {
 TEST_CASE("the disruption controller fails safe on a pod without a controller") {
   ControllerHarness h;
   seed_budget(h);
-  h.api.seed(kPods, pod("web-0", true));
-  h.api.seed(kPods, pod("stray", true, false));
+  h.api.seed(kDisruptionPods, disruption_pod("web-0", true));
+  h.api.seed(kDisruptionPods, disruption_pod("stray", true, false));
   DisruptionController controller(h.ctx);
   auto running = h.start(controller);
   REQUIRE(running);

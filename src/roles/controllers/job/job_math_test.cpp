@@ -10,7 +10,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-WallTime at(const char* text) { return *parse_rfc3339(text); }
+WallTime job_at(const char* text) { return *parse_rfc3339(text); }
 
 TEST_CASE("pod failure backoff: 10 s doubling, capped at 10 minutes") {
   struct Row {
@@ -22,14 +22,14 @@ TEST_CASE("pod failure backoff: 10 s doubling, capped at 10 minutes") {
     INFO(r.failures);
     CHECK(pod_failure_backoff(r.failures) == r.wait);
   }
-  WallTime failed = at("2026-11-30T00:00:00Z");
+  WallTime failed = job_at("2026-11-30T00:00:00Z");
   CHECK(backoff_remaining(2, failed, failed + 5s) == 15s);
   CHECK(backoff_remaining(2, failed, failed + 25s) == 0s);
   CHECK(backoff_remaining(0, failed, failed) == 0s);
 }
 
 TEST_CASE("backoff record: failures since the last success") {
-  WallTime t0 = at("2026-11-30T00:00:00Z");
+  WallTime t0 = job_at("2026-11-30T00:00:00Z");
   BackoffRecord r = next_backoff_record({}, {}, {t0, t0 + 5s});
   CHECK(r.failures == 2);
   CHECK(r.last_failure == t0 + 5s);
@@ -54,15 +54,15 @@ TEST_CASE("a pod's finish time: containers, then Ready=False, then deletion, the
                  {{{"type", "Ready"},
                    {"status", "False"},
                    {"lastTransitionTime", "2026-11-30T00:00:05Z"}}}}}}};
-  CHECK(pod_finish_time(pod) == at("2026-11-30T00:00:09Z"));
+  CHECK(pod_finish_time(pod) == job_at("2026-11-30T00:00:09Z"));
   pod["status"]["containerStatuses"][1]["state"] = {{"running", json::object()}};
-  CHECK(pod_finish_time(pod) == at("2026-11-30T00:00:05Z"));
+  CHECK(pod_finish_time(pod) == job_at("2026-11-30T00:00:05Z"));
   pod["status"].erase("conditions");
   pod["metadata"]["deletionTimestamp"] = "2026-11-30T00:01:00Z";
   pod["metadata"]["deletionGracePeriodSeconds"] = 30;
-  CHECK(pod_finish_time(pod) == at("2026-11-30T00:00:30Z"));
+  CHECK(pod_finish_time(pod) == job_at("2026-11-30T00:00:30Z"));
   pod["metadata"].erase("deletionTimestamp");
-  CHECK(pod_finish_time(pod) == at("2026-11-30T00:00:00Z"));
+  CHECK(pod_finish_time(pod) == job_at("2026-11-30T00:00:00Z"));
 }
 
 TEST_CASE("completion index intervals, table") {

@@ -14,7 +14,7 @@ namespace k3c::controllers {
 namespace {
 
 constexpr int kMaxPerSync = 500;  // pods created or deleted in one pass, as upstream
-constexpr int kMaxParallel = 32;
+constexpr int kJobMaxParallel = 32;
 
 // The job's pod template with what every pod of the job carries.
 json pod_template(const json& job, bool indexed) {
@@ -201,7 +201,7 @@ Status JobController::create_pods(Sync& s, int count, const std::vector<int>& in
   // Slow start as upstream: batches of 1, 2, 4, ... so a pod the API refuses costs one
   // request, not hundreds.
   int done = 0;
-  for (int batch = 1; done < count; batch = std::min(batch * 2, kMaxParallel)) {
+  for (int batch = 1; done < count; batch = std::min(batch * 2, kJobMaxParallel)) {
     int n = std::min(batch, count - done);
     std::vector<std::future<Result<json>>> calls;
     for (int i = 0; i < n; ++i) {

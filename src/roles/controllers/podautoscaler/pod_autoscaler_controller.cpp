@@ -5,7 +5,7 @@
 namespace k3c::controllers {
 namespace {
 
-constexpr const char* kSource = "horizontal-pod-autoscaler";  // upstream's event source
+constexpr const char* kAutoscalerSource = "horizontal-pod-autoscaler";  // upstream's event source
 
 // Why no metric gives a replica count: the condition reason and the message upstream's
 // controller would word, for the first metric the HPA names (80% CPU when it names none).
@@ -131,7 +131,7 @@ Status PodAutoscalerController::reconcile(const std::string& key) {
     const std::string why = scale.status().message();
     set_condition(status, "AbleToScale", "False", "FailedGetScale",
                   "the HPA controller was unable to get the target's current scale: " + why, now);
-    ctx_.events.record(*hpa, "Warning", "FailedGetScale", why, kSource);
+    ctx_.events.record(*hpa, "Warning", "FailedGetScale", why, kAutoscalerSource);
     return write_status(*hpa, std::move(status));
   }
   set_condition(status, "AbleToScale", "True", "SucceededGetScale",
@@ -159,7 +159,8 @@ Status PodAutoscalerController::reconcile(const std::string& key) {
     set_condition(status, "ScalingActive", "False", why,
                   "the HPA was unable to compute the replica count: " + message, now);
     ctx_.events.record(*hpa, "Warning", "FailedComputeMetricsReplicas",
-                       "invalid metrics (1 invalid out of 1), first error is: " + message, kSource);
+                       "invalid metrics (1 invalid out of 1), first error is: " + message,
+                       kAutoscalerSource);
   }
   if (desired != current) {
     json updated_scale = *scale;
@@ -172,7 +173,7 @@ Status PodAutoscalerController::reconcile(const std::string& key) {
       ctx_.events.record(
           *hpa, "Warning", "FailedRescale",
           "New size: " + std::to_string(desired) + "; reason: " + reason + "; error: " + why,
-          kSource);
+          kAutoscalerSource);
       RETURN_IF_ERROR(write_status(*hpa, std::move(status)));
       return written.status();
     }
@@ -181,7 +182,8 @@ Status PodAutoscalerController::reconcile(const std::string& key) {
         "the HPA controller was able to update the target scale to " + std::to_string(desired),
         now);
     ctx_.events.record(*hpa, "Normal", "SuccessfulRescale",
-                       "New size: " + std::to_string(desired) + "; reason: " + reason, kSource);
+                       "New size: " + std::to_string(desired) + "; reason: " + reason,
+                       kAutoscalerSource);
     status["lastScaleTime"] = now;
   }
   status["desiredReplicas"] = desired;

@@ -11,7 +11,7 @@ namespace {
 
 using testing::ControllerHarness;
 
-const char* kPods = "/api/v1/namespaces/default/pods";
+const char* kReplicaPods = "/api/v1/namespaces/default/pods";
 
 json controller_ref(const std::string& name) {
   return {{"apiVersion", "apps/v1"},
@@ -21,8 +21,8 @@ json controller_ref(const std::string& name) {
           {"controller", true}};
 }
 
-json pod(const std::string& name, const std::string& app, const std::string& owner = "",
-         const std::string& ns = "default") {
+json replica_pod(const std::string& name, const std::string& app, const std::string& owner = "",
+                 const std::string& ns = "default") {
   json p = {{"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", app}}}}},
             {"status", {{"phase", "Running"}}}};
   if (!owner.empty()) p["metadata"]["ownerReferences"] = json::array({controller_ref(owner)});
@@ -48,38 +48,39 @@ TEST_CASE(
     "a replica set claims its own pods and matching orphans, releases strays, creates the rest") {
   ControllerHarness h;
   h.api.seed("/apis/apps/v1/namespaces/default/replicasets", replica_set("web", 4));
-  h.api.seed(kPods, pod("mine", "web", "web"));
-  h.api.seed(kPods, pod("stray", "other", "web"));  // ours, but no longer selected
-  h.api.seed(kPods, pod("orphan", "web"));          // adopted
-  h.api.seed(kPods, pod("theirs", "web", "db"));    // another controller's: left alone
-  h.api.seed(kPods, pod("unselected", "other"));    // an orphan we do not select
-  h.api.seed("/api/v1/namespaces/elsewhere/pods", pod("far", "web", "", "elsewhere"));
+  h.api.seed(kReplicaPods, replica_pod("mine", "web", "web"));
+  h.api.seed(kReplicaPods, replica_pod("stray", "other", "web"));  // ours, but no longer selected
+  h.api.seed(kReplicaPods, replica_pod("orphan", "web"));          // adopted
+  h.api.seed(kReplicaPods, replica_pod("theirs", "web", "db"));  // another controller's: left alone
+  h.api.seed(kReplicaPods, replica_pod("unselected", "other"));  // an orphan we do not select
+  h.api.seed("/api/v1/namespaces/elsewhere/pods", replica_pod("far", "web", "", "elsewhere"));
   ReplicaSetController controller(h.ctx, replica_set_flavour());
   auto running = h.start(controller);
   REQUIRE(running);
   // 4 replicas: mine + the adopted orphan + 2 created.
-  REQUIRE(ControllerHarness::eventually([&] { return count(h, "POST", kPods) == 2; }));
+  REQUIRE(ControllerHarness::eventually([&] { return count(h, "POST", kReplicaPods) == 2; }));
   REQUIRE(ControllerHarness::eventually([&] {
     json rs = h.api.object("/apis/apps/v1/namespaces/default/replicasets/web");
     return rs["status"].value("replicas", 0) == 4;
   }));
   // Adopted and released by merge patches of the ownerReferences (cached pods are trimmed:
   // never PUT back whole).
-  CHECK(count(h, "PATCH", std::string(kPods) + "/orphan") == 1);
-  CHECK(count(h, "PUT", std::string(kPods) + "/orphan") == 0);
-  json adopted = h.api.object(std::string(kPods) + "/orphan");
+  CHECK(count(h, "PATCH", std::string(kReplicaPods) + "/orphan") == 1);
+  CHECK(count(h, "PUT", std::string(kReplicaPods) + "/orphan") == 0);
+  json adopted = h.api.object(std::string(kReplicaPods) + "/orphan");
   CHECK(adopted["metadata"]["ownerReferences"][0]["uid"] == "uid-web");
-  CHECK(count(h, "PATCH", std::string(kPods) + "/stray") == 1);
-  CHECK(count(h, "PUT", std::string(kPods) + "/stray") == 0);
-  CHECK_FALSE(h.api.object(std::string(kPods) + "/stray")["metadata"].contains("ownerReferences"));
-  CHECK(count(h, "PUT", std::string(kPods) + "/theirs") +
-            count(h, "PATCH", std::string(kPods) + "/theirs") ==
+  CHECK(count(h, "PATCH", std::string(kReplicaPods) + "/stray") == 1);
+  CHECK(count(h, "PUT", std::string(kReplicaPods) + "/stray") == 0);
+  CHECK_FALSE(
+      h.api.object(std::string(kReplicaPods) + "/stray")["metadata"].contains("ownerReferences"));
+  CHECK(count(h, "PUT", std::string(kReplicaPods) + "/theirs") +
+            count(h, "PATCH", std::string(kReplicaPods) + "/theirs") ==
         0);
-  CHECK(count(h, "PUT", std::string(kPods) + "/unselected") +
-            count(h, "PATCH", std::string(kPods) + "/unselected") ==
+  CHECK(count(h, "PUT", std::string(kReplicaPods) + "/unselected") +
+            count(h, "PATCH", std::string(kReplicaPods) + "/unselected") ==
         0);
   CHECK(count(h, "PATCH", "/api/v1/namespaces/elsewhere/pods/far") == 0);
-  CHECK(count(h, "POST", kPods) == 2);  // expectations: no second round of creations
+  CHECK(count(h, "POST", kReplicaPods) == 2);  // expectations: no second round of creations
 }
 
 }  // namespace

@@ -9,17 +9,18 @@ namespace k3c::controllers {
 
 namespace {
 
-const json& field(const json& o, const char* name) { return api::member(o, name); }
+const json& stateful_field(const json& o, const char* name) { return api::member(o, name); }
 using api::text;
 
 const json& claim_templates(const json& set) {
   static const json kEmpty = json::array();
-  const json& t = field(field(set, "spec"), "volumeClaimTemplates");
+  const json& t = stateful_field(stateful_field(set, "spec"), "volumeClaimTemplates");
   return t.is_array() ? t : kEmpty;
 }
 
 std::string policy(const json& set, const char* when) {
-  std::string p = text(field(field(set, "spec"), "persistentVolumeClaimRetentionPolicy"), when);
+  std::string p = text(
+      stateful_field(stateful_field(set, "spec"), "persistentVolumeClaimRetentionPolicy"), when);
   return p == "Delete" ? p : "Retain";
 }
 
@@ -42,11 +43,11 @@ ParentAndOrdinal parse_pod_name(std::string_view name) {
 }
 
 OrdinalRange ordinal_range(const json& set) {
-  const json& spec = field(set, "spec");
+  const json& spec = stateful_field(set, "spec");
   OrdinalRange r;
-  const json& replicas = field(spec, "replicas");
+  const json& replicas = stateful_field(spec, "replicas");
   r.replicas = replicas.is_number_integer() ? std::max<int64_t>(replicas.get<int64_t>(), 0) : 1;
-  const json& start = field(field(spec, "ordinals"), "start");
+  const json& start = stateful_field(stateful_field(spec, "ordinals"), "start");
   if (start.is_number_integer()) r.start = std::max<int64_t>(start.get<int64_t>(), 0);
   return r;
 }
@@ -66,7 +67,8 @@ std::string claim_name(const json& set, const json& claim_template, int64_t ordi
 
 std::vector<json> claims_for(const json& set, int64_t ordinal) {
   std::vector<json> out;
-  const json& match_labels = field(field(field(set, "spec"), "selector"), "matchLabels");
+  const json& match_labels =
+      stateful_field(stateful_field(stateful_field(set, "spec"), "selector"), "matchLabels");
   for (const json& t : claim_templates(set)) {
     if (!t.is_object()) continue;
     json claim = {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}};
@@ -90,14 +92,14 @@ std::vector<json> claims_for(const json& set, int64_t ordinal) {
 }
 
 json new_stateful_pod(const json& set, int64_t ordinal, const std::string& revision) {
-  json pod =
-      pod_from_template(field(field(set, "spec"), "template"), set, "apps/v1", "StatefulSet");
+  json pod = pod_from_template(stateful_field(stateful_field(set, "spec"), "template"), set,
+                               "apps/v1", "StatefulSet");
   pod["metadata"]["name"] = pod_name(set, ordinal);
   pod = with_identity(set, pod);
   pod["metadata"]["labels"][kRevisionLabel] = revision;
   json& spec = pod["spec"];
   spec["hostname"] = pod_name(set, ordinal);
-  std::string service = text(field(set, "spec"), "serviceName");
+  std::string service = text(stateful_field(set, "spec"), "serviceName");
   if (!service.empty()) spec["subdomain"] = service;
   // The claims' volumes first, then the template's other volumes (one of the same name as a
   // claim template is replaced by it).
@@ -122,7 +124,7 @@ bool identity_matches(const json& set, const json& pod) {
   auto p = parse_pod_name(name_of(pod));
   if (p.ordinal < 0 || p.parent != name_of(set) || namespace_of(set) != namespace_of(pod))
     return false;
-  const json& labels = field(field(pod, "metadata"), "labels");
+  const json& labels = stateful_field(stateful_field(pod, "metadata"), "labels");
   return text(labels, kPodNameLabel) == name_of(pod) &&
          text(labels, kPodIndexLabel) == std::to_string(p.ordinal);
 }
@@ -140,13 +142,14 @@ json with_identity(const json& set, const json& pod) {
 bool storage_matches(const json& set, const json& pod) {
   auto p = parse_pod_name(name_of(pod));
   if (p.ordinal < 0) return false;
-  const json& volumes = field(field(pod, "spec"), "volumes");
+  const json& volumes = stateful_field(stateful_field(pod, "spec"), "volumes");
   for (const json& t : claim_templates(set)) {
     bool found = false;
     if (volumes.is_array()) {
       for (const json& v : volumes) {
         if (v.is_object() && v.value("name", "") == name_of(t) &&
-            text(field(v, "persistentVolumeClaim"), "claimName") == claim_name(set, t, p.ordinal))
+            text(stateful_field(v, "persistentVolumeClaim"), "claimName") ==
+                claim_name(set, t, p.ordinal))
           found = true;
       }
     }

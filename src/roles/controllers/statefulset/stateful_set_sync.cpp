@@ -14,7 +14,7 @@ namespace k3c::controllers {
 
 namespace {
 
-constexpr const char* kSource = "statefulset-controller";
+constexpr const char* kStatefulSetSource = "statefulset-controller";
 
 int64_t ordinal_of(const json& pod) { return parse_pod_name(name_of(pod)).ordinal; }
 
@@ -124,7 +124,7 @@ Status StatefulSetController::create_pod(Sync& s, const json& pod) {
     ctx_.events.record(
         s.set, "Normal", "SuccessfulCreate",
         "create Pod " + name_of(pod) + " in StatefulSet " + name_of(s.set) + " successful",
-        kSource);
+        kStatefulSetSource);
     // Scaled-away pods own their claims (whenScaled Delete) only once they have a uid.
     return Status::ok();
   }
@@ -133,7 +133,7 @@ Status StatefulSetController::create_pod(Sync& s, const json& pod) {
   ctx_.events.record(s.set, "Warning", "FailedCreate",
                      "create Pod " + name_of(pod) + " in StatefulSet " + name_of(s.set) +
                          " failed error: " + created.status().message(),
-                     kSource);
+                     kStatefulSetSource);
   return created.status();
 }
 
@@ -146,10 +146,10 @@ Status StatefulSetController::delete_pod(Sync& s, const json& pod) {
   std::string what = "delete Pod " + name_of(pod) + " in StatefulSet " + name_of(s.set);
   if (!removed.is_ok()) {
     ctx_.events.record(s.set, "Warning", "FailedDelete",
-                       what + " failed error: " + removed.message(), kSource);
+                       what + " failed error: " + removed.message(), kStatefulSetSource);
     return removed;
   }
-  ctx_.events.record(s.set, "Normal", "SuccessfulDelete", what + " successful", kSource);
+  ctx_.events.record(s.set, "Normal", "SuccessfulDelete", what + " successful", kStatefulSetSource);
   return Status::ok();
 }
 
@@ -168,10 +168,11 @@ Status StatefulSetController::create_claims(Sync& s, const json& pod) {
     std::string what = "create Claim " + name_of(claim) + " Pod " + name_of(pod) +
                        " in StatefulSet " + name_of(s.set);
     if (created.is_ok()) {
-      ctx_.events.record(s.set, "Normal", "SuccessfulCreate", what + " success", kSource);
+      ctx_.events.record(s.set, "Normal", "SuccessfulCreate", what + " success",
+                         kStatefulSetSource);
     } else if (created.status().code() != Code::kAlreadyExists) {
       ctx_.events.record(s.set, "Warning", "FailedCreate",
-                         what + " failed error: " + created.status().message(), kSource);
+                         what + " failed error: " + created.status().message(), kStatefulSetSource);
       return created.status();
     }
   }

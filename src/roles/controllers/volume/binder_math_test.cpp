@@ -7,7 +7,8 @@ namespace {
 
 using nlohmann::json;
 
-json volume(const std::string& name, const std::string& size, json extra_spec = json::object()) {
+json binder_volume(const std::string& name, const std::string& size,
+                   json extra_spec = json::object()) {
   json v = {{"metadata", {{"name", name}, {"labels", {{"tier", "fast"}}}}},
             {"spec",
              {{"capacity", {{"storage", size}}},
@@ -35,7 +36,8 @@ std::string pick(const json& c, const std::vector<json>& volumes) {
 }
 
 TEST_CASE("PV binder: the smallest volume that fits") {
-  std::vector<json> volumes = {volume("big", "10Gi"), volume("small", "1Gi"), volume("mid", "2Gi")};
+  std::vector<json> volumes = {binder_volume("big", "10Gi"), binder_volume("small", "1Gi"),
+                               binder_volume("mid", "2Gi")};
   CHECK(pick(claim("1500Mi"), volumes) == "mid");
   CHECK(pick(claim("500Mi"), volumes) == "small");
   CHECK(pick(claim("20Gi"), volumes).empty());
@@ -51,14 +53,15 @@ TEST_CASE("PV binder: the smallest volume that fits") {
 
 TEST_CASE("PV binder: claimed, unavailable and deleted volumes are skipped; pre-bound wins") {
   std::vector<json> volumes = {
-      volume("taken", "1Gi", {{"claimRef", {{"namespace", "ns"}, {"name", "other"}}}}),
-      volume("released", "1Gi"), volume("going", "1Gi"), volume("free", "5Gi")};
+      binder_volume("taken", "1Gi", {{"claimRef", {{"namespace", "ns"}, {"name", "other"}}}}),
+      binder_volume("released", "1Gi"), binder_volume("going", "1Gi"),
+      binder_volume("free", "5Gi")};
   volumes[1]["status"]["phase"] = "Released";
   volumes[2]["metadata"]["deletionTimestamp"] = "2026-11-30T00:00:00Z";
   CHECK(pick(claim("1Gi"), volumes) == "free");
   // A volume the user pre-bound to this claim is taken even though a smaller one fits.
   volumes.push_back(
-      volume("mine", "50Gi", {{"claimRef", {{"namespace", "ns"}, {"name", "data"}}}}));
+      binder_volume("mine", "50Gi", {{"claimRef", {{"namespace", "ns"}, {"name", "data"}}}}));
   CHECK(pick(claim("1Gi"), volumes) == "mine");
   CHECK(volume_bound_to(volumes.back(), claim("1Gi")));
   volumes.back()["spec"]["claimRef"]["uid"] = "someone-else";

@@ -9,14 +9,14 @@ namespace k3c::controllers {
 namespace {
 
 constexpr const char* kProvisionedBy = "pv.kubernetes.io/provisioned-by";
-constexpr const char* kSelectedNode = "volume.kubernetes.io/selected-node";
+constexpr const char* kProvisionerSelectedNode = "volume.kubernetes.io/selected-node";
 
-const json& annotations_of(const json& o) {
+const json& provisioner_annotations(const json& o) {
   return api::member(api::member(o, "metadata"), "annotations");
 }
 
 // The node a volume's required node affinity names (kubernetes.io/hostname In [node]).
-std::string node_of(const json& volume) {
+std::string volume_node(const json& volume) {
   const json& terms =
       api::member(api::member(api::member(api::member(volume, "spec"), "nodeAffinity"), "required"),
                   "nodeSelectorTerms");
@@ -88,7 +88,7 @@ Status LocalPathProvisioner::provision(const std::string& claim_key) {
   if (!storage_class) return Status::ok();
   const std::string class_name = name_of(*storage_class);
   const json& spec = api::member(*claim, "spec");
-  const std::string node = api::text(annotations_of(*claim), kSelectedNode);
+  const std::string node = api::text(provisioner_annotations(*claim), kProvisionerSelectedNode);
   if (!api::text(spec, "volumeName").empty() || node.empty()) return Status::ok();
   const std::string name = "pvc-" + uid_of(*claim);
   if (volumes_.get(name)) return Status::ok();  // made already; the binder takes over
@@ -139,13 +139,14 @@ Status LocalPathProvisioner::provision(const std::string& claim_key) {
 Status LocalPathProvisioner::reclaim(const std::string& volume_name) {
   auto volume = volumes_.get(volume_name);
   if (!volume || being_deleted(*volume)) return Status::ok();
-  if (api::text(annotations_of(*volume), kProvisionedBy) != kProvisioner) return Status::ok();
+  if (api::text(provisioner_annotations(*volume), kProvisionedBy) != kProvisioner)
+    return Status::ok();
   const json& spec = api::member(*volume, "spec");
   if (api::text(api::member(*volume, "status"), "phase") != "Released" ||
       api::text(spec, "persistentVolumeReclaimPolicy") != "Delete") {
     return Status::ok();
   }
-  const std::string node = node_of(*volume);
+  const std::string node = volume_node(*volume);
   if (node != local_node_) {
     ctx_.events.record(*volume, "Warning", "VolumeFailedDelete",
                        "the volume's data is on node " + node +

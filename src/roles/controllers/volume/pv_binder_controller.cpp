@@ -6,7 +6,7 @@
 namespace k3c::controllers {
 namespace {
 
-constexpr const char* kSource = "persistentvolume-controller";  // upstream's event source
+constexpr const char* kBinderSource = "persistentvolume-controller";  // upstream's event source
 constexpr const char* kBindCompleted = "pv.kubernetes.io/bind-completed";
 constexpr const char* kBoundByController = "pv.kubernetes.io/bound-by-controller";
 constexpr const char* kSelectedNode = "volume.kubernetes.io/selected-node";
@@ -16,7 +16,7 @@ const json& annotations_of(const json& o) {
   return api::member(api::member(o, "metadata"), "annotations");
 }
 
-std::string phase_of(const json& o) { return api::text(api::member(o, "status"), "phase"); }
+std::string volume_phase(const json& o) { return api::text(api::member(o, "status"), "phase"); }
 
 }  // namespace
 
@@ -72,7 +72,7 @@ Status PvBinderController::reconcile(const std::string& key) {
 Status PvBinderController::set_phase(const json& object, const client::ResourceId& resource,
                                      const std::string& phase, const std::string& message) {
   const json& status = api::member(object, "status");
-  if (phase_of(object) == phase && api::text(status, "message") == message) return Status::ok();
+  if (volume_phase(object) == phase && api::text(status, "message") == message) return Status::ok();
   json updated = object;
   updated["status"]["phase"] = phase;
   if (message.empty()) {
@@ -97,7 +97,7 @@ Status PvBinderController::sync_claim(const std::string& key) {
     if (storage_class && api::text(*storage_class, "volumeBindingMode") == "WaitForFirstConsumer" &&
         api::text(annotations_of(*claim), kSelectedNode).empty()) {
       ctx_.events.record(*claim, "Normal", "WaitForFirstConsumer",
-                         "waiting for first consumer to be created before binding", kSource);
+                         "waiting for first consumer to be created before binding", kBinderSource);
       return set_phase(*claim, client::resources::kPersistentVolumeClaims, "Pending");
     }
     std::vector<client::ObjectPtr> volumes = volumes_.list();
@@ -113,42 +113,44 @@ Status PvBinderController::sync_claim(const std::string& key) {
                              "' or manually by the system administrator. If volume creation is "
                              "delayed, please verify that the provisioner is running and "
                              "correctly registered.",
-                         kSource);
+                         kBinderSource);
     } else if (!class_name.empty() && !storage_class) {
       ctx_.events.record(*claim, "Warning", "ProvisioningFailed",
-                         "storageclass.storage.k8s.io \"" + class_name + "\" not found", kSource);
+                         "storageclass.storage.k8s.io \"" + class_name + "\" not found",
+                         kBinderSource);
     } else {
       ctx_.events.record(*claim, "Normal", "FailedBinding",
                          class_name.empty()
                              ? "no persistent volumes available for this claim and no storage "
                                "class is set"
                              : "no persistent volumes available for this claim",
-                         kSource);
+                         kBinderSource);
     }
     return set_phase(*claim, client::resources::kPersistentVolumeClaims, "Pending");
   }
   auto volume = volumes_.get(volume_name);
   if (!volume) {
     if (!completed) return set_phase(*claim, client::resources::kPersistentVolumeClaims, "Pending");
-    if (phase_of(*claim) != "Lost") {
+    if (volume_phase(*claim) != "Lost") {
       ctx_.events.record(*claim, "Warning", "ClaimLost",
                          "Bound claim has lost its PersistentVolume. Data on the volume is lost!",
-                         kSource);
+                         kBinderSource);
     }
     return set_phase(*claim, client::resources::kPersistentVolumeClaims, "Lost");
   }
   const json& ref = api::member(api::member(*volume, "spec"), "claimRef");
   if (!ref.is_object() || volume_bound_to(*volume, *claim)) return bind(*volume, *claim);
   if (completed) {
-    if (phase_of(*claim) != "Lost") {
+    if (volume_phase(*claim) != "Lost") {
       ctx_.events.record(*claim, "Warning", "ClaimMisbound",
                          "Two claims are bound to the same volume, this one is bound incorrectly",
-                         kSource);
+                         kBinderSource);
     }
     return set_phase(*claim, client::resources::kPersistentVolumeClaims, "Lost");
   }
   ctx_.events.record(*claim, "Warning", "FailedBinding",
-                     "volume \"" + volume_name + "\" already bound to a different claim.", kSource);
+                     "volume \"" + volume_name + "\" already bound to a different claim.",
+                     kBinderSource);
   return set_phase(*claim, client::resources::kPersistentVolumeClaims, "Pending");
 }
 
@@ -194,7 +196,7 @@ Status PvBinderController::bind(json volume, json claim) {
       client::update(ctx_.client, client::resources::kPersistentVolumeClaims, claim, "status");
   if (written.is_ok()) {
     ctx_.events.record(claim, "Normal", "Bound",
-                       "Successfully bound to volume \"" + volume_name + "\"", kSource);
+                       "Successfully bound to volume \"" + volume_name + "\"", kBinderSource);
   }
   return written.status();
 }
@@ -244,10 +246,10 @@ Status PvBinderController::sync_volume(const std::string& name) {
     const std::string message =
         "error getting " + std::string(policy == "Delete" ? "deleter" : "recycler") +
         " volume plugin for volume \"" + name + "\": no volume plugin matched";
-    if (phase_of(*volume) != "Failed") {
+    if (volume_phase(*volume) != "Failed") {
       ctx_.events.record(*volume, "Warning",
                          policy == "Delete" ? "VolumeFailedDelete" : "VolumeFailedRecycle", message,
-                         kSource);
+                         kBinderSource);
     }
     return set_phase(*volume, client::resources::kPersistentVolumes, "Failed", message);
   }

@@ -14,7 +14,7 @@ using testing::ControllerHarness;
 const char* kVolumes = "/api/v1/persistentvolumes";
 const char* kClaims = "/api/v1/namespaces/ns/persistentvolumeclaims";
 
-json volume(const std::string& name, const std::string& size) {
+json controller_volume(const std::string& name, const std::string& size) {
   return {{"metadata", {{"name", name}}},
           {"spec",
            {{"capacity", {{"storage", size}}},
@@ -39,8 +39,8 @@ std::vector<std::string> writes(const ControllerHarness& h) {
 TEST_CASE(
     "the binder writes the volume's claimRef, then its phase, then the claim and its status") {
   ControllerHarness h;
-  h.api.seed(kVolumes, volume("big", "10Gi"));
-  h.api.seed(kVolumes, volume("small", "1Gi"));
+  h.api.seed(kVolumes, controller_volume("big", "10Gi"));
+  h.api.seed(kVolumes, controller_volume("small", "1Gi"));
   h.api.seed(kClaims, {{"metadata", {{"name", "data"}, {"namespace", "ns"}}},
                        {"spec",
                         {{"storageClassName", ""},
@@ -73,7 +73,7 @@ TEST_CASE(
 
 TEST_CASE("the binder releases a volume whose claim is gone") {
   ControllerHarness h;
-  json bound = volume("orphan", "1Gi");
+  json bound = controller_volume("orphan", "1Gi");
   bound["spec"]["claimRef"] = {{"namespace", "ns"}, {"name", "gone"}, {"uid", "uid-gone"}};
   bound["status"]["phase"] = "Bound";
   h.api.seed(kVolumes, bound);

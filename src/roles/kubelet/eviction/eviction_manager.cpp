@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string uid_of(const json& pod) { return api::text(api::member(pod, "metadata"), "uid"); }
+std::string pod_uid(const json& pod) { return api::text(api::member(pod, "metadata"), "uid"); }
 
 bool is_disk_signal(Signal signal) { return signal_condition(signal) == "DiskPressure"; }
 
@@ -33,7 +33,7 @@ std::vector<json> EvictionManager::active_pods() {
   std::vector<json> active;
   std::set<std::string> present;
   for (json& pod : hooks_.pods ? hooks_.pods() : std::vector<json>()) {
-    const std::string uid = uid_of(pod);
+    const std::string uid = pod_uid(pod);
     const std::string phase = api::text(api::member(pod, "status"), "phase");
     if (phase == "Succeeded" || phase == "Failed") continue;
     present.insert(uid);
@@ -44,7 +44,7 @@ std::vector<json> EvictionManager::active_pods() {
 }
 
 void EvictionManager::evict(const Eviction& eviction, std::vector<std::string>& evicted) {
-  const std::string uid = uid_of(eviction.pod);
+  const std::string uid = pod_uid(eviction.pod);
   if (hooks_.evict) hooks_.evict(eviction);
   evicted_.insert(uid);
   evicted.push_back(uid);

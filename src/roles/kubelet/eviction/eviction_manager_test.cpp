@@ -11,8 +11,8 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-constexpr uint64_t Mi = 1024 * 1024;
-constexpr uint64_t Gi = 1024 * Mi;
+constexpr uint64_t kManagerMi = 1024 * 1024;
+constexpr uint64_t kManagerGi = 1024 * kManagerMi;
 
 class FakeStats final : public EvictionStatsSource {
  public:
@@ -26,13 +26,13 @@ class FakeStats final : public EvictionStatsSource {
   int reads = 0;
 };
 
-json pod(const std::string& name, json volumes = json::array()) {
+json manager_pod(const std::string& name, json volumes = json::array()) {
   return {{"metadata", {{"name", name}, {"namespace", "default"}, {"uid", "uid-" + name}}},
           {"spec", {{"containers", json::array({{{"name", "c"}}})}, {"volumes", volumes}}},
           {"status", {{"phase", "Running"}}}};
 }
 
-struct Harness {
+struct EvictionHarness {
   ManualClock clock;
   FakeStats stats;
   std::vector<json> pods;
@@ -42,7 +42,7 @@ struct Harness {
   std::function<void()> on_reclaim;
   std::unique_ptr<EvictionManager> manager;
 
-  explicit Harness(const char* hard = "memory.available<100Mi,nodefs.available<10%") {
+  explicit EvictionHarness(const char* hard = "memory.available<100Mi,nodefs.available<10%") {
     EvictionSettings settings;
     settings.hard = *parse_threshold_list(hard);
     EvictionHooks hooks;
@@ -63,9 +63,9 @@ struct Harness {
     manager = std::make_unique<EvictionManager>(
         EvictionManagerConfig{*eviction_thresholds(settings), 5min, 0}, stats, std::move(hooks),
         clock);
-    stats.stats.memory_capacity_bytes = 8 * Gi;
-    stats.stats.memory_available_bytes = 4 * Gi;
-    stats.stats.nodefs = FsStats{100 * Gi, 50 * Gi, 0, 0};
+    stats.stats.memory_capacity_bytes = 8 * kManagerGi;
+    stats.stats.memory_available_bytes = 4 * kManagerGi;
+    stats.stats.nodefs = FsStats{100 * kManagerGi, 50 * kManagerGi, 0, 0};
     stats.stats.imagefs = stats.stats.nodefs;
   }
   void use_memory(const std::string& name, uint64_t bytes) {
@@ -74,17 +74,17 @@ struct Harness {
 };
 
 TEST_CASE("memory pressure: the condition, an event, one pod evicted per pass") {
-  Harness h;
-  h.pods = {pod("small"), pod("big")};
-  h.use_memory("small", 10 * Mi);
-  h.use_memory("big", 2 * Gi);
+  EvictionHarness h;
+  h.pods = {manager_pod("small"), manager_pod("big")};
+  h.use_memory("small", 10 * kManagerMi);
+  h.use_memory("big", 2 * kManagerGi);
   CHECK(h.manager->synchronize().empty());
   CHECK(h.manager->pressure() == NodePressure{});
 
-  h.stats.stats.memory_available_bytes = 80 * Mi;
+  h.stats.stats.memory_available_bytes = 80 * kManagerMi;
   CHECK(h.manager->synchronize() == std::vector<std::string>{"uid-big"});
   CHECK(h.manager->pressure() == NodePressure{true, false, false});
-  CHECK(h.manager->admit(pod("new")) == "The node had condition: [MemoryPressure]. ");
+  CHECK(h.manager->admit(manager_pod("new")) == "The node had condition: [MemoryPressure]. ");
   CHECK(h.warnings ==
         std::vector<std::string>{"EvictionThresholdMet: Attempting to reclaim memory"});
   REQUIRE(h.evicted.size() == 1);
@@ -99,30 +99,30 @@ TEST_CASE("memory pressure: the condition, an event, one pod evicted per pass") 
   CHECK(h.manager->synchronize().empty());
 
   // Relieved: the condition holds for the transition period, then clears.
-  h.stats.stats.memory_available_bytes = 4 * Gi;
+  h.stats.stats.memory_available_bytes = 4 * kManagerGi;
   h.clock.advance(1min);
   h.manager->synchronize();
   CHECK(h.manager->pressure().memory);
   h.clock.advance(5min);
   h.manager->synchronize();
   CHECK_FALSE(h.manager->pressure().memory);
-  CHECK_FALSE(h.manager->admit(pod("new")));
+  CHECK_FALSE(h.manager->admit(manager_pod("new")));
 }
 
 TEST_CASE("disk pressure frees unused images before it evicts a pod") {
-  Harness h;
-  h.pods = {pod("writer")};
-  h.stats.stats.pods["uid-writer"].containers = {{"c", 0, 5 * Gi, 0}};
-  h.stats.stats.nodefs->available_bytes = 5 * Gi;
+  EvictionHarness h;
+  h.pods = {manager_pod("writer")};
+  h.stats.stats.pods["uid-writer"].containers = {{"c", 0, 5 * kManagerGi, 0}};
+  h.stats.stats.nodefs->available_bytes = 5 * kManagerGi;
   h.stats.stats.imagefs = h.stats.stats.nodefs;
-  h.on_reclaim = [&] { h.stats.stats.nodefs->available_bytes = 20 * Gi; };
+  h.on_reclaim = [&] { h.stats.stats.nodefs->available_bytes = 20 * kManagerGi; };
   CHECK(h.manager->synchronize().empty());
   CHECK(h.reclaims == 1);
   CHECK(h.manager->pressure().disk);
   CHECK(h.warnings.back() == "EvictionThresholdMet: Attempting to reclaim ephemeral-storage");
 
   // Images are not enough: a pod goes.
-  h.stats.stats.nodefs->available_bytes = 5 * Gi;
+  h.stats.stats.nodefs->available_bytes = 5 * kManagerGi;
   h.on_reclaim = nullptr;
   CHECK(h.manager->synchronize() == std::vector<std::string>{"uid-writer"});
   CHECK(h.reclaims == 2);
@@ -132,11 +132,11 @@ TEST_CASE("disk pressure frees unused images before it evicts a pod") {
 }
 
 TEST_CASE("a pod over its emptyDir sizeLimit is evicted without node pressure") {
-  Harness h;
-  h.pods = {
-      pod("cache", json::array({{{"name", "scratch"}, {"emptyDir", {{"sizeLimit", "1Mi"}}}}})),
-      pod("other")};
-  h.stats.stats.pods["uid-cache"].volume_bytes["scratch"] = 4 * Mi;
+  EvictionHarness h;
+  h.pods = {manager_pod("cache",
+                        json::array({{{"name", "scratch"}, {"emptyDir", {{"sizeLimit", "1Mi"}}}}})),
+            manager_pod("other")};
+  h.stats.stats.pods["uid-cache"].volume_bytes["scratch"] = 4 * kManagerMi;
   CHECK(h.manager->synchronize() == std::vector<std::string>{"uid-cache"});
   REQUIRE(h.evicted.size() == 1);
   CHECK(h.evicted[0].message == "Usage of EmptyDir volume \"scratch\" exceeds the limit \"1Mi\". ");
@@ -147,16 +147,16 @@ TEST_CASE("a pod over its emptyDir sizeLimit is evicted without node pressure") 
 }
 
 TEST_CASE("unreadable stats change nothing") {
-  Harness h;
-  h.pods = {pod("p")};
+  EvictionHarness h;
+  h.pods = {manager_pod("p")};
   h.stats.fail = true;
   CHECK(h.manager->synchronize().empty());
   CHECK(h.evicted.empty());
 }
 
 TEST_CASE("pid pressure") {
-  Harness h("pid.available<10%");
-  h.pods = {pod("forky")};
+  EvictionHarness h("pid.available<10%");
+  h.pods = {manager_pod("forky")};
   h.stats.stats.max_pids = 1000;
   h.stats.stats.processes = 950;
   h.stats.stats.pods["uid-forky"].processes = 800;

@@ -10,7 +10,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-struct Node {
+struct GcNode {
   ManualClock clock;
   testing::FakeRuntime runtime{clock};
   FsUsage fs{1000, 500};  // 50% used
@@ -52,7 +52,7 @@ struct Node {
 };
 
 TEST_CASE("image GC does nothing below the high threshold") {
-  Node node;
+  GcNode node;
   node.add("a", 300);
   node.fs = {1000, 160};  // 84% used
   REQUIRE(node.gc.collect().is_ok());
@@ -65,7 +65,7 @@ TEST_CASE("image GC does nothing below the high threshold") {
 }
 
 TEST_CASE("image GC frees unused images, least recently used first, down to the low threshold") {
-  Node node;
+  GcNode node;
   node.add("old", 100);
   node.add("busy", 400);
   node.use("busy");
@@ -90,7 +90,7 @@ TEST_CASE("image GC frees unused images, least recently used first, down to the 
 }
 
 TEST_CASE("image GC never removes an image in use or younger than the minimum age") {
-  Node node;
+  GcNode node;
   node.add("busy", 400);
   node.use("busy");
   node.add("young", 100);
@@ -114,7 +114,7 @@ TEST_CASE("image GC never removes an image in use or younger than the minimum ag
 }
 
 TEST_CASE("image GC: an image used recently is kept longer than one used long ago") {
-  Node node;
+  GcNode node;
   node.add("a", 100);
   node.add("b", 100);
   node.use("b");
@@ -132,12 +132,12 @@ TEST_CASE("image GC: an image used recently is kept longer than one used long ag
 }
 
 TEST_CASE("image GC refuses a filesystem of no capacity") {
-  Node node;
+  GcNode node;
   node.fs = {0, 0};
   auto outcome = node.gc.collect();
   REQUIRE_FALSE(outcome.is_ok());
-  CHECK(node.warnings == std::vector<std::string>{
-                             "InvalidDiskCapacity: invalid capacity 0 on image filesystem"});
+  CHECK(node.warnings ==
+        std::vector<std::string>{"InvalidDiskCapacity: invalid capacity 0 on image filesystem"});
 }
 
 TEST_CASE("statvfs_probe reads a real filesystem") {

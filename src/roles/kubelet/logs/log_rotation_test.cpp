@@ -14,7 +14,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct Node {
+struct RotationNode {
   TempDir logs;
   ManualClock clock;
   testing::FakeRuntime runtime{clock};
@@ -49,7 +49,7 @@ struct Node {
 };
 
 TEST_CASE("a log over the size limit is renamed with upstream's timestamp") {
-  Node node;
+  RotationNode node;
   const std::string id = node.run();
   node.write(100);
   CHECK(node.rotator.rotate_once().empty());  // at the limit, not over it
@@ -66,7 +66,7 @@ TEST_CASE("a log over the size limit is renamed with upstream's timestamp") {
 }
 
 TEST_CASE("at most max-files files are kept per container, oldest rotated ones go first") {
-  Node node;
+  RotationNode node;
   node.run();
   for (int i = 0; i < 4; ++i) {
     node.write(101);
@@ -80,7 +80,7 @@ TEST_CASE("at most max-files files are kept per container, oldest rotated ones g
 }
 
 TEST_CASE("only running containers' logs are rotated") {
-  Node node;
+  RotationNode node;
   const std::string id = node.run();
   node.write(500);
   REQUIRE(node.runtime.stop_container(id, 0s).is_ok());

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/ids.h"
+#include "roles/kubelet/pods/pod_phase.h"
 #include "roles/kubelet/pods/restart_rules.h"
 
 namespace k3c::kubelet {
@@ -15,14 +16,6 @@ namespace {
 
 void set_time(json& into, const char* field, runtime::WallTime t) {
   if (t.time_since_epoch().count() != 0) into[field] = rfc3339(t);
-}
-
-const json* find_status(const json& statuses, const std::string& name) {
-  if (!statuses.is_array()) return nullptr;
-  for (const auto& s : statuses) {
-    if (s.value("name", "") == name) return &s;
-  }
-  return nullptr;
 }
 
 }  // namespace

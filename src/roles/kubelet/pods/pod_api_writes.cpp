@@ -6,7 +6,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string meta(const json& pod, const char* field) {
+std::string writes_meta(const json& pod, const char* field) {
   return pod.value("metadata", json::object()).value(field, "");
 }
 
@@ -25,19 +25,19 @@ json status_patch(const json& from, const json& to) {
 
 Status patch_pod_status(client::Client& client, const json& pod, const json& status) {
   const json& current = pod.value("status", json::object());
-  json patch = {{"metadata", {{"uid", meta(pod, "uid")}}},
+  json patch = {{"metadata", {{"uid", writes_meta(pod, "uid")}}},
                 {"status", status_patch(current, status)}};
-  auto r = client::patch(client, client::resources::kPods, meta(pod, "namespace"),
-                         meta(pod, "name"), "application/merge-patch+json", patch, "status");
+  auto r = client::patch(client, client::resources::kPods, writes_meta(pod, "namespace"),
+                         writes_meta(pod, "name"), "application/merge-patch+json", patch, "status");
   return r.is_ok() ? Status::ok() : r.status();
 }
 
 Status confirm_pod_deletion(client::Client& client, const json& pod) {
   client::DeleteOptions options;
   options.grace_period_seconds = 0;
-  options.precondition_uid = meta(pod, "uid");
-  Status s = client::remove(client, client::resources::kPods, meta(pod, "namespace"),
-                            meta(pod, "name"), options);
+  options.precondition_uid = writes_meta(pod, "uid");
+  Status s = client::remove(client, client::resources::kPods, writes_meta(pod, "namespace"),
+                            writes_meta(pod, "name"), options);
   if (!s.is_ok() && s.code() != Code::kNotFound && s.code() != Code::kConflict) return s;
   return Status::ok();
 }

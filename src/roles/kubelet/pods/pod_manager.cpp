@@ -47,7 +47,7 @@ class PodManager::Events final : public PodEvents {
 
 namespace {
 
-std::string meta(const json& pod, const char* field) {
+std::string manager_meta(const json& pod, const char* field) {
   return pod.value("metadata", json::object()).value(field, "");
 }
 
@@ -96,8 +96,7 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       crash_backoff_(clock),
       pull_backoff_(clock),
       probes_(clock, runtime, *network_),
-      informer_(client, resources::kPods, node_selector(config_.node_name),
-                config_.shared_objects),
+      informer_(client, resources::kPods, node_selector(config_.node_name), config_.shared_objects),
       services_(client, resources::kServices, {}, config_.shared_objects),
       queue_(clock) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
@@ -179,7 +178,8 @@ void PodManager::relist_once() {
   if (!sandboxes.is_ok() || !containers.is_ok()) return;
   std::map<std::string, std::string> uid_to_key;
   for (const auto& pod : informer_.list()) {
-    if (on_node(*pod, config_.node_name)) uid_to_key[meta(*pod, "uid")] = client::key_of(*pod);
+    if (on_node(*pod, config_.node_name))
+      uid_to_key[manager_meta(*pod, "uid")] = client::key_of(*pod);
   }
   if (static_) uid_to_key.merge(static_->uids());
   // What the runtime shows of each pod; a change (a container exited) queues it.
@@ -269,7 +269,7 @@ Status PodManager::sync(const std::string& key) {
            .empty())
     return delete_pod(*cached);
   json pod = *cached;
-  const std::string uid = meta(pod, "uid");
+  const std::string uid = manager_meta(pod, "uid");
   {
     // What this kubelet last wrote is fresher than a cache that has not seen it yet.
     std::lock_guard lock(mu_);
@@ -318,8 +318,9 @@ Result<json> PodManager::default_static_pod(const json& pod) {
   json body = pod;
   body.erase("status");
   body["metadata"].erase("uid");
-  body["metadata"]["annotations"][kConfigMirrorAnnotation] = meta(pod, "uid");
-  auto defaulted = client::dry_run_create(client_, resources::kPods, meta(pod, "namespace"), body);
+  body["metadata"]["annotations"][kConfigMirrorAnnotation] = manager_meta(pod, "uid");
+  auto defaulted =
+      client::dry_run_create(client_, resources::kPods, manager_meta(pod, "namespace"), body);
   // A missing namespace may come: try again later rather than give the manifest up.
   if (!defaulted.is_ok() && defaulted.status().code() == Code::kNotFound)
     return error(Code::kServiceUnavailable, defaulted.status().message());
@@ -331,8 +332,9 @@ Result<client::ObjectPtr> PodManager::sync_mirror(const std::string& key) {
   client::ObjectPtr mirror = informer_.get(key);
   if (mirror) {
     const json& m = api::member(*mirror, "metadata");
-    const bool ours = desired && api::text(api::member(m, "annotations"),
-                                           kConfigMirrorAnnotation) == meta(*desired, "uid");
+    const bool ours =
+        desired && api::text(api::member(m, "annotations"), kConfigMirrorAnnotation) ==
+                       manager_meta(*desired, "uid");
     if (ours && !m.contains("deletionTimestamp")) return mirror;
     // Another version, not a mirror at all, or deleted by someone: it goes, and a fresh
     // one is made when the informer has seen it go.
@@ -347,13 +349,14 @@ Result<client::ObjectPtr> PodManager::sync_mirror(const std::string& key) {
   for (const char* field : {"name", "namespace", "labels", "annotations"}) {
     if ((*desired)["metadata"].contains(field)) m[field] = (*desired)["metadata"][field];
   }
-  m["annotations"][kConfigMirrorAnnotation] = meta(*desired, "uid");
+  m["annotations"][kConfigMirrorAnnotation] = manager_meta(*desired, "uid");
   m["ownerReferences"] = json::array({{{"apiVersion", "v1"},
                                        {"kind", "Node"},
                                        {"name", config_.node_name},
-                                       {"uid", meta(*node, "uid")},
+                                       {"uid", manager_meta(*node, "uid")},
                                        {"controller", true}}});
-  auto created = client::create(client_, resources::kPods, meta(*desired, "namespace"), body);
+  auto created =
+      client::create(client_, resources::kPods, manager_meta(*desired, "namespace"), body);
   if (!created.is_ok() && created.status().code() != Code::kAlreadyExists) {
     events_->record(*desired, "", "Warning", "FailedCreate",
                     "Error creating mirror pod: " + created.status().message());
@@ -364,7 +367,7 @@ Result<client::ObjectPtr> PodManager::sync_mirror(const std::string& key) {
 }
 
 Status PodManager::sync_static(const std::string& key, json pod) {
-  const std::string uid = meta(pod, "uid");
+  const std::string uid = manager_meta(pod, "uid");
   {
     std::lock_guard lock(mu_);
     if (auto it = static_status_.find(uid); it != static_status_.end()) pod["status"] = it->second;
@@ -417,7 +420,7 @@ Status PodManager::write_status(const json& pod, const json& status) {
   if (written.code() == Code::kNotFound) return Status::ok();  // gone meanwhile
   RETURN_IF_ERROR(written);
   std::lock_guard lock(mu_);
-  written_[meta(pod, "uid")] = status;
+  written_[manager_meta(pod, "uid")] = status;
   return Status::ok();
 }
 
@@ -446,8 +449,8 @@ void PodManager::evict(const json& pod, const std::string& message, bool disrupt
                        int64_t grace_period_seconds) {
   {
     std::lock_guard lock(mu_);
-    evictions_[meta(pod, "uid")] = {message, disruption_condition, grace_period_seconds,
-                                    rfc3339(clock_.wall_now())};
+    evictions_[manager_meta(pod, "uid")] = {message, disruption_condition, grace_period_seconds,
+                                            rfc3339(clock_.wall_now())};
   }
   events_->record(pod, "", "Warning", "Evicted", message);
   log::for_role("kubelet")->info("evicting pod {}: {}", pod_description(pod), message);
@@ -457,7 +460,7 @@ void PodManager::evict(const json& pod, const std::string& message, bool disrupt
 Status PodManager::delete_pod(const json& pod) {
   RETURN_IF_ERROR(confirm_pod_deletion(client_, pod));
   std::lock_guard lock(mu_);
-  written_.erase(meta(pod, "uid"));
+  written_.erase(manager_meta(pod, "uid"));
   return Status::ok();
 }
 

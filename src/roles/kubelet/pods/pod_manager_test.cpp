@@ -5,7 +5,6 @@
 #include "roles/kubelet/pods/pod_manager.h"
 
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -22,7 +21,7 @@ using namespace std::chrono_literals;
 
 const char* kPods = "/api/v1/namespaces/ns/pods";
 
-json pod(const std::string& name, const std::string& node) {
+json podm_pod(const std::string& name, const std::string& node) {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", name}, {"namespace", "ns"}}},
@@ -33,16 +32,16 @@ json pod(const std::string& name, const std::string& node) {
           {"status", {{"phase", "Pending"}}}};
 }
 
-struct Harness {
+struct ManagerHarness {
   controllers::testing::FakeApi api;
   client::InProcessClient client{[this](http::Request& r) { return api.handle(r); }, {}};
   client::EventRecorder recorder{client, "kubelet"};
   testing::FakeRuntime runtime{SystemClock::instance()};
   std::unique_ptr<PodManager> manager;
 
-  Harness() { runtime.add_image("img:1"); }
+  ManagerHarness() { runtime.add_image("img:1"); }
   std::function<std::optional<std::string>(const json&)> admit;
-  ~Harness() {
+  ~ManagerHarness() {
     if (manager) manager->stop();
     recorder.stop();
   }
@@ -80,11 +79,11 @@ struct Harness {
 };
 
 TEST_CASE("pods of this node run and report status; other nodes' pods are left alone") {
-  Harness h;
+  ManagerHarness h;
   json kubernetes = {{"metadata", {{"name", "kubernetes"}, {"namespace", "default"}}},
                      {"spec", {{"clusterIP", "10.43.0.1"}, {"ports", {{{"port", 443}}}}}}};
   h.api.seed("/api/v1/namespaces/default/services", kubernetes);
-  h.api.seed(kPods, pod("web", "n1"));
+  h.api.seed(kPods, podm_pod("web", "n1"));
   h.start();
   REQUIRE(h.eventually([&] { return h.object("web")["status"].value("phase", "") == "Running"; }));
   const std::string app = h.runtime.container("app")->id;
@@ -113,8 +112,8 @@ TEST_CASE("pods of this node run and report status; other nodes' pods are left a
 }
 
 TEST_CASE("an evicted pod is reported Failed/Evicted and stopped with the eviction's grace") {
-  Harness h;
-  json web = pod("web", "n1");
+  ManagerHarness h;
+  json web = podm_pod("web", "n1");
   web["spec"]["terminationGracePeriodSeconds"] = 30;
   h.api.seed(kPods, web);
   h.start();
@@ -148,13 +147,13 @@ TEST_CASE("an evicted pod is reported Failed/Evicted and stopped with the evicti
 }
 
 TEST_CASE("a new pod the admission rejects is Failed/Evicted and never started") {
-  Harness h;
-  h.admit = [](const json& pod) -> std::optional<std::string> {
-    if (pod["metadata"]["name"] == "late") return "The node had condition: [DiskPressure]. ";
+  ManagerHarness h;
+  h.admit = [](const json& podm_pod) -> std::optional<std::string> {
+    if (podm_pod["metadata"]["name"] == "late") return "The node had condition: [DiskPressure]. ";
     return std::nullopt;
   };
-  h.api.seed(kPods, pod("late", "n1"));
-  h.api.seed(kPods, pod("fine", "n1"));
+  h.api.seed(kPods, podm_pod("late", "n1"));
+  h.api.seed(kPods, podm_pod("fine", "n1"));
   h.start();
   REQUIRE(h.eventually([&] { return h.object("late")["status"].value("phase", "") == "Failed"; }));
   CHECK(h.object("late")["status"]["reason"] == "Evicted");
@@ -169,7 +168,7 @@ TEST_CASE("a new pod the admission rejects is Failed/Evicted and never started")
 }
 
 TEST_CASE("sandboxes no pod owns are stopped and removed") {
-  Harness h;
+  ManagerHarness h;
   const std::string stray = h.runtime.add_stray_sandbox("no-such-pod");
   h.start();
   REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
@@ -179,7 +178,7 @@ TEST_CASE("sandboxes no pod owns are stopped and removed") {
 }
 
 TEST_CASE("a static pod runs from its manifest and is mirrored into the API") {
-  Harness h;
+  ManagerHarness h;
   TempDir manifests;
   h.static_pod_dir = manifests.path();
   h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
@@ -238,8 +237,8 @@ spec:
 }
 
 TEST_CASE("a mirror pod without a static pod behind it is deleted") {
-  Harness h;
-  json orphan = pod("old-n1", "n1");
+  ManagerHarness h;
+  json orphan = podm_pod("old-n1", "n1");
   orphan["metadata"]["annotations"] = {{"kubernetes.io/config.mirror", "abc"}};
   h.api.seed(kPods, orphan);
   h.start();

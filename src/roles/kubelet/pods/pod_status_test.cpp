@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 
 const runtime::WallTime kT0 = std::chrono::system_clock::from_time_t(1'800'000'000);
 
-json pod(const std::string& policy = "Always", json inits = json::array()) {
+json status_pod(const std::string& policy = "Always", json inits = json::array()) {
   json p = {{"metadata", {{"name", "p"}, {"namespace", "ns"}, {"uid", "u1"}}},
             {"spec",
              {{"restartPolicy", policy},
@@ -77,7 +77,7 @@ json condition(const json& status, const std::string& type) {
 
 TEST_CASE("a pod whose containers are being created is Pending and not ready") {
   State st;
-  json s = status_of(pod(), st);
+  json s = status_of(status_pod(), st);
   CHECK(s["phase"] == "Pending");
   REQUIRE(s["containerStatuses"].size() == 2);
   CHECK(s["containerStatuses"][0]["name"] == "a");  // sorted by name
@@ -98,7 +98,7 @@ TEST_CASE("a pod whose containers are being created is Pending and not ready") {
 TEST_CASE("running containers: Running, ready, k3c:// ids; transition times kept") {
   State st;
   st.add("a", ContainerState::kRunning).add("b", ContainerState::kRunning);
-  json p = pod();
+  json p = status_pod();
   json s = status_of(p, st);
   CHECK(s["phase"] == "Running");
   const json& a = s["containerStatuses"][0];
@@ -118,7 +118,7 @@ TEST_CASE("running containers: Running, ready, k3c:// ids; transition times kept
 
 TEST_CASE("a condition's lastTransitionTime moves only when its status flips") {
   State st;
-  json p = pod();
+  json p = status_pod();
   json first = status_of(p, st, {}, false, kT0 + 10s);
   CHECK(condition(first, "Ready")["lastTransitionTime"] == rfc3339(kT0 + 10s));
   p["status"] = first;
@@ -133,41 +133,41 @@ TEST_CASE("phase by restart policy when containers exit") {
   SECTION("all exit 0 with Never or OnFailure: Succeeded; with Always: Running") {
     State st;
     st.add("a", ContainerState::kExited, 0).add("b", ContainerState::kExited, 0);
-    CHECK(status_of(pod("Never"), st)["phase"] == "Succeeded");
-    CHECK(status_of(pod("OnFailure"), st)["phase"] == "Succeeded");
-    CHECK(status_of(pod("Always"), st)["phase"] == "Running");
-    json s = status_of(pod("Never"), st);
+    CHECK(status_of(status_pod("Never"), st)["phase"] == "Succeeded");
+    CHECK(status_of(status_pod("OnFailure"), st)["phase"] == "Succeeded");
+    CHECK(status_of(status_pod("Always"), st)["phase"] == "Running");
+    json s = status_of(status_pod("Never"), st);
     CHECK(s["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed");
     CHECK(condition(s, "Ready")["reason"] == "PodCompleted");
   }
   SECTION("a failure with Never: Failed; with OnFailure: Running (restarting)") {
     State st;
     st.add("a", ContainerState::kExited, 0).add("b", ContainerState::kExited, 2);
-    json s = status_of(pod("Never"), st);
+    json s = status_of(status_pod("Never"), st);
     CHECK(s["phase"] == "Failed");
     CHECK(s["containerStatuses"][1]["state"]["terminated"]["exitCode"] == 2);
     CHECK(s["containerStatuses"][1]["state"]["terminated"]["reason"] == "Error");
     CHECK(condition(s, "Ready")["reason"] == "PodFailed");
-    CHECK(status_of(pod("OnFailure"), st)["phase"] == "Running");
+    CHECK(status_of(status_pod("OnFailure"), st)["phase"] == "Running");
   }
   SECTION("one still running: Running") {
     State st;
     st.add("a", ContainerState::kExited, 0).add("b", ContainerState::kRunning);
-    CHECK(status_of(pod("Never"), st)["phase"] == "Running");
+    CHECK(status_of(status_pod("Never"), st)["phase"] == "Running");
   }
   SECTION("a terminal phase is never left") {
     State st;
     st.add("a", ContainerState::kRunning).add("b", ContainerState::kRunning);
-    json p = pod("Never");
+    json p = status_pod("Never");
     p["status"]["phase"] = "Succeeded";
     CHECK(status_of(p, st)["phase"] == "Succeeded");
   }
   SECTION("a deleted pod whose containers were stopped ends Failed or Succeeded") {
     State st;
     st.add("a", ContainerState::kExited, 137).add("b", ContainerState::kExited, 0);
-    CHECK(status_of(pod("Always"), st, {}, true)["phase"] == "Failed");
+    CHECK(status_of(status_pod("Always"), st, {}, true)["phase"] == "Failed");
     State none;
-    CHECK(status_of(pod("Always"), none, {}, true)["phase"] == "Failed");
+    CHECK(status_of(status_pod("Always"), none, {}, true)["phase"] == "Failed");
   }
 }
 
@@ -178,7 +178,7 @@ TEST_CASE("crash loop: waiting CrashLoopBackOff with the last run in lastState")
       .add("b", ContainerState::kExited, 1, 1);
   WaitingReasons reasons = {
       {"b", {"CrashLoopBackOff", "back-off 10s restarting failed container=b pod=p_ns(u1)"}}};
-  json s = status_of(pod(), st, reasons);
+  json s = status_of(status_pod(), st, reasons);
   const json& b = s["containerStatuses"][1];
   CHECK(b["state"]["waiting"]["reason"] == "CrashLoopBackOff");
   CHECK(b["state"]["waiting"]["message"] ==
@@ -189,14 +189,14 @@ TEST_CASE("crash loop: waiting CrashLoopBackOff with the last run in lastState")
   CHECK(b["ready"] == false);
   CHECK(s["phase"] == "Running");
   // With Never the reason does not apply: the container is not restarted.
-  json never = status_of(pod("Never"), st, reasons);
+  json never = status_of(status_pod("Never"), st, reasons);
   CHECK(never["containerStatuses"][1]["state"].contains("terminated"));
 }
 
 TEST_CASE("a container that could not be created waits with the sync's reason") {
   State st;
   WaitingReasons reasons = {{"a", {"CreateContainerConfigError", "configmap \"x\" not found"}}};
-  json s = status_of(pod(), st, reasons);
+  json s = status_of(status_pod(), st, reasons);
   CHECK(s["containerStatuses"][0]["state"]["waiting"]["reason"] == "CreateContainerConfigError");
   CHECK(s["containerStatuses"][0]["state"]["waiting"]["message"] == "configmap \"x\" not found");
   CHECK(s["containerStatuses"][1]["state"]["waiting"]["reason"] == "ContainerCreating");
@@ -208,7 +208,7 @@ TEST_CASE("init containers: PodInitializing, Initialized, and a failed init with
   SECTION("first init running") {
     State st;
     st.add("i1", ContainerState::kRunning);
-    json s = status_of(pod("Always", inits), st);
+    json s = status_of(status_pod("Always", inits), st);
     CHECK(s["phase"] == "Pending");
     CHECK(s["initContainerStatuses"][0]["name"] == "i1");
     CHECK(s["initContainerStatuses"][1]["state"]["waiting"]["reason"] == "PodInitializing");
@@ -223,7 +223,7 @@ TEST_CASE("init containers: PodInitializing, Initialized, and a failed init with
         .add("i2", ContainerState::kExited, 0)
         .add("a", ContainerState::kRunning)
         .add("b", ContainerState::kRunning);
-    json s = status_of(pod("Always", inits), st);
+    json s = status_of(status_pod("Always", inits), st);
     CHECK(s["phase"] == "Running");
     CHECK(s["initContainerStatuses"][1]["ready"] == true);
     CHECK(condition(s, "Initialized")["status"] == "True");
@@ -231,9 +231,9 @@ TEST_CASE("init containers: PodInitializing, Initialized, and a failed init with
   SECTION("an init container fails with Never: Failed") {
     State st;
     st.add("i1", ContainerState::kExited, 3);
-    json s = status_of(pod("Never", inits), st);
+    json s = status_of(status_pod("Never", inits), st);
     CHECK(s["phase"] == "Failed");
-    CHECK(status_of(pod("OnFailure", inits), st)["phase"] == "Pending");
+    CHECK(status_of(status_pod("OnFailure", inits), st)["phase"] == "Pending");
   }
 }
 

@@ -19,7 +19,7 @@ using namespace std::chrono_literals;
 using Lines = std::vector<std::string>;
 
 // A node with one kubelet: the fake runtime, objects, events and the backoffs.
-struct Node {
+struct SyncNode {
   ManualClock clock;
   testing::FakeRuntime runtime{clock};
   testing::MapConfigSource objects;
@@ -31,7 +31,7 @@ struct Node {
   NodeFacts facts{"n1", {"192.168.0.2"}, {{"cpu", "2"}, {"memory", "2Gi"}}};
   json pod;
 
-  explicit Node(json p) : pod(std::move(p)) {}
+  explicit SyncNode(json p) : pod(std::move(p)) {}
 
   // One sync; the status it computed becomes the pod's (as the manager writes it back).
   SyncResult sync() {
@@ -60,12 +60,12 @@ json make_pod(const std::string& policy, json containers, json inits = json::arr
   return p;
 }
 
-json container(const std::string& name, const std::string& image = "busybox:1.36") {
+json sync_container(const std::string& name, const std::string& image = "busybox:1.36") {
   return {{"name", name}, {"image", image}};
 }
 
 TEST_CASE("a pod goes Pending -> Running -> Succeeded, with upstream's events") {
-  Node node(make_pod("Never", {container("app", "busybox:1.36")}));
+  SyncNode node(make_pod("Never", {sync_container("app", "busybox:1.36")}));
   runtime::ImageSummary image;
   image.size = 1234;
   node.runtime.add_pullable_image("busybox:1.36", image);
@@ -127,7 +127,7 @@ TEST_CASE("the container gets the resolved argv, env, labels and log path") {
       {"args", {"--name=$(POD)"}},
       {"env", {{{"name", "POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}}}},
       {"resources", {{"limits", {{"cpu", "500m"}, {"memory", "64Mi"}}}}}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   runtime::ImageSummary image;
   image.entrypoint = {"/entry"};
   image.env = {"PATH=/bin"};
@@ -153,7 +153,7 @@ TEST_CASE("the container gets the resolved argv, env, labels and log path") {
 }
 
 TEST_CASE("a crash-looping container backs off 10s, 20s, 40s") {
-  Node node(make_pod("Always", {container("app")}));
+  SyncNode node(make_pod("Always", {sync_container("app")}));
   node.runtime.add_image("busybox:1.36");
   node.sync();
   node.events.take();
@@ -197,7 +197,7 @@ TEST_CASE("a crash-looping container backs off 10s, 20s, 40s") {
 }
 
 TEST_CASE("restarts keep only the current and the last instance of a container") {
-  Node node(make_pod("OnFailure", {container("app")}));
+  SyncNode node(make_pod("OnFailure", {sync_container("app")}));
   node.runtime.add_image("busybox:1.36");
   node.sync();
   for (int i = 0; i < 4; ++i) {
@@ -213,7 +213,8 @@ TEST_CASE("restarts keep only the current and the last instance of a container")
 }
 
 TEST_CASE("init containers run one at a time, in order, before the app containers") {
-  Node node(make_pod("Always", {container("app")}, {container("first"), container("second")}));
+  SyncNode node(make_pod("Always", {sync_container("app")},
+                         {sync_container("first"), sync_container("second")}));
   node.runtime.add_image("busybox:1.36");
   auto started = [&] {
     Lines names;
@@ -243,9 +244,9 @@ TEST_CASE("init containers run one at a time, in order, before the app container
 }
 
 TEST_CASE("a sidecar starts before the next init container and is kept running") {
-  json sidecar = container("proxy");
+  json sidecar = sync_container("proxy");
   sidecar["restartPolicy"] = "Always";
-  Node node(make_pod("Never", {container("app")}, {sidecar, container("setup")}));
+  SyncNode node(make_pod("Never", {sync_container("app")}, {sidecar, sync_container("setup")}));
   node.runtime.add_image("busybox:1.36");
   node.sync();
   CHECK(node.runtime.container("proxy")->state == runtime::ContainerState::kRunning);
@@ -269,7 +270,7 @@ TEST_CASE("a sidecar starts before the next init container and is kept running")
 
 TEST_CASE("a failed init container: restarted under OnFailure, fails the pod under Never") {
   SECTION("Never") {
-    Node node(make_pod("Never", {container("app")}, {container("init")}));
+    SyncNode node(make_pod("Never", {sync_container("app")}, {sync_container("init")}));
     node.runtime.add_image("busybox:1.36");
     node.sync();
     node.runtime.exit(node.id("init"), 2);
@@ -281,7 +282,7 @@ TEST_CASE("a failed init container: restarted under OnFailure, fails the pod und
     CHECK(node.runtime.sandboxes().size() == 1);
   }
   SECTION("OnFailure") {
-    Node node(make_pod("OnFailure", {container("app")}, {container("init")}));
+    SyncNode node(make_pod("OnFailure", {sync_container("app")}, {sync_container("init")}));
     node.runtime.add_image("busybox:1.36");
     node.sync();
     node.runtime.exit(node.id("init"), 2);
@@ -297,10 +298,10 @@ TEST_CASE("a failed init container: restarted under OnFailure, fails the pod und
 }
 
 TEST_CASE("a missing ConfigMap key: CreateContainerConfigError and nothing started") {
-  json c = container("app");
+  json c = sync_container("app");
   c["env"] = {
       {{"name", "X"}, {"valueFrom", {{"configMapKeyRef", {{"name", "cfg"}, {"key", "k"}}}}}}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36", {});
   node.objects.put_config_map("ns", "cfg", {{"other", "1"}});
   auto r = node.sync();
@@ -322,9 +323,9 @@ TEST_CASE("a missing ConfigMap key: CreateContainerConfigError and nothing start
 }
 
 TEST_CASE("imagePullPolicy Never with a missing image: ErrImageNeverPull") {
-  json c = container("app", "local/thing:1");
+  json c = sync_container("app", "local/thing:1");
   c["imagePullPolicy"] = "Never";
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.sync();
   const std::string msg =
       "Container image \"local/thing:1\" is not present with pull policy of Never";
@@ -334,7 +335,7 @@ TEST_CASE("imagePullPolicy Never with a missing image: ErrImageNeverPull") {
 }
 
 TEST_CASE("an image reference that cannot be parsed: InvalidImageName") {
-  Node node(make_pod("Always", {container("app", "Bad/Name")}));
+  SyncNode node(make_pod("Always", {sync_container("app", "Bad/Name")}));
   node.sync();
   const std::string msg =
       "Failed to apply default image tag \"Bad/Name\": couldn't parse image name \"Bad/Name\": "
@@ -345,7 +346,7 @@ TEST_CASE("an image reference that cannot be parsed: InvalidImageName") {
 }
 
 TEST_CASE("pulls use the pod's imagePullSecrets") {
-  Node node(make_pod("Always", {container("app", "reg.example/app:1")}));
+  SyncNode node(make_pod("Always", {sync_container("app", "reg.example/app:1")}));
   node.pod["spec"]["imagePullSecrets"] = {{{"name", "creds"}}, {{"name", "gone"}}};
   json config = {{"auths", {{"reg.example", {{"username", "alice"}, {"password", "pw"}}}}}};
   node.objects.put_secret("ns", "creds", {{".dockerconfigjson", base64_encode(config.dump())}});
@@ -363,7 +364,8 @@ TEST_CASE("pulls use the pod's imagePullSecrets") {
 }
 
 TEST_CASE("IfNotPresent uses a present image; Always pulls") {
-  Node node(make_pod("Always", {container("a", "img:1"), container("b", "img:latest")}));
+  SyncNode node(
+      make_pod("Always", {sync_container("a", "img:1"), sync_container("b", "img:latest")}));
   node.runtime.add_image("img:1");
   node.runtime.add_pullable_image("img:latest");
   node.sync();
@@ -376,7 +378,7 @@ TEST_CASE("IfNotPresent uses a present image; Always pulls") {
 }
 
 TEST_CASE("a sandbox that is not ready is re-created and the containers started in it") {
-  Node node(make_pod("Always", {container("app")}));
+  SyncNode node(make_pod("Always", {sync_container("app")}));
   node.runtime.add_image("busybox:1.36");
   node.sync();
   const std::string first = node.runtime.sandboxes().front().id;
@@ -395,9 +397,9 @@ TEST_CASE("a sandbox that is not ready is re-created and the containers started 
 }
 
 TEST_CASE("deletion stops containers within the grace period, preStop first") {
-  json c = container("app");
+  json c = sync_container("app");
   c["lifecycle"] = {{"preStop", {{"exec", {{"command", {"/bin/sh", "-c", "sleep 1"}}}}}}};
-  Node node(make_pod("Always", {c, container("side")}));
+  SyncNode node(make_pod("Always", {c, sync_container("side")}));
   node.pod["spec"]["terminationGracePeriodSeconds"] = 30;
   node.runtime.add_image("busybox:1.36");
   node.sync();
@@ -430,9 +432,9 @@ TEST_CASE("deletion stops containers within the grace period, preStop first") {
 }
 
 TEST_CASE("a failing postStart hook kills the container: PostStartHookError") {
-  json c = container("app");
+  json c = sync_container("app");
   c["lifecycle"] = {{"postStart", {{"exec", {{"command", {"sh", "-c", "exit 3"}}}}}}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36");
   runtime::ExecResult failed;
   failed.exit_code = 3;
@@ -453,17 +455,18 @@ TEST_CASE("a failing postStart hook kills the container: PostStartHookError") {
 }
 
 TEST_CASE("an httpGet postStart hook: any answer will do, no answer kills the container") {
-  json c = container("app");
+  json c = sync_container("app");
   c["ports"] = {{{"name", "http"}, {"containerPort", 8080}}};
   c["lifecycle"] = {{"postStart", {{"httpGet", {{"path", "/started"}, {"port", "http"}}}}}};
   {
-    Node node(make_pod("Always", {c}));
+    SyncNode node(make_pod("Always", {c}));
     node.runtime.add_image("busybox:1.36");
     node.sync();
     const std::string ip = node.pod["status"]["podIP"];
     const std::string msg =
         "HTTP lifecycle hook (/started) for Container \"app\" in Pod \"web_ns(u1)\" failed - "
-        "error: Get \"http://" + ip + ":8080/started\": dial tcp: connect: connection refused";
+        "error: Get \"http://" +
+        ip + ":8080/started\": dial tcp: connect: connection refused";
     const json waiting = node.container_status("app")["state"]["waiting"];
     CHECK(waiting["reason"] == "PostStartHookError");
     CHECK(waiting["message"] == msg);
@@ -472,23 +475,24 @@ TEST_CASE("an httpGet postStart hook: any answer will do, no answer kills the co
                     "Warning FailedPostStartHook [spec.containers{app}]: " + msg) != events.end());
   }
   {
-    Node node(make_pod("Always", {c}));
+    SyncNode node(make_pod("Always", {c}));
     node.runtime.add_image("busybox:1.36");
     // The fake runtime hands out pod IPs in order: the first sandbox gets this one.
     node.network.set("10.42.0.1", 8080, 500);  // upstream does not look at a hook's status
     node.sync();
     REQUIRE(node.pod["status"]["podIP"] == "10.42.0.1");
     CHECK(node.container_status("app")["state"].contains("running"));
-    for (const auto& e : node.events.take()) CHECK(e.find("FailedPostStartHook") == std::string::npos);
+    for (const auto& e : node.events.take())
+      CHECK(e.find("FailedPostStartHook") == std::string::npos);
   }
 }
 
 TEST_CASE("a readiness probe decides ready; the sync comes back when the next probe is due") {
-  json c = container("app");
+  json c = sync_container("app");
   c["ports"] = {{{"name", "http"}, {"containerPort", 8080}}};
   c["readinessProbe"] = {{"httpGet", {{"path", "/healthz"}, {"port", "http"}}},
                          {"periodSeconds", 5}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36");
   auto r = node.sync();
   const std::string ip = node.pod["status"]["podIP"];
@@ -518,10 +522,10 @@ TEST_CASE("a readiness probe decides ready; the sync comes back when the next pr
 }
 
 TEST_CASE("a failing liveness probe kills the container, which is restarted") {
-  json c = container("app");
+  json c = sync_container("app");
   c["livenessProbe"] = {
       {"exec", {{"command", {"check"}}}}, {"periodSeconds", 1}, {"failureThreshold", 2}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36");
   node.sync();
   CHECK(node.container_status("app")["ready"] == true);  // no readiness probe
@@ -548,11 +552,11 @@ TEST_CASE("a failing liveness probe kills the container, which is restarted") {
 }
 
 TEST_CASE("a grpc liveness probe: NOT_SERVING kills the container, SERVING keeps it") {
-  json c = container("app");
+  json c = sync_container("app");
   c["livenessProbe"] = {{"grpc", {{"port", 9000}, {"service", "app"}}},
                         {"periodSeconds", 1},
                         {"failureThreshold", 1}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36");
   const std::string ip = "10.42.0.1";  // the fake runtime's first pod IP
   node.network.set(ip, 9000, grpc_health::kServing);
@@ -575,10 +579,10 @@ TEST_CASE("a grpc liveness probe: NOT_SERVING kills the container, SERVING keeps
 }
 
 TEST_CASE("until the startup probe succeeds the container is not started") {
-  json c = container("app");
+  json c = sync_container("app");
   c["startupProbe"] = {{"tcpSocket", {{"port", 9000}}}, {"periodSeconds", 2}};
   c["livenessProbe"] = {{"exec", {{"command", {"check"}}}}};
-  Node node(make_pod("Always", {c}));
+  SyncNode node(make_pod("Always", {c}));
   node.runtime.add_image("busybox:1.36");
   runtime::ExecResult bad;
   bad.exit_code = 1;
@@ -596,7 +600,7 @@ TEST_CASE("until the startup probe succeeds the container is not started") {
 }
 
 TEST_CASE("a spec change of a running container restarts it") {
-  Node node(make_pod("Always", {container("app", "img:1")}));
+  SyncNode node(make_pod("Always", {sync_container("app", "img:1")}));
   node.runtime.add_image("img:1");
   node.runtime.add_image("img:2");
   node.sync();
@@ -610,7 +614,7 @@ TEST_CASE("a spec change of a running container restarts it") {
 }
 
 TEST_CASE("a failing sandbox creation is an error with an event") {
-  Node node(make_pod("Always", {container("app")}));
+  SyncNode node(make_pod("Always", {sync_container("app")}));
   node.runtime.fail_sandbox_creation("no network");
   auto r = node.sync();
   CHECK_FALSE(r.error.is_ok());

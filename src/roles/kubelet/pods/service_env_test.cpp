@@ -26,14 +26,14 @@ const std::vector<json> kServices = {
     service("ns", "headless", "None", {{{"port", 80}}}),
     service("other", "elsewhere", "10.43.0.9", {{{"port", 80}}})};
 
-json pod(bool links = true) {
+json env_pod(bool links = true) {
   json p = {{"metadata", {{"name", "p"}, {"namespace", "ns"}}}, {"spec", json::object()}};
   if (!links) p["spec"]["enableServiceLinks"] = false;
   return p;
 }
 
 TEST_CASE("the pod's namespace's Services and the kubernetes Service") {
-  auto env = service_env(pod(), kServices);
+  auto env = service_env(env_pod(), kServices);
   CHECK(env.at("KUBERNETES_SERVICE_HOST") == "10.43.0.1");
   CHECK(env.at("KUBERNETES_SERVICE_PORT") == "443");
   CHECK(env.at("KUBERNETES_SERVICE_PORT_HTTPS") == "443");
@@ -49,7 +49,7 @@ TEST_CASE("the pod's namespace's Services and the kubernetes Service") {
   CHECK(env.count("HEADLESS_SERVICE_HOST") == 0);
   CHECK(env.count("ELSEWHERE_SERVICE_HOST") == 0);
   // enableServiceLinks: false keeps only the kubernetes Service.
-  auto only = service_env(pod(false), kServices);
+  auto only = service_env(env_pod(false), kServices);
   CHECK(only.count("KUBERNETES_SERVICE_HOST") == 1);
   CHECK(only.count("MY_SVC_SERVICE_HOST") == 0);
 }
@@ -61,7 +61,7 @@ TEST_CASE("declared variables win over Service ones; $(VAR) sees both") {
              {{{"name", "MY_SVC_SERVICE_PORT"}, {"value", "8080"}},
               {{"name", "URL"},
                {"value", "https://$(KUBERNETES_SERVICE_HOST):$(MY_SVC_SERVICE_PORT)"}}}}};
-  json p = pod();
+  json p = env_pod();
   p["spec"]["containers"] = {c};
   auto r = container_env(p, c, {}, objects, NodeFacts{}, {}, service_env(p, kServices));
   REQUIRE(r.is_ok());

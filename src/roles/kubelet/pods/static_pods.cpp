@@ -27,7 +27,7 @@ std::string key_of(const json& pod) {
   return m.value("namespace", "") + "/" + m.value("name", "");
 }
 
-std::string uid_of(const json& pod) { return pod["metadata"].value("uid", ""); }
+std::string static_uid(const json& pod) { return pod["metadata"].value("uid", ""); }
 
 // Errors that mean "try again later" (the API server is not answering), not "this manifest
 // is wrong".
@@ -170,7 +170,7 @@ std::vector<std::string> StaticPodSource::scan() {
   for (auto& [key, entry] : entries_) {
     if (kept.count(key) || !entry.pod) continue;
     auto want = desired.find(key);
-    if (want == desired.end() || uid_of(want->second.pod) != uid_of(*entry.pod)) {
+    if (want == desired.end() || static_uid(want->second.pod) != static_uid(*entry.pod)) {
       entry.terminating.push_back(terminating_copy(*entry.pod));
       entry.pod.reset();
       changed.push_back(key);
@@ -201,7 +201,7 @@ void StaticPodSource::terminated(const std::string& key, const std::string& uid)
   std::lock_guard lock(mu_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return;
-  std::erase_if(it->second.terminating, [&](const json& p) { return uid_of(p) == uid; });
+  std::erase_if(it->second.terminating, [&](const json& p) { return static_uid(p) == uid; });
   if (!it->second.pod && it->second.terminating.empty()) entries_.erase(it);
 }
 
@@ -209,8 +209,8 @@ std::map<std::string, std::string> StaticPodSource::uids() const {
   std::lock_guard lock(mu_);
   std::map<std::string, std::string> out;
   for (const auto& [key, entry] : entries_) {
-    if (entry.pod) out[uid_of(*entry.pod)] = key;
-    for (const json& p : entry.terminating) out[uid_of(p)] = key;
+    if (entry.pod) out[static_uid(*entry.pod)] = key;
+    for (const json& p : entry.terminating) out[static_uid(p)] = key;
   }
   return out;
 }

@@ -27,7 +27,7 @@ constexpr int kStateEveryPolls = 5;
 
 std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
-const json* find_status(const json& pod, const std::string& container) {
+const json* container_status_of(const json& pod, const std::string& container) {
   const json& status = api::member(pod, "status");
   for (const char* list :
        {"containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"}) {
@@ -105,7 +105,8 @@ class LogFollowStream final : public http::BodyStream {
   // True when the path names another file than the one read (it was rotated away) and the
   // new one is open now, to be read from its start.
   bool switch_to_new_file() {
-    struct stat now {}, open_file {};
+    struct stat now {
+    }, open_file{};
     std::lock_guard lock(mu_);
     if (::stat(path_.c_str(), &now) != 0 || ::fstat(fd_, &open_file) != 0) return false;
     if (now.st_ino == open_file.st_ino && now.st_dev == open_file.st_dev) return false;
@@ -127,7 +128,8 @@ class LogFollowStream final : public http::BodyStream {
         auto status = runtime_.container_status(id_);
         exited = !status.is_ok() || status->state == runtime::ContainerState::kExited;
       }
-      struct stat st {}, at_path {};
+      struct stat st {
+      }, at_path{};
       const bool at_path_ok = ::stat(path_.c_str(), &at_path) == 0;
       {
         std::unique_lock lock(mu_);
@@ -171,7 +173,7 @@ http::Response text_error(int status, const std::string& message) {
 Result<std::string> log_container_id(const json& pod, const std::string& container, bool previous) {
   const std::string pod_name = api::text(api::member(pod, "metadata"), "name");
   const std::string who = "container " + quoted(container) + " in pod " + quoted(pod_name);
-  const json* status = find_status(pod, container);
+  const json* status = container_status_of(pod, container);
   if (status == nullptr) return bad(who + " is waiting to start - no logs yet");
   const json& state = api::member(*status, "state");
   const json& last_terminated = api::member(api::member(*status, "lastState"), "terminated");

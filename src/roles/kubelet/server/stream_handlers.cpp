@@ -3,8 +3,8 @@
 
 #include "api/json_fields.h"
 #include "core/log.h"
-#include "roles/kubelet/pods/labels.h"
 #include "http/text_response.h"
+#include "roles/kubelet/pods/labels.h"
 #include "streaming/port_forward.h"
 #include "streaming/remote_command.h"
 
@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-http::Response text(int status, const std::string& line) {
+http::Response stream_text(int status, const std::string& line) {
   return http::text_response(status, line + "\n");
 }
 
@@ -24,7 +24,7 @@ http::Response runtime_error(const Status& status) {
   if (status.code() == Code::kNotImplemented) code = 501;
   if (status.code() == Code::kNotFound) code = 404;
   if (status.code() == Code::kServiceUnavailable) code = 503;
-  return text(code, status.message());
+  return stream_text(code, status.message());
 }
 
 // The id of the running instance of `container` in `pod`, from the runtime's labels.
@@ -61,15 +61,15 @@ http::Response serve_exec_or_attach(runtime::RuntimeService& runtime, const json
                                     const std::string& container, const http::Request& request,
                                     bool attach) {
   auto options = streaming::stream_options_of(request);
-  if (!options.is_ok()) return text(400, options.status().message());
+  if (!options.is_ok()) return stream_text(400, options.status().message());
   std::vector<std::string> command;
   for (std::string_view c : request.params("command")) command.emplace_back(c);
   if (!attach && command.empty())
-    return text(400, "you must specify at least one command for the container");
+    return stream_text(400, "you must specify at least one command for the container");
   if (streaming::transport_of(request) == streaming::Transport::kNone)
-    return text(400, "Upgrade request required");
+    return stream_text(400, "Upgrade request required");
   auto id = running_container(runtime, pod, container);
-  if (!id) return text(500, "container not found (\"" + container + "\")");
+  if (!id) return stream_text(500, "container not found (\"" + container + "\")");
   auto session = attach ? runtime.attach(*id, *options) : runtime.exec(*id, command, *options);
   if (!session.is_ok()) return runtime_error(session.status());
   std::shared_ptr<runtime::StreamSession> shared = std::move(*session);
@@ -82,7 +82,8 @@ http::Response serve_exec_or_attach(runtime::RuntimeService& runtime, const json
 
 http::Response serve_port_forward(runtime::RuntimeService& runtime, const json& pod,
                                   const http::Request& request) {
-  if (!streaming::is_port_forward_upgrade(request)) return text(400, "Upgrade request required");
+  if (!streaming::is_port_forward_upgrade(request))
+    return stream_text(400, "Upgrade request required");
   const std::string uid = api::text(api::member(pod, "metadata"), "uid");
   auto sandboxes = runtime.list_pod_sandboxes();
   if (!sandboxes.is_ok()) return runtime_error(sandboxes.status());
@@ -91,7 +92,7 @@ http::Response serve_port_forward(runtime::RuntimeService& runtime, const json& 
     if (s.config.pod_uid == uid && s.state == runtime::SandboxState::kReady) sandbox = s.id;
   if (sandbox.empty()) {
     const std::string name = api::text(api::member(pod, "metadata"), "name");
-    return text(500, "pod sandbox of \"" + name + "\" not found: the pod is not running");
+    return stream_text(500, "pod sandbox of \"" + name + "\" not found: the pod is not running");
   }
   log::for_role("kubelet")->info("port-forward to pod {} over {}",
                                  api::text(api::member(pod, "metadata"), "name"),

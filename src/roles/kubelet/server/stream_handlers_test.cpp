@@ -22,7 +22,7 @@ using nlohmann::json;
 using streaming::testing::client_frame;
 using streaming::testing::FrameReader;
 
-struct Node {
+struct StreamNode {
   testing::FakeRuntime runtime{SystemClock::instance()};
   json pod = json::parse(R"({"metadata":{"name":"p","namespace":"ns","uid":"u1"},
       "spec":{"containers":[{"name":"app"},{"name":"idle"}]}})");
@@ -33,7 +33,7 @@ struct Node {
                   },
                   [] { return std::vector<json>{}; }, &runtime}};
 
-  Node() {
+  StreamNode() {
     runtime::SandboxConfig sc;
     sc.pod_uid = "u1";
     sandbox = runtime.run_pod_sandbox(sc).value();
@@ -72,7 +72,7 @@ std::map<int, std::string> run_channels(http::Response& r, const std::string& cl
 }
 
 TEST_CASE("exec reaches the running container and reports the exit code") {
-  Node node;
+  StreamNode node;
   auto r = node.api.handle(ws("/exec/ns/p/app", {{"command", "sh"},
                                                  {"command", "-c"},
                                                  {"command", "read l; echo got $l; exit 4"},
@@ -87,7 +87,7 @@ TEST_CASE("exec reaches the running container and reports the exit code") {
 }
 
 TEST_CASE("attach runs the container's attach command with the client's stdin") {
-  Node node;
+  StreamNode node;
   node.runtime.set_attach_command("app", {"sh", "-c", "read l; echo attached $l; exit 9"});
   auto r = node.api.handle(ws("/attach/ns/p/app", {{"input", "1"}, {"output", "1"}, {"error", "1"}},
                               "v4.channel.k8s.io"));
@@ -98,7 +98,7 @@ TEST_CASE("attach runs the container's attach command with the client's stdin") 
 }
 
 TEST_CASE("before the switch: unknown pods and containers, stopped containers, bad requests") {
-  Node node;
+  StreamNode node;
   const std::vector<std::pair<std::string, std::string>> q = {{"command", "true"}, {"output", "1"}};
   CHECK(node.api.handle(ws("/exec/ns/nope/app", q)).status == 404);
   auto missing = node.api.handle(ws("/exec/ns/p/db", q));
@@ -121,7 +121,7 @@ TEST_CASE("before the switch: unknown pods and containers, stopped containers, b
 }
 
 TEST_CASE("portForward dials the sandbox's port; stop() ends the tunnels still open") {
-  Node node;
+  StreamNode node;
   k3c::testing::EchoTcpServer echo;
   http::Request r;
   r.method = "POST";

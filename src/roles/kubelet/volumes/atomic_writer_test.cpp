@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read(const std::string& path) {
+std::string writer_read(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
@@ -35,8 +35,8 @@ TEST_CASE("files swap in through ..data") {
   CHECK(fs::read_symlink(dir + "/..data") == "..t1");
   CHECK(fs::is_symlink(dir + "/a.txt"));
   CHECK(fs::read_symlink(dir + "/a.txt") == "..data/a.txt");
-  CHECK(read(dir + "/a.txt") == "one");
-  CHECK(read(dir + "/sub/b.txt") == "two");
+  CHECK(writer_read(dir + "/a.txt") == "one");
+  CHECK(writer_read(dir + "/sub/b.txt") == "two");
   CHECK(mode(dir + "/sub/b.txt") == 0400);
 
   auto same = write_atomic(dir, first, "t2");
@@ -46,8 +46,8 @@ TEST_CASE("files swap in through ..data") {
 
   Payload second = {{"a.txt", {"uno", 0644}}, {"c.txt", {"three", 0644}}};
   REQUIRE(write_atomic(dir, second, "t3").is_ok());
-  CHECK(read(dir + "/a.txt") == "uno");
-  CHECK(read(dir + "/c.txt") == "three");
+  CHECK(writer_read(dir + "/a.txt") == "uno");
+  CHECK(writer_read(dir + "/c.txt") == "three");
   CHECK_FALSE(fs::exists(dir + "/sub"));
   CHECK_FALSE(fs::exists(dir + "/..t1"));
   CHECK(fs::exists(dir + "/..t3"));

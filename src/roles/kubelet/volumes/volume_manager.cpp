@@ -32,7 +32,7 @@ constexpr const char* kKinds[] = {"emptyDir",
                                   "projected",
                                   "persistentVolumeClaim"};
 
-std::string meta(const json& pod, const char* field) {
+std::string volume_meta(const json& pod, const char* field) {
   return pod.value("metadata", json::object()).value(field, "");
 }
 
@@ -158,8 +158,8 @@ Status apply_fs_group(const json& pod, const std::string& dir, bool read_only) {
 }  // namespace
 
 Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
-  const std::string uid = meta(pod, "uid");
-  const std::string ns = meta(pod, "namespace");
+  const std::string uid = volume_meta(pod, "uid");
+  const std::string ns = volume_meta(pod, "namespace");
   const std::string name = volume.value("name", "");
   const std::string kind = kind_of(volume);
   if (kind.empty()) {
@@ -191,7 +191,7 @@ Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
   // to a plain directory).
   if (kind == "secret" && geteuid() == 0) RETURN_IF_ERROR(ensure_tmpfs(dir, ""));
   PayloadInputs in{pod, objects_, node_,
-                   [this, uid, pod_name = meta(pod, "name")](
+                   [this, uid, pod_name = volume_meta(pod, "name")](
                        const std::string& n, const std::string& sa, const std::string& aud,
                        int64_t seconds) { return token(uid, pod_name, n, sa, aud, seconds); }};
   Result<Payload> payload = error(Code::kInternal, "unreachable");
@@ -261,7 +261,7 @@ Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const
       container.value("terminationMessagePath", "/dev/termination-log");
   if (!message_path.empty()) {
     const std::string dir =
-        pod_dir(root_, meta(pod, "uid")) + "/containers/" + container.value("name", "");
+        pod_dir(root_, volume_meta(pod, "uid")) + "/containers/" + container.value("name", "");
     std::error_code ec;
     fs::create_directories(dir, ec);
     const std::string file = dir + "/termination-log";
@@ -279,7 +279,7 @@ void VolumeManager::refresh(const json& pod) {
   const json metadata = pod.value("metadata", json::object());
   if (metadata.contains("deletionTimestamp")) return;
   std::error_code ec;
-  if (!fs::is_directory(pod_dir(root_, meta(pod, "uid")) + "/volumes", ec)) return;
+  if (!fs::is_directory(pod_dir(root_, volume_meta(pod, "uid")) + "/volumes", ec)) return;
   const json pod_volumes = pod.value("spec", json::object()).value("volumes", json::array());
   for (const auto& volume : pod_volumes) {
     const std::string kind = kind_of(volume);
@@ -290,7 +290,7 @@ void VolumeManager::refresh(const json& pod) {
     // tries again.
     if (auto done = set_up(pod, volume); !done.is_ok()) {
       log::for_role("kubelet")->debug("refreshing volume {} of pod {}: {}",
-                                      volume.value("name", ""), meta(pod, "name"),
+                                      volume.value("name", ""), volume_meta(pod, "name"),
                                       done.status().to_string());
     }
   }

@@ -19,7 +19,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string read(const std::string& path) {
+std::string manager_read(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
@@ -69,7 +69,7 @@ TEST_CASE("the volume manager sets up, refreshes and tears down a pod's volumes"
   CHECK((*mounts)[1].host_path == fs::canonical(vols + "/kubernetes.io~empty-dir/scratch/a/b"));
   CHECK((*mounts)[2].host_path == vols + "/kubernetes.io~configmap/cfg");
   CHECK((*mounts)[2].read_only);
-  CHECK(read(vols + "/kubernetes.io~configmap/cfg/mode") == "slow");
+  CHECK(manager_read(vols + "/kubernetes.io~configmap/cfg/mode") == "slow");
   CHECK((*mounts)[3].host_path == root + "/h");
   CHECK((*mounts)[3].read_only);
   CHECK(fs::is_directory(root + "/h"));
@@ -79,7 +79,7 @@ TEST_CASE("the volume manager sets up, refreshes and tears down a pod's volumes"
 
   objects.put_config_map("ns", "cfg", {{"mode", "fast"}});
   manager.refresh(pod);
-  CHECK(read(vols + "/kubernetes.io~configmap/cfg/mode") == "fast");
+  CHECK(manager_read(vols + "/kubernetes.io~configmap/cfg/mode") == "fast");
 
   json missing = pod;
   missing["metadata"]["uid"] = "u2";

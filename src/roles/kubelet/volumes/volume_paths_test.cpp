@@ -14,12 +14,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  TempDir() {
+struct PathsTempDir {
+  PathsTempDir() {
     char tmpl[] = "/tmp/k3c-volumes-XXXXXX";
     path = mkdtemp(tmpl);
   }
-  ~TempDir() {
+  ~PathsTempDir() {
     std::error_code ec;
     fs::remove_all(path, ec);
   }
@@ -37,7 +37,7 @@ TEST_CASE("volume directories follow upstream's plugin layout") {
 }
 
 TEST_CASE("a subPath stays inside its volume") {
-  TempDir t;
+  PathsTempDir t;
   const std::string base = t.path + "/vol";
   fs::create_directories(base + "/a");
   fs::create_directories(t.path + "/outside");
@@ -65,7 +65,7 @@ TEST_CASE("a subPath stays inside its volume") {
 }
 
 TEST_CASE("hostPath type checks with upstream's messages") {
-  TempDir t;
+  PathsTempDir t;
   const std::string dir = t.path + "/d", file = t.path + "/f";
   fs::create_directory(dir);
   std::ofstream(file) << "x";

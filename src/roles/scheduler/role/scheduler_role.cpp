@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string uid_of(const json& object) {
+std::string pod_uid(const json& object) {
   const json& meta = object.value("metadata", json::object());
   return meta.is_object() ? meta.value("uid", "") : "";
 }
@@ -61,7 +61,7 @@ void SchedulerRole::watch_pods() {
   auto apply = [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
     const json& pod = *now;
     if (pod_finished(pod)) {
-      cache_->remove_pod(uid_of(pod));
+      cache_->remove_pod(pod_uid(pod));
       queue_->remove(client::key_of(pod));
       if (assigned(pod)) queue_->move_all();
       return;
@@ -91,7 +91,7 @@ void SchedulerRole::watch_pods() {
   handler.on_add = [apply](const client::ObjectPtr& pod) { apply(nullptr, pod); };
   handler.on_update = apply;
   handler.on_delete = [this](const client::ObjectPtr& pod) {
-    cache_->remove_pod(uid_of(*pod));
+    cache_->remove_pod(pod_uid(*pod));
     queue_->remove(client::key_of(*pod));
     // Room freed on a node.
     if (assigned(*pod)) queue_->move_all();
@@ -119,8 +119,8 @@ void SchedulerRole::watch_nodes() {
 
 // Namespace labels, for pod affinity terms with a namespaceSelector.
 void SchedulerRole::watch_namespaces() {
-  namespaces_ = std::make_unique<client::Informer>(
-      *client_, client::resources::kNamespaces, client::ListOptions{}, config_.shared_objects);
+  namespaces_ = std::make_unique<client::Informer>(*client_, client::resources::kNamespaces,
+                                                   client::ListOptions{}, config_.shared_objects);
   auto put = [this](const client::ObjectPtr& ns) {
     const json& meta = ns->value("metadata", json::object());
     Labels labels = labels_from_json(meta.value("labels", json::object()));
