@@ -5,19 +5,13 @@
 #include <future>
 #include <thread>
 
+#include "eventually.h"
+
 using namespace std::chrono_literals;
 using k3c::ElasticPool;
 
 namespace {
-// Polls `done` for up to 5 s (the pool's threads end on their own clock).
-template <typename F>
-bool eventually(F done) {
-  for (int i = 0; i < 500; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return done();
-}
+using k3c::testing::eventually;
 }  // namespace
 
 TEST_CASE("an elastic pool starts threads only for work, up to its maximum, and ends idle ones") {

@@ -8,10 +8,13 @@
 #include <set>
 #include <thread>
 
+#include "eventually.h"
+
 using namespace std::chrono_literals;
 using k3c::Status;
 
 namespace {
+using k3c::testing::eventually;
 
 // Reconciles block until released; records which keys ran at once.
 class GatedController : public k3c::controllers::Controller {
@@ -56,15 +59,6 @@ class GatedController : public k3c::controllers::Controller {
   int done_ = 0;
   bool released_ = false;
 };
-
-template <typename F>
-bool eventually(F done) {
-  for (int i = 0; i < 500; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return done();
-}
 
 }  // namespace
 
