@@ -47,6 +47,9 @@ int64_t db_bytes(const std::string& db_path);
 // A value of `size` printable bytes that differs with `seed`.
 std::string make_value(size_t size, uint64_t seed);
 
+// The size of every value the store benchmark writes: about a small object's JSON.
+constexpr size_t kValueBytes = 1024;
+
 // Runs body(thread_index, deadline) on `threads` threads that start together; each should
 // stop starting new work at the deadline. Returns the seconds from the common start until
 // the last thread returned (so work in flight at the deadline is counted in the time).

@@ -21,7 +21,6 @@ namespace k3c::bench {
 namespace {
 
 constexpr int kKeys = 1000;
-constexpr size_t kChurnValueBytes = 1024;
 constexpr auto kSimulatedPerWrite = std::chrono::milliseconds(10);
 constexpr int64_t kWritesPerSimulatedSecond = 100;
 constexpr int64_t kWritesPerSample = 60'000;  // 10 simulated minutes
@@ -124,7 +123,7 @@ struct Keys {
 Result<Keys> create_keys(store::Store& store) {
   Keys out;
   for (int i = 0; i < kKeys; ++i) {
-    std::string value = make_value(kChurnValueBytes, i);
+    std::string value = make_value(kValueBytes, i);
     out.live_bytes += static_cast<int64_t>(churn_key(i).size() + value.size());
     ASSIGN_OR_RETURN(store::KeyValue kv, store.create(churn_key(i), std::move(value)));
     out.revisions.push_back(kv.mod_revision);
@@ -157,7 +156,7 @@ struct Rewrites {
 Result<Rewrites> rewrite_until(store::Store& store, ManualClock& clock, Keys& keys,
                                const std::string& db_path, SteadyClock::time_point deadline) {
   Rewrites out;
-  std::string value = make_value(kChurnValueBytes, 7);
+  std::string value = make_value(kValueBytes, 7);
   Compactor compactor(store);
   while (SteadyClock::now() < deadline) {
     const int i = static_cast<int>(out.writes % kKeys);

@@ -12,7 +12,6 @@ namespace {
 
 constexpr int kWriterCounts[] = {1, 16, 64};
 constexpr double kSecondsPerRep = 3;
-constexpr size_t kWriteValueBytes = 1024;
 
 struct WriteRep {
   double writes_per_s = 0;
@@ -28,7 +27,7 @@ Result<WriteRep> store_write_rep(const BenchEnv& env, int writers) {
   ASSIGN_OR_RETURN(auto store, store::open(options));
   std::vector<std::vector<int64_t>> latencies(writers);
   FirstError failure;
-  const std::string value = make_value(kWriteValueBytes, 2);
+  const std::string value = make_value(kValueBytes, 2);
   double seconds = run_threads(writers, env.scaled(kSecondsPerRep), [&](int t, auto deadline) {
     const std::string prefix = "/registry/bench/w" + std::to_string(t) + "/";
     for (int64_t n = 0; SteadyClock::now() < deadline; ++n) {

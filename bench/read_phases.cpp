@@ -9,7 +9,6 @@ namespace k3c::bench {
 namespace {
 
 constexpr int kListKeys = 10000;
-constexpr size_t kReadValueBytes = 1024;
 const std::string kListPrefix = "/registry/configmaps/";
 
 Result<std::unique_ptr<store::Store>> open_store(const std::string& path) {
@@ -26,7 +25,7 @@ Status populate(store::Store& store) {
   constexpr int kThreads = 16;
   run_threads(kThreads, std::chrono::hours(1), [&](int t, auto) {
     for (int i = t; i < kListKeys; i += kThreads) {
-      auto r = store.create(read_key(i), make_value(kReadValueBytes, i));
+      auto r = store.create(read_key(i), make_value(kValueBytes, i));
       if (!r.is_ok()) return failure.record(r.status());
     }
   });

@@ -19,7 +19,6 @@ namespace {
 
 constexpr int kWatchers = 100;
 constexpr double kEventsPerSecond = 200;
-constexpr size_t kWatchValueBytes = 1024;
 const std::string kPrefix = "/registry/pods/";
 const std::string kKeyPrefix = kPrefix + "pod-";
 const std::string kStamp = "sent_ns=";
@@ -67,14 +66,14 @@ struct WriteTimes {
 // Writes `events` creates paced at kEventsPerSecond.
 Result<WriteTimes> paced_writes(store::Store& store, int64_t events) {
   WriteTimes times{std::vector<int64_t>(events), std::vector<int64_t>(events)};
-  const std::string padding = make_value(kWatchValueBytes, 5);
+  const std::string padding = make_value(kValueBytes, 5);
   auto interval = std::chrono::nanoseconds(static_cast<int64_t>(1e9 / kEventsPerSecond));
   auto start = SteadyClock::now() + std::chrono::milliseconds(50);  // watchers are waiting
   for (int64_t seq = 0; seq < events; ++seq) {
     std::this_thread::sleep_until(start + seq * interval);
     int64_t sent = now_ns();
     std::string value = kStamp + std::to_string(sent) + ";";
-    value += padding.substr(0, kWatchValueBytes - value.size());
+    value += padding.substr(0, kValueBytes - value.size());
     auto r = store.create(watch_key(seq), std::move(value));
     times.ack_ns[seq] = now_ns();
     times.sent_ns[seq] = sent;

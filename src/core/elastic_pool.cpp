@@ -22,10 +22,10 @@ bool ElasticPool::submit(std::function<void()> task) {
     cv_.notify_one();
     return true;
   }
-  reap_locked();
+  threads_.reap();
   if (alive_ < max_threads_) {
     ++alive_;
-    threads_.emplace_back([this] { run(); });
+    threads_.start([this] { run(); });
   }
   return true;
 }
@@ -51,18 +51,7 @@ void ElasticPool::run() {
     lock.lock();
   }
   --alive_;
-  ended_.push_back(std::this_thread::get_id());
-}
-
-void ElasticPool::reap_locked() {
-  for (const std::thread::id id : ended_) {
-    auto it = std::find_if(threads_.begin(), threads_.end(),
-                           [&](const std::thread& t) { return t.get_id() == id; });
-    if (it == threads_.end()) continue;
-    it->join();  // it has left run(): at most the last instructions of the thread remain
-    threads_.erase(it);
-  }
-  ended_.clear();
+  threads_.ended();
 }
 
 void ElasticPool::stop() {
@@ -71,12 +60,9 @@ void ElasticPool::stop() {
     std::lock_guard lock(mu_);
     stopping_ = true;
     cv_.notify_all();
-    joining.swap(threads_);
-    ended_.clear();
+    joining = threads_.take_all();
   }
-  for (std::thread& t : joining) {
-    if (t.joinable()) t.join();
-  }
+  ThreadSet::join(joining);
 }
 
 size_t ElasticPool::threads() const {

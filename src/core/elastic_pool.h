@@ -12,10 +12,10 @@
 #include <cstddef>
 #include <deque>
 #include <functional>
-#include <list>
 #include <mutex>
 #include <string>
-#include <thread>
+
+#include "core/thread_set.h"
 
 namespace k3c {
 
@@ -35,7 +35,6 @@ class ElasticPool {
 
  private:
   void run();
-  void reap_locked();  // joins the threads that have ended
 
   const std::string name_;
   const size_t max_threads_;
@@ -43,8 +42,7 @@ class ElasticPool {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
-  std::list<std::thread> threads_;
-  std::list<std::thread::id> ended_;  // ended, not joined yet
+  ThreadSet threads_;
   size_t alive_ = 0, idle_ = 0;
   bool stopping_ = false;
 };

@@ -513,7 +513,9 @@ net::awaitable<bool> HttpsServer::Impl::serve_one(std::shared_ptr<Conn> owner,
             });
           };
           if (!workers.submit([this, &req, answer_with] { answer_with(call_handler(req)); })) {
-            Response stopping;  // the server is stopping: the pool takes no more work
+            // A guard: stop() stops the pool only after joining the loop's threads, so no
+            // request should get here; if one did, it gets an answer, not a hang.
+            Response stopping;
             stopping.status = 503;
             stopping.body = status_json(503, "ServiceUnavailable", "the server is shutting down");
             answer_with(std::move(stopping));

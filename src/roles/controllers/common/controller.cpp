@@ -19,7 +19,7 @@ void Controller::run(int workers) {
   if (stopped_ || live_ > 0) return;
   max_workers_ = std::max(1, workers);
   ++live_;
-  workers_.emplace_back([this] { work(true); });
+  workers_.start([this] { work(true); });
 }
 
 void Controller::stop() {
@@ -28,12 +28,9 @@ void Controller::stop() {
   {
     std::lock_guard lock(mu_);
     stopped_ = true;
-    joining.swap(workers_);
-    ended_.clear();
+    joining = workers_.take_all();
   }
-  for (auto& t : joining) {
-    if (t.joinable()) t.join();
-  }
+  ThreadSet::join(joining);
 }
 
 int Controller::live_workers() const {
@@ -43,19 +40,10 @@ int Controller::live_workers() const {
 
 void Controller::grow_if_behind() {
   std::lock_guard lock(mu_);
-  // Join the extra workers that have ended (their stacks go back with the join).
-  for (const std::thread::id id : ended_) {
-    auto it = std::find_if(workers_.begin(), workers_.end(),
-                           [&](const std::thread& t) { return t.get_id() == id; });
-    if (it != workers_.end()) {
-      it->join();
-      workers_.erase(it);
-    }
-  }
-  ended_.clear();
+  workers_.reap();  // the extra workers that ended: their stacks go back
   if (stopped_ || busy_ < live_ || live_ >= max_workers_ || queue_.length() == 0) return;
   ++live_;
-  workers_.emplace_back([this] { work(false); });
+  workers_.start([this] { work(false); });
 }
 
 void Controller::work(bool stays) {
@@ -74,7 +62,7 @@ void Controller::work(bool stays) {
   }
   std::lock_guard lock(mu_);
   --live_;
-  if (!stays) ended_.push_back(std::this_thread::get_id());
+  if (!stays) workers_.ended();
 }
 
 void Controller::process(const std::string& key) {

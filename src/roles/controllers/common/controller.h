@@ -8,13 +8,12 @@
 // thread per controller, not n). stop() shuts the queue down and joins them.
 #pragma once
 
-#include <list>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include "client/work_queue.h"
 #include "core/status.h"
+#include "core/thread_set.h"
 
 namespace k3c::controllers {
 
@@ -52,8 +51,7 @@ class Controller {
   mutable std::mutex mu_;  // guards all below
   int max_workers_ = 0, live_ = 0, busy_ = 0;
   bool stopped_ = false;
-  std::list<std::thread> workers_;
-  std::list<std::thread::id> ended_;  // extra workers that ended, not joined yet
+  ThreadSet workers_;  // the extra ones end on their own
 };
 
 }  // namespace k3c::controllers
