@@ -180,6 +180,7 @@ Status parse_fields(const YAML::Node& node, const std::string& package, const Ta
   }
   // Keep the fields in number order (the by-number index follows).
   std::vector<Field> sorted;
+  sorted.reserve(type.fields.size());  // exact: the schemas live as long as the process
   for (int index : type.by_number) {
     if (index >= 0) sorted.push_back(std::move(type.fields[static_cast<size_t>(index)]));
   }
