@@ -5,6 +5,15 @@
 #   -O1                               ld's hash-table optimisation for the dynamic symbols
 #   -z pack-relative-relocs           DT_RELR: the relative relocations packed (binutils 2.38+,
 #                                     glibc 2.36+ read it; older ones ignore the option's tag)
+#   -T cmake/k3c-hot-text.ld          the code an idle server runs, packed in one place (written
+#                                     by scripts/gen-hot-text.py; needs -ffunction-sections)
+option(K3C_HOT_TEXT "pack the code an idle server runs together (cmake/k3c-hot-text.ld)" ON)
+if(K3C_STATIC_DEPS AND K3C_HOT_TEXT)
+  # One section per function, so the linker script can place each (and --gc-sections drop
+  # each unused one). Set here, before any target: every library of k3c gets it.
+  add_compile_options(-ffunction-sections)
+endif()
+
 function(k3c_lean_executable target)
   if(NOT K3C_STATIC_DEPS)
     return()
@@ -14,5 +23,10 @@ function(k3c_lean_executable target)
   check_linker_flag(CXX "-Wl,-z,pack-relative-relocs" K3C_HAVE_PACK_RELATIVE_RELOCS)
   if(K3C_HAVE_PACK_RELATIVE_RELOCS)
     target_link_options(${target} PRIVATE -Wl,-z,pack-relative-relocs)
+  endif()
+  if(K3C_HOT_TEXT)
+    set(script ${PROJECT_SOURCE_DIR}/cmake/k3c-hot-text.ld)
+    target_link_options(${target} PRIVATE -Wl,-T,${script})
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${script})
   endif()
 endfunction()
