@@ -32,6 +32,15 @@ std::vector<std::string> strings(const json& list) {
   return out;
 }
 
+// The container's seccompProfile.type, else the pod's; "" when neither sets one.
+std::string seccomp_type(const json& pod_sc, const json& sc) {
+  for (const json* s : {&sc, &pod_sc}) {
+    auto it = s->find("seccompProfile");
+    if (it != s->end() && it->is_object()) return it->value("type", "");
+  }
+  return "";
+}
+
 runtime::SecurityConfig security(const json& pod, const json& container) {
   const json pod_sc = pod["spec"].value("securityContext", json::object());
   const json sc = container.value("securityContext", json::object());
@@ -54,19 +63,26 @@ runtime::SecurityConfig security(const json& pod, const json& container) {
   out.add_capabilities = strings(caps.value("add", json::array()));
   out.drop_capabilities = strings(caps.value("drop", json::array()));
   // Upstream's default without a profile is Unconfined (the kubelet's SeccompDefault is off).
-  std::string profile;
-  for (const json* s : {&sc, &pod_sc}) {
-    if (profile.empty() && s->contains("seccompProfile")) {
-      profile = (*s)["seccompProfile"].value("type", "");
-    }
-  }
-  out.seccomp = (profile == "RuntimeDefault" || profile == "Localhost") && !out.privileged
+  // Localhost never gets here (unsupported_security).
+  const std::string profile = seccomp_type(pod_sc, sc);
+  out.seccomp = profile == "RuntimeDefault" && !out.privileged
                     ? runtime::SeccompProfile::kRuntimeDefault
                     : runtime::SeccompProfile::kUnconfined;
   return out;
 }
 
 }  // namespace
+
+Status unsupported_security(const json& pod, const json& container) {
+  const json pod_sc = pod["spec"].value("securityContext", json::object());
+  const json sc = container.value("securityContext", json::object());
+  if (seccomp_type(pod_sc, sc) == "Localhost") {
+    return error(Code::kNotImplemented,
+                 "seccomp profile type Localhost is not implemented in k3c "
+                 "(RuntimeDefault and Unconfined are)");
+  }
+  return Status::ok();
+}
 
 std::string container_spec_hash(const json& container) {
   uint64_t h = 1469598103934665603ULL;

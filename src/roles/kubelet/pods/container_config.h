@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "runtime/runtime_service.h"
 
 namespace k3c::kubelet {
@@ -22,6 +23,10 @@ struct ResolvedProcess {
 runtime::ContainerConfig container_config(const nlohmann::json& pod,
                                           const nlohmann::json& container, uint32_t attempt,
                                           ResolvedProcess process);
+
+// What container_config cannot honour, as the error the container then waits with
+// (CreateContainerError): a seccomp profile of type Localhost (no profile files are read).
+Status unsupported_security(const nlohmann::json& pod, const nlohmann::json& container);
 
 // A stable hash (FNV-1a, hex) of the container's spec, kept in the container's labels.
 std::string container_spec_hash(const nlohmann::json& container);

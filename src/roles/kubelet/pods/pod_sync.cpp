@@ -255,6 +255,10 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
     fail(container, init, "CreateContainerError", argv.status().message());
     return std::nullopt;
   }
+  if (Status s = unsupported_security(pod_, container); !s.is_ok()) {
+    fail(container, init, "CreateContainerError", s.message());
+    return std::nullopt;
+  }
   runtime::ContainerConfig config =
       container_config(pod_, container, attempt, {std::move(*argv), std::move(env->env)});
   if (ctx_.mounts) {

@@ -1,0 +1,70 @@
+// The kubelet's securityContext mapping: container fields over the pod's, and what it refuses.
+#include "roles/kubelet/pods/container_config.h"
+
+#include <catch2/catch.hpp>
+
+namespace k3c::kubelet {
+namespace {
+
+using nlohmann::json;
+
+runtime::SecurityConfig security_of(const json& pod_sc, const json& container_sc) {
+  const json pod = {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u1"}}},
+                    {"spec", {{"securityContext", pod_sc}}}};
+  const json container = {{"name", "c"}, {"image", "busybox"}, {"securityContext", container_sc}};
+  return container_config(pod, container, 0, {{"/bin/true"}, {}}).security;
+}
+
+TEST_CASE("securityContext: the container's fields win over the pod's") {
+  auto s = security_of({{"runAsUser", 1000}, {"runAsGroup", 2000}, {"fsGroup", 3000}},
+                       {{"runAsUser", 1001}});
+  CHECK(s.run_as_user == 1001);
+  CHECK(s.run_as_group == 2000);
+  CHECK(s.supplemental_groups == std::vector<int64_t>{3000});
+}
+
+TEST_CASE("securityContext: privileges, root filesystem and capabilities") {
+  auto s = security_of(json::object(),
+                       {{"allowPrivilegeEscalation", false},
+                        {"readOnlyRootFilesystem", true},
+                        {"capabilities", {{"add", {"NET_ADMIN"}}, {"drop", {"ALL"}}}}});
+  CHECK(s.no_new_privs);
+  CHECK(s.read_only_rootfs);
+  CHECK_FALSE(s.privileged);
+  CHECK(s.add_capabilities == std::vector<std::string>{"NET_ADMIN"});
+  CHECK(s.drop_capabilities == std::vector<std::string>{"ALL"});
+  // Not set, or true: privilege escalation stays possible (upstream's default).
+  CHECK_FALSE(security_of(json::object(), json::object()).no_new_privs);
+  CHECK_FALSE(security_of(json::object(), {{"allowPrivilegeEscalation", true}}).no_new_privs);
+}
+
+TEST_CASE("securityContext: seccomp RuntimeDefault, Unconfined and the default") {
+  using runtime::SeccompProfile;
+  const json runtime_default = {{"seccompProfile", {{"type", "RuntimeDefault"}}}};
+  const json unconfined = {{"seccompProfile", {{"type", "Unconfined"}}}};
+  CHECK(security_of(json::object(), json::object()).seccomp == SeccompProfile::kUnconfined);
+  CHECK(security_of(runtime_default, json::object()).seccomp == SeccompProfile::kRuntimeDefault);
+  CHECK(security_of(runtime_default, unconfined).seccomp == SeccompProfile::kUnconfined);
+  // A privileged container is never filtered.
+  json privileged = runtime_default;
+  privileged["privileged"] = true;
+  CHECK(security_of(json::object(), privileged).seccomp == SeccompProfile::kUnconfined);
+}
+
+TEST_CASE("a Localhost seccomp profile is refused, not run as another profile") {
+  const json localhost = {{"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", "x.json"}}}};
+  const json container = {{"name", "c"}, {"image", "busybox"}};
+  const json pod_level = {{"spec", {{"securityContext", localhost}}}};
+  Status s = unsupported_security(pod_level, container);
+  CHECK(s.code() == Code::kNotImplemented);
+  CHECK(s.message().find("Localhost is not implemented") != std::string::npos);
+  json own = container;
+  own["securityContext"] = localhost;
+  CHECK_FALSE(unsupported_security({{"spec", json::object()}}, own).is_ok());
+  // The container's own RuntimeDefault overrides the pod's Localhost.
+  own["securityContext"] = {{"seccompProfile", {{"type", "RuntimeDefault"}}}};
+  CHECK(unsupported_security(pod_level, own).is_ok());
+}
+
+}  // namespace
+}  // namespace k3c::kubelet
