@@ -122,6 +122,17 @@ TEST_CASE("kubectl drives the API server") {
     CHECK(gone.err == "Error from server (NotFound): configmaps \"web-config\" not found\n");
   }
 
+  SECTION("the namespaces the server creates cannot be deleted") {
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+      auto refused = kubectl({"delete", "namespace", ns});
+      CHECK(refused.exit_code == 1);
+      CHECK(refused.err == std::string("Error from server (Forbidden): namespaces \"") + ns +
+                               "\" is forbidden: this namespace may not be deleted\n");
+    }
+    CHECK(kubectl({"get", "namespace", "kube-system", "-o", "name"}).out ==
+          "namespace/kube-system\n");
+  }
+
   SECTION("create generators (protobuf bodies from kubectl 1.32+)") {
     CHECK(kubectl({"create", "namespace", "demo"}).out == "namespace/demo created\n");
     CHECK(kubectl({"create", "configmap", "settings", "-n", "demo", "--from-literal=mode=fast"})

@@ -49,6 +49,20 @@ std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const 
   return std::nullopt;
 }
 
+// NamespaceLifecycle: the namespaces the server creates at start are never deleted.
+std::optional<ApiError> refuse_immortal_namespace(const Call& c) {
+  if (!c.resource.group.empty() || c.resource.plural != "namespaces") return std::nullopt;
+  for (const char* immortal : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    if (c.info.name != immortal) continue;
+    ApiError e = api_error(Code::kForbidden, "namespaces \"" + c.info.name +
+                                                 "\" is forbidden: this namespace may not be deleted");
+    e.name = c.info.name;
+    e.kind = "namespaces";
+    return e;
+  }
+  return std::nullopt;
+}
+
 ApiError store_error(const Call& c, const Status& s) {
   switch (s.code()) {
     case Code::kNotFound:
@@ -306,6 +320,7 @@ http::Response Rest::finish_delete(const Call& c, const Current& current) {
 }
 
 http::Response Rest::remove(const Call& c) {
+  if (auto e = refuse_immortal_namespace(c)) return error_response(*e);
   json options = json::object();
   if (!c.request.body.empty()) {
     auto body = decode_body(c.request, codecs());
