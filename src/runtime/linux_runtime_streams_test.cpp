@@ -20,6 +20,7 @@
 #include "images/test_images.h"
 #include "runtime/cgroups/cgroup_manager.h"
 #include "runtime/linux_runtime.h"
+#include "eventually.h"
 #include "runtime/linux_runtime_test_support.h"
 #include "temp_dir.h"
 
@@ -285,7 +286,9 @@ TEST_CASE("cancel kills the exec'd process and what it started; wait reports the
                                    {false, true, true, false});
   REQUIRE(session.is_ok());
   REQUIRE(read_until((*session)->stdout_fd(), "started\n") == "started\n");
-  CHECK(processes_with(marker).size() >= 2);  // the shell and its background job
+  // The shell and its background job. Polled: while the job is inside execve, its
+  // /proc/<pid>/cmdline reads empty for a moment.
+  CHECK(k3c::testing::eventually([&] { return processes_with(marker).size() >= 2; }));
   std::thread waiter([&] {
     auto code = (*session)->wait();
     CHECK(code.status().code() == Code::kServiceUnavailable);
