@@ -2,7 +2,7 @@
 // before the owner stops. It is not locked itself: every call is made under the owner's mutex.
 // A thread that leaves its loop calls ended() as its last step under that mutex; whoever takes
 // the mutex next may reap() it: the join then waits only for the thread's last instructions,
-// and its stack goes back. stop_all() hands every thread over, to be joined outside the mutex.
+// and its stack goes back. take_all() hands every thread over, to be joined outside the mutex.
 #pragma once
 
 #include <list>

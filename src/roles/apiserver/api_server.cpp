@@ -174,7 +174,7 @@ Status ApiServerRole::start() {
 
 Status ApiServerRole::bootstrap_objects() {
   const api::Resource* ns = registry_->find("", "v1", "namespaces");
-  for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+  for (const char* name : kBuiltinNamespaces) {
     RETURN_IF_ERROR(rest_->ensure(
         *ns, "", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}));
   }

@@ -24,6 +24,10 @@ namespace k3c::apiserver {
 
 struct CustomResource;
 
+// The namespaces the server creates at start; NamespaceLifecycle never lets them be deleted.
+inline constexpr const char* kBuiltinNamespaces[] = {"default", "kube-system", "kube-public",
+                                                     "kube-node-lease"};
+
 // One API call, as the handlers see it.
 struct Call {
   const RequestInfo& info;

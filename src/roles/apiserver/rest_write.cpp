@@ -52,7 +52,7 @@ std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const 
 // NamespaceLifecycle: the namespaces the server creates at start are never deleted.
 std::optional<ApiError> refuse_immortal_namespace(const Call& c) {
   if (!c.resource.group.empty() || c.resource.plural != "namespaces") return std::nullopt;
-  for (const char* immortal : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+  for (const char* immortal : kBuiltinNamespaces) {
     if (c.info.name != immortal) continue;
     ApiError e = api_error(Code::kForbidden, "namespaces \"" + c.info.name +
                                                  "\" is forbidden: this namespace may not be deleted");

@@ -36,7 +36,10 @@ std::vector<std::string> strings(const json& list) {
 std::string seccomp_type(const json& pod_sc, const json& sc) {
   for (const json* s : {&sc, &pod_sc}) {
     auto it = s->find("seccompProfile");
-    if (it != s->end() && it->is_object()) return it->value("type", "");
+    if (it == s->end() || !it->is_object()) continue;
+    auto type = it->find("type");
+    if (type != it->end() && type->is_string() && !type->get_ref<const std::string&>().empty())
+      return type->get<std::string>();
   }
   return "";
 }
