@@ -254,7 +254,7 @@ Status eviction_minimum_reclaim(Kubelet& s, std::string_view v) {
   return merge_into(s.eviction.minimum_reclaim, kubelet::parse_minimum_reclaim_list(v));
 }
 
-constexpr std::array<ArgKey<Kubelet>, 20> kKubeletKeys = {{
+constexpr std::array<ArgKey<Kubelet>, 21> kKubeletKeys = {{
     {"address", +[](Kubelet& s) { return &s.address; }, 0, 0, true},
     {"port", +[](Kubelet& s) { return &s.port; }, 0, 65535},
     {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
@@ -262,6 +262,7 @@ constexpr std::array<ArgKey<Kubelet>, 20> kKubeletKeys = {{
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},
     {"node-status-report-frequency", +[](Kubelet& s) { return &s.node_status_report_frequency; }},
     {"max-pods", +[](Kubelet& s) { return &s.max_pods; }, 1},
+    {"pod-max-pids", +[](Kubelet& s) { return &s.pod_max_pids; }, -1},
     {"image-gc-high-threshold", +[](Kubelet& s) { return &s.image_gc_high_threshold_percent; }, 0,
      100},
     {"image-gc-low-threshold", +[](Kubelet& s) { return &s.image_gc_low_threshold_percent; }, 0,

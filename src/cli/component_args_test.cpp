@@ -97,6 +97,11 @@ TEST_CASE("kubelet args") {
   CHECK(s.max_pods == 250);
   CHECK(apply_kubelet_arg("max-pods=0", s).message() ==
         "kubelet flag max-pods: must be at least 1");
+  CHECK(s.pod_max_pids == -1);
+  REQUIRE(apply_kubelet_arg("pod-max-pids=100", s).is_ok());
+  CHECK(s.pod_max_pids == 100);
+  CHECK(apply_kubelet_arg("pod-max-pids=-2", s).message() ==
+        "kubelet flag pod-max-pids: must be at least -1");
   REQUIRE(apply_kubelet_arg("image-gc-high-threshold=90", s).is_ok());
   REQUIRE(apply_kubelet_arg("image-gc-low-threshold=70", s).is_ok());
   REQUIRE(apply_kubelet_arg("minimum-image-ttl-duration=10m", s).is_ok());

@@ -578,6 +578,10 @@ Result<ExecResult> LinuxRuntime::exec_sync(const std::string& container_id,
   return exec_in_container(process_dir(container_dir(container_id)), process, timeout);
 }
 
+Status LinuxRuntime::update_cgroup(const std::string& path, const LinuxResources& r) {
+  return cgroups_->create(path, r);  // creates what is missing, else updates
+}
+
 Status LinuxRuntime::reopen_container_log(const std::string& container_id) {
   ASSIGN_OR_RETURN(ContainerRecord record, running_container(container_id));
   (void)record;  // running: its shim can be asked

@@ -263,6 +263,10 @@ class RuntimeService {
   // The kubelet renamed the container's log file (rotation): the container's output goes
   // to a new file at the log path from now on (CRI ReopenContainerLog).
   virtual Status reopen_container_log(const std::string& container_id) = 0;
+  // Creates the cgroup (and its missing parents) or updates it, with `r`: the kubelet's
+  // node-level cgroups that no sandbox owns (kubepods and its QoS tiers, upstream's qos
+  // container manager). `path` is relative to the cgroup roots, as SandboxConfig's.
+  virtual Status update_cgroup(const std::string& path, const LinuxResources& r) = 0;
 
   // Starts `cmd` in a running container as an interactive session (kubectl exec).
   virtual Result<std::unique_ptr<StreamSession>> exec(const std::string& container_id,

@@ -36,8 +36,9 @@ inline std::string pods_skip_reason(std::string_view tier) {
 
 // A server whose airgap directory holds the busybox image as docker.io/library/busybox:1.
 struct PodSession {
-  explicit PodSession(const Sandbox& box, const std::string& version = "1.33")
-      : airgap(stage_image(box)), s(box, {"--node-name", "node-1"}, version) {
+  explicit PodSession(const Sandbox& box, const std::string& version = "1.33",
+                      std::vector<std::string> extra = {})
+      : airgap(stage_image(box)), s(box, with_node_name(std::move(extra)), version) {
     REQUIRE(eventually([&] { return s.node_ready("node-1"); }));
   }
   static bool stage_image(const Sandbox& box) {
@@ -47,6 +48,22 @@ struct PodSession {
         testing::docker_archive_files(testing::busybox_image("docker.io/library/busybox:1")),
         testing::Compression::kNone);
     return true;
+  }
+  static std::vector<std::string> with_node_name(std::vector<std::string> extra) {
+    extra.insert(extra.begin(), {"--node-name", "node-1"});
+    return extra;
+  }
+  // A control file of the server's cgroup `relative` (e.g. "kubepods/burstable") in the
+  // hierarchy carrying `file` (v1: /sys/fs/cgroup/<controller>/...; v2: one hierarchy);
+  // "" when there is none.
+  std::string cgroup_file(const std::string& relative, const std::string& file) const {
+    const std::string controller = file.substr(0, file.find('.'));
+    for (const std::string& top : {"/sys/fs/cgroup/" + controller, std::string("/sys/fs/cgroup")}) {
+      std::ifstream in(top + "/" + s.server.cgroups.name() + "/" + relative + "/" + file);
+      std::string value;
+      if (in >> value) return value;
+    }
+    return "";
   }
   std::string phase(const std::string& pod) const {
     return s.jsonpath("pod/" + pod, "{.status.phase}");

@@ -6,9 +6,10 @@
 // ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
 // the describe events; bad log requests; volumes (emptyDir shared by two containers, a
 // configMap that updates in place, a secret, a downwardAPI file, the service account token);
-// fsGroup on volumes; exec and port-forward into real containers; kubectl run -i attaching
-// to one; the kubelet's stats. What concerns the node rather than one pod (restarts of k3c,
-// shared PID namespaces, grpc probes, eviction, static pods) is in pods_node_test.cpp.
+// fsGroup on volumes; pod-max-pids and the QoS tiers' CPU shares; exec and port-forward into
+// real containers; kubectl run -i attaching to one; the kubelet's stats. What concerns the node
+// rather than one pod (restarts of k3c, shared PID namespaces, grpc probes, eviction, static pods)
+// is in pods_node_test.cpp.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -219,6 +220,53 @@ spec:
   // With the ConfigMap in place the container starts.
   p.s.ok({"create", "configmap", "settings", "--from-literal=mode=fast"});
   REQUIRE(eventually([&] { return p.phase("config") == "Running"; }, 30s));
+}
+
+TEST_CASE("pod-max-pids caps a pod's processes; the QoS tiers get their CPU shares") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box, "1.33", {"--kubelet-arg=pod-max-pids=12"});
+  const std::string manifest = box.path("forks.yaml");
+  // Burstable (a CPU request, no limits), and it tries to start 40 sleeps in the background.
+  std::ofstream(manifest) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: forks}
+spec:
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sh, -c, "for i in $(seq 40); do sleep 600 & done; echo all started; sleep 600"]
+    resources: {requests: {cpu: 300m}}
+)";
+  p.s.ok({"apply", "-f", manifest});
+  REQUIRE(eventually([&] { return p.phase("forks") == "Running"; }));
+  const std::string uid = p.s.jsonpath("pod/forks", "{.metadata.uid}");
+  const std::string pod = "kubepods/burstable/pod" + uid;
+  CHECK(p.cgroup_file(pod, "pids.max") == "12");
+  // busybox sh gives up at the first fork refused: the container ends with the message.
+  std::string logs;
+  CHECK(eventually([&] {
+    logs = p.s.kubectl({"logs", "forks"}).out + p.s.kubectl({"logs", "forks", "--previous"}).out;
+    return logs.find("can't fork") != std::string::npos;
+  }));
+  INFO(logs);
+  CHECK(logs.find("all started") == std::string::npos);
+  CHECK(std::stoll("0" + p.cgroup_file(pod, "pids.current")) <= 12);
+  // kubepods: the node's CPUs; burstable: the requests of its pods (300m); besteffort: 2.
+  const std::string cpus = p.s.jsonpath("node/node-1", "{.status.allocatable.cpu}");
+  if (!p.cgroup_file("kubepods", "cpu.shares").empty()) {
+    CHECK(p.cgroup_file("kubepods", "cpu.shares") == std::to_string(std::stoll(cpus) * 1024));
+    CHECK(p.cgroup_file("kubepods/burstable", "cpu.shares") == "307");
+    CHECK(p.cgroup_file("kubepods/besteffort", "cpu.shares") == "2");
+  } else {  // cgroup v2: the weights runc's conversion gives those shares
+    CHECK(p.cgroup_file("kubepods/burstable", "cpu.weight") ==
+          std::to_string(1 + (307 - 2) * 9999 / 262142));
+    CHECK(p.cgroup_file("kubepods/besteffort", "cpu.weight") == "1");
+  }
+  // The tier shrinks back when its pod goes.
+  p.s.ok({"delete", "pod", "forks", "--grace-period=1"});
+  if (!p.cgroup_file("kubepods", "cpu.shares").empty())
+    CHECK(eventually([&] { return p.cgroup_file("kubepods/burstable", "cpu.shares") == "2"; }));
 }
 
 TEST_CASE("volumes: emptyDir, configMap updated in place, secret, downwardAPI, token") {

@@ -116,7 +116,7 @@ Status KubeletRole::start() {
     pods.dns.host_resolv = parse_resolv_conf(read_text(config_.host_resolv_conf));
     pods.dns.host_hosts = read_text(config_.host_hosts);
     pods.log_root = config_.settings.pod_logs_dir;
-    pods.cgroup_root = config_.settings.cgroup_root;
+    pods.cgroups = {config_.settings.cgroup_root, config_.settings.pod_max_pids};
     pods.static_pod_dir = config_.settings.pod_manifest_path;
     if (pods.static_pod_dir.empty()) {
       // As k3s: <data-dir>/agent/pod-manifests, made when missing.

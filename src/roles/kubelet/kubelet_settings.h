@@ -25,6 +25,8 @@ struct KubeletSettings {
   int max_pods = 110;
   // cgroup-root: the cgroup the pods' hierarchy (kubepods/...) goes under; "/" = the top.
   std::string cgroup_root = "/";
+  // pod-max-pids (podPidsLimit): the most processes a pod may have; -1 = no limit.
+  int pod_max_pids = -1;
   // podLogsDir: where container logs go (<dir>/<ns>_<pod>_<uid>/<container>/<n>.log).
   std::string pod_logs_dir = "/var/log/pods";
   // port: the kubelet API over HTTPS (0 = any free port, for tests).

@@ -2,8 +2,11 @@
 #include "roles/kubelet/pods/pod_manager.h"
 
 #include <filesystem>
+#include <set>
 
 #include "api/json_fields.h"
+#include "api/pod_qos.h"
+#include "api/quantity.h"
 #include "core/ids.h"
 #include "core/log.h"
 #include "roles/kubelet/pods/labels.h"
@@ -74,6 +77,18 @@ void mark_evicted(json& status, const PodManager::EvictionMark& eviction) {
   status["conditions"] = std::move(conditions);
 }
 
+bool terminal(const json& pod) {
+  const std::string phase = api::text(api::member(pod, "status"), "phase");
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+int64_t allocatable_cpu_milli(const NodeFacts& node) {
+  auto it = node.allocatable.find("cpu");
+  if (it == node.allocatable.end()) return 0;
+  auto q = api::Quantity::parse(it->second);
+  return q ? q->milli_value() : 0;
+}
+
 client::ListOptions node_selector(const std::string& node) {
   client::ListOptions options;
   options.field_selector = "spec.nodeName=" + node;
@@ -98,7 +113,8 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       probes_(clock, runtime, *network_),
       informer_(client, resources::kPods, node_selector(config_.node_name), config_.shared_objects),
       services_(client, resources::kServices, {}, config_.shared_objects),
-      queue_(clock) {
+      queue_(clock),
+      qos_(runtime, config_.cgroups.root, allocatable_cpu_milli(config_.node)) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
     if (pod && on_node(*pod, config_.node_name)) queue_.add(client::key_of(*pod));
   };
@@ -210,6 +226,7 @@ void PodManager::relist_once() {
     std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
     std::erase_if(evictions_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
   }
+  qos_.update(active_pods());
   std::vector<std::string> live;
   for (const auto& c : *containers) live.push_back(c.id);
   probes_.retain(live);
@@ -253,7 +270,7 @@ SyncContext PodManager::sync_context() {
                      mounts_,
                      &probes_,
                      [this] { return list_services(); },
-                     config_.cgroup_root,
+                     config_.cgroups,
                      std::nullopt};
 }
 
@@ -293,6 +310,7 @@ Status PodManager::sync(const std::string& key) {
     ctx.grace_period_override = evicted->grace_period_seconds;
   }
   if (refresh_) refresh_(pod);
+  size_qos_for(pod);
   SyncResult result = sync_pod(pod, ctx);
   if (evicted && !result.status.is_null()) mark_evicted(result.status, *evicted);
   if (!result.status.is_null()) RETURN_IF_ERROR(write_status(pod, result.status));
@@ -372,6 +390,7 @@ Status PodManager::sync_static(const std::string& key, json pod) {
     std::lock_guard lock(mu_);
     if (auto it = static_status_.find(uid); it != static_status_.end()) pod["status"] = it->second;
   }
+  size_qos_for(pod);
   SyncContext ctx = sync_context();
   if (refresh_) refresh_(pod);
   SyncResult result = sync_pod(pod, ctx);
@@ -401,6 +420,37 @@ Status PodManager::sync_static(const std::string& key, json pod) {
   }
   if (result.requeue_after) queue_.add_after(key, *result.requeue_after);
   return result.error;
+}
+
+void PodManager::size_qos_for(const json& pod) {
+  if (!api::member(pod, "status").contains("startTime") &&
+      api::qos_class(pod) == api::QosClass::kBurstable)
+    qos_.update(active_pods());
+}
+
+std::vector<json> PodManager::active_pods() {
+  std::vector<json> out;
+  for (const auto& pod : informer_.list()) {
+    if (!on_node(*pod, config_.node_name) || terminal(*pod)) continue;
+    const json& annotations = api::member(api::member(*pod, "metadata"), "annotations");
+    if (!api::text(annotations, kConfigMirrorAnnotation).empty()) continue;  // counted below
+    out.push_back(*pod);
+  }
+  if (static_) {
+    std::set<std::string> keys;  // a key's older versions still stopping share it
+    for (const auto& entry : static_->uids()) keys.insert(entry.second);
+    for (const auto& key : keys) {
+      auto pod = static_->current(key);
+      if (!pod) continue;
+      {
+        std::lock_guard lock(mu_);
+        auto it = static_status_.find(api::text(api::member(*pod, "metadata"), "uid"));
+        if (it != static_status_.end()) (*pod)["status"] = it->second;
+      }
+      if (!terminal(*pod)) out.push_back(std::move(*pod));
+    }
+  }
+  return out;
 }
 
 Result<std::vector<json>> PodManager::list_services() const {

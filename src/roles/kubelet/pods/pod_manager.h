@@ -17,6 +17,8 @@
 //     and keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
 //     Node as owner, replaced when it shows another version or is being deleted, status
 //     written to it); a mirror pod no static pod stands behind is deleted.
+//   - The QoS-tier cgroups (qos_cgroups.h) follow the node's active pods: each relist, and
+//     before a new pod is first synced.
 //   Events go through the shared event recorder with upstream's reasons.
 //
 // Threads: start() starts the informer, the workers and the relist loop; stop() ends them.
@@ -36,6 +38,7 @@
 #include "client/informer.h"
 #include "client/work_queue.h"
 #include "roles/kubelet/pods/pod_sync.h"
+#include "roles/kubelet/pods/qos_cgroups.h"
 #include "roles/kubelet/pods/static_pods.h"
 
 namespace k3c::kubelet {
@@ -45,7 +48,7 @@ struct PodManagerConfig {
   NodeFacts node;  // node.name is the node_name
   DnsSettings dns;
   std::string log_root = "/var/log/pods";
-  std::string cgroup_root = "/";  // pods go under <cgroup_root>/kubepods/...
+  PodCgroupSettings cgroups;  // pods go under <cgroups.root>/kubepods/...
   int workers = 4;                // a worker is busy for the grace period of a pod it stops
   std::chrono::milliseconds relist_period{1000};
   std::string static_pod_dir;  // "" = no static pods
@@ -125,6 +128,10 @@ class PodManager {
   void work();
   void relist_loop();
   Result<std::vector<nlohmann::json>> list_services() const;
+  // The pods this node runs that are not terminal: API pods (not mirrors) and static pods.
+  std::vector<nlohmann::json> active_pods();
+  // Before a pod's first sync: a Burstable pod's tier is sized with it before its cgroup is made.
+  void size_qos_for(const nlohmann::json& pod);
   SyncContext sync_context();
   // Writes `status` through pods/status when it differs from what `pod` shows (a static
   // pod's status goes to its mirror this way); remembered under `pod`'s uid.
@@ -156,6 +163,7 @@ class PodManager {
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;
   std::unique_ptr<StaticPodSource> static_;  // null without a manifest directory
+  QosCgroups qos_;
 
   std::mutex mu_;
   std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written

@@ -46,12 +46,15 @@ struct ManagerHarness {
     recorder.stop();
   }
   std::string static_pod_dir;
+  NodeFacts node{"n1", {"192.168.0.2"}, {}};
+  PodCgroupSettings cgroups;
   void start() {
     PodManagerConfig config;
     config.static_pod_dir = static_pod_dir;
     config.file_check_frequency = 20ms;
     config.node_name = "n1";
-    config.node = {"n1", {"192.168.0.2"}, {}};
+    config.node = node;
+    config.cgroups = cgroups;
     config.workers = 2;
     config.relist_period = 20ms;
     manager = std::make_unique<PodManager>(client, runtime, runtime, recorder,
@@ -244,6 +247,48 @@ TEST_CASE("a mirror pod without a static pod behind it is deleted") {
   h.start();
   REQUIRE(h.eventually([&] { return h.object("old-n1").is_null(); }));
   CHECK(h.runtime.sandboxes().empty());
+}
+
+TEST_CASE("the QoS tiers follow the Burstable pods' CPU requests; pods get the pids limit") {
+  ManagerHarness h;
+  h.node.allocatable = {{"cpu", "2"}, {"memory", "4Gi"}};
+  h.cgroups = {"/k3c-test/", 64};
+  auto burstable = [](const std::string& name, const std::string& cpu) {
+    json pod = podm_pod(name, "n1");
+    pod["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", cpu}}}};
+    pod["status"]["qosClass"] = "Burstable";
+    return pod;
+  };
+  h.api.seed(kPods, burstable("web", "250m"));
+  h.start();
+  auto shares = [&](const std::string& path) -> int64_t {
+    auto cgroups = h.runtime.cgroups();
+    auto it = cgroups.find(path);
+    return it == cgroups.end() ? -1 : it->second.cpu_shares;
+  };
+  REQUIRE(h.eventually([&] { return h.object("web")["status"].value("phase", "") == "Running"; }));
+  CHECK(shares("k3c-test/kubepods") == 2048);  // 2 CPUs
+  CHECK(shares("k3c-test/kubepods/besteffort") == 2);
+  CHECK(shares("k3c-test/kubepods/burstable") == 256);  // 250m
+  // Sized before the pod's sandbox was made.
+  auto sandboxes = h.runtime.sandboxes();
+  REQUIRE(sandboxes.size() == 1);
+  CHECK(sandboxes[0].config.cgroup_parent == "k3c-test/kubepods/burstable/poduid-web");
+  CHECK(sandboxes[0].config.pod_resources.pids_limit == 64);
+  CHECK(sandboxes[0].config.pod_resources.cpu_shares == 256);
+
+  http::Request create;
+  create.method = "POST";
+  create.path = kPods;
+  create.body = burstable("api", "500m").dump();
+  h.api.handle(create);
+  REQUIRE(h.eventually([&] { return shares("k3c-test/kubepods/burstable") == 768; }));
+  // A pod gone (force-deleted) no longer counts.
+  http::Request remove;
+  remove.method = "DELETE";
+  remove.path = std::string(kPods) + "/web";
+  h.api.handle(remove);
+  CHECK(h.eventually([&] { return shares("k3c-test/kubepods/burstable") == 512; }));
 }
 
 }  // namespace

@@ -188,7 +188,8 @@ Status Syncer::ensure_sandbox() {
                        "Pod sandbox changed, it will be killed and re-created.");
     (void)kill_pod(grace_seconds());  // leftovers of the old sandbox; re-observed inside
   }
-  auto id = ctx_.runtime.run_pod_sandbox(sandbox_config(pod_, attempt, ctx_.dns, ctx_.log_root, ctx_.cgroup_root));
+  auto id = ctx_.runtime.run_pod_sandbox(
+      sandbox_config(pod_, attempt, ctx_.dns, ctx_.log_root, ctx_.cgroups));
   if (!id.is_ok()) {
     ctx_.events.record(pod_, "", "Warning", "FailedCreatePodSandBox",
                        "Failed to create pod sandbox: " + id.status().message());
@@ -307,9 +308,9 @@ bool Syncer::start(const json& container, bool init) {
   const json lifecycle = container.value("lifecycle", json::object());
   if (lifecycle.contains("postStart")) {
     // Runs to the end before the next container starts; a failure kills the container.
-    HookOutcome hook = run_lifecycle_hook(ctx_.runtime, *id, pod_, container,
-                                          lifecycle["postStart"], kPostStartTimeout,
-                                          hook_network());
+    HookOutcome hook =
+        run_lifecycle_hook(ctx_.runtime, *id, pod_, container, lifecycle["postStart"],
+                           kPostStartTimeout, hook_network());
     if (!hook.ok) {
       ctx_.events.record(pod_, path, "Warning", "FailedPostStartHook", hook.message);
       ctx_.events.record(pod_, path, "Normal", "Killing", "FailedPostStartHook");

@@ -10,7 +10,8 @@ namespace k3c::kubelet {
 using nlohmann::json;
 
 runtime::SandboxConfig sandbox_config(const json& pod, uint32_t attempt, const DnsSettings& dns,
-                                      const std::string& log_root, const std::string& cgroup_root) {
+                                      const std::string& log_root,
+                                      const PodCgroupSettings& cgroups) {
   const json meta = pod.value("metadata", json::object());
   const json spec = pod.value("spec", json::object());
   runtime::SandboxConfig c;
@@ -28,17 +29,22 @@ runtime::SandboxConfig sandbox_config(const json& pod, uint32_t attempt, const D
   c.hosts = c.host_network ? host_network_hosts_file(pod, dns.host_hosts)
                            : pod_hosts_file(pod, {}, dns.cluster.domain);
   const api::PodCgroup cgroup = api::pod_cgroup(pod);
-  std::string root = cgroup_root;
-  while (!root.empty() && root.front() == '/') root.erase(0, 1);
-  while (!root.empty() && root.back() == '/') root.pop_back();
-  c.cgroup_parent = root.empty() ? cgroup.path() : root + "/" + cgroup.path();
+  c.cgroup_parent = cgroup_under(cgroups.root, cgroup.path());
   c.pod_resources = runtime::pod_linux_resources(cgroup.cpu_request_milli, cgroup.cpu_limit_milli,
                                                  cgroup.memory_limit_bytes);
+  if (cgroups.pids_limit > 0) c.pod_resources.pids_limit = cgroups.pids_limit;
   c.log_directory = log_root + "/" + c.pod_namespace + "_" + c.pod_name + "_" + c.pod_uid;
   c.labels = {{labels::kPodUid, c.pod_uid},
               {labels::kPodName, c.pod_name},
               {labels::kPodNamespace, c.pod_namespace}};
   return c;
+}
+
+std::string cgroup_under(const std::string& cgroup_root, const std::string& relative) {
+  std::string root = cgroup_root;
+  while (!root.empty() && root.front() == '/') root.erase(0, 1);
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  return root.empty() ? relative : root + "/" + relative;
 }
 
 }  // namespace k3c::kubelet

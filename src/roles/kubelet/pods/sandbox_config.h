@@ -20,8 +20,18 @@ struct DnsSettings {
   std::string host_hosts;  // the node's /etc/hosts (hostNetwork pods)
 };
 
+// Where the kubelet's cgroups go (--kubelet-arg cgroup-root and pod-max-pids).
+struct PodCgroupSettings {
+  std::string root = "/";  // the pods' hierarchy (kubepods/...) goes under it; "/" = the top
+  int64_t pids_limit = 0;  // every pod cgroup's pids.max; <= 0: none (upstream's -1)
+};
+
 runtime::SandboxConfig sandbox_config(const nlohmann::json& pod, uint32_t attempt,
                                       const DnsSettings& dns, const std::string& log_root,
-                                      const std::string& cgroup_root = "/");
+                                      const PodCgroupSettings& cgroups = {});
+
+// `relative` ("kubepods/...") below the cgroup root as the runtime names cgroups: relative
+// to the cgroup mounts, no leading or trailing slash.
+std::string cgroup_under(const std::string& cgroup_root, const std::string& relative);
 
 }  // namespace k3c::kubelet

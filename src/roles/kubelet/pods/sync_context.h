@@ -51,8 +51,8 @@ struct SyncContext {
   ProbeTracker* probes = nullptr;  // null: no probes run (running = started and ready)
   // Every Service of the cluster, for the Service environment variables; unset = none.
   std::function<Result<std::vector<nlohmann::json>>()> services;
-  // The cgroup the pods' hierarchy goes under (--kubelet-arg=cgroup-root); "/" = the top.
-  std::string cgroup_root = "/";
+  // The cgroup the pods' hierarchy goes under and the pods' pids limit.
+  PodCgroupSettings cgroups;
   // The grace period to kill the pod with in place of its own (an eviction's; at least the
   // 2 s minimum still applies).
   std::optional<int64_t> grace_period_override = std::nullopt;

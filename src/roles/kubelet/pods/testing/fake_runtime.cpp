@@ -300,8 +300,9 @@ Result<int> FakeRuntime::port_forward(const std::string& sandbox_id, uint16_t po
     if (!sandboxes_.count(sandbox_id)) return error(Code::kNotFound, "sandbox " + sandbox_id);
   }
   int fd = k3c::testing::connect_loopback(port);
-  if (fd < 0) return error(Code::kServiceUnavailable, "dial tcp 127.0.0.1:" + std::to_string(port) +
-                                                          ": connect: connection refused");
+  if (fd < 0)
+    return error(Code::kServiceUnavailable,
+                 "dial tcp 127.0.0.1:" + std::to_string(port) + ": connect: connection refused");
   return fd;
 }
 
@@ -326,6 +327,17 @@ Status FakeRuntime::reopen_container_log(const std::string& container_id) {
   if (it->second.status.state != ContainerState::kRunning)
     return error(Code::kInvalid, "container " + container_id + " is not running");
   return Status::ok();
+}
+
+Status FakeRuntime::update_cgroup(const std::string& path, const runtime::LinuxResources& r) {
+  std::lock_guard lock(mu_);
+  cgroups_[path] = r;
+  return Status::ok();
+}
+
+std::map<std::string, runtime::LinuxResources> FakeRuntime::cgroups() const {
+  std::lock_guard lock(mu_);
+  return cgroups_;
 }
 
 void FakeRuntime::set_stats(const std::string& container_name, ContainerStats stats) {

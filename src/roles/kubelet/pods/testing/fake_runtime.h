@@ -57,6 +57,8 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::optional<runtime::ContainerConfig> config(const std::string& container_id) const;
   std::vector<runtime::ContainerStatus> containers() const;
   std::vector<runtime::SandboxStatus> sandboxes() const;
+  // The node-level cgroups update_cgroup() was given, as last given (not in calls()).
+  std::map<std::string, runtime::LinuxResources> cgroups() const;
 
   // ---- RuntimeService -------------------------------------------------------------------
   Result<std::string> run_pod_sandbox(const runtime::SandboxConfig& config) override;
@@ -72,13 +74,14 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   Result<runtime::ContainerStatus> container_status(const std::string& container_id) override;
   Result<std::vector<runtime::ContainerStatus>> list_containers() override;
   Status reopen_container_log(const std::string& container_id) override;
+  Status update_cgroup(const std::string& path, const runtime::LinuxResources& r) override;
   Result<runtime::ExecResult> exec_sync(const std::string& container_id,
                                         const std::vector<std::string>& cmd,
                                         std::chrono::milliseconds timeout) override;
   Result<runtime::ContainerStats> container_stats(const std::string& container_id) override;
-  Result<std::unique_ptr<runtime::StreamSession>> exec(const std::string& container_id,
-                                                       const std::vector<std::string>& cmd,
-                                                       const runtime::StreamOptions& options) override;
+  Result<std::unique_ptr<runtime::StreamSession>> exec(
+      const std::string& container_id, const std::vector<std::string>& cmd,
+      const runtime::StreamOptions& options) override;
   Result<std::unique_ptr<runtime::StreamSession>> attach(
       const std::string& container_id, const runtime::StreamOptions& options) override;
   Result<int> port_forward(const std::string& sandbox_id, uint16_t port) override;
@@ -111,6 +114,7 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::map<std::string, runtime::ExecResult> exec_results_;
   std::map<std::string, runtime::ContainerStats> stats_;  // by container name
   std::map<std::string, std::vector<std::string>> attach_commands_;
+  std::map<std::string, runtime::LinuxResources> cgroups_;
 };
 
 }  // namespace k3c::kubelet::testing

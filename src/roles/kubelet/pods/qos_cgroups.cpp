@@ -1,0 +1,44 @@
+// The QoS-tier cgroups (see qos_cgroups.h).
+#include "roles/kubelet/pods/qos_cgroups.h"
+
+#include "api/pod_qos.h"
+#include "core/log.h"
+#include "roles/kubelet/pods/sandbox_config.h"
+#include "runtime/cgroups/resource_math.h"
+
+namespace k3c::kubelet {
+
+namespace {
+
+runtime::LinuxResources with_shares(int64_t shares) {
+  runtime::LinuxResources r;
+  r.cpu_shares = shares;
+  return r;
+}
+
+}  // namespace
+
+QosCgroups::QosCgroups(runtime::RuntimeService& runtime, std::string cgroup_root,
+                       int64_t node_cpu_milli)
+    : runtime_(runtime),
+      kubepods_(cgroup_under(cgroup_root, "kubepods")),
+      node_shares_(runtime::milli_cpu_to_shares(node_cpu_milli)) {}
+
+void QosCgroups::update(const std::vector<nlohmann::json>& pods) {
+  const int64_t burstable = runtime::milli_cpu_to_shares(api::burstable_cpu_request_milli(pods));
+  std::lock_guard lock(mu_);
+  auto apply = [&](const std::string& path, int64_t shares) {
+    Status s = runtime_.update_cgroup(path, with_shares(shares));
+    if (!s.is_ok())
+      log::for_role("kubelet")->warn("setting cpu shares {} on cgroup {}: {}", shares, path,
+                                     s.to_string());
+    return s.is_ok();
+  };
+  // The parent first: in cgroup v2 its controllers must be on before the tiers use them.
+  if (!node_done_) node_done_ = apply(kubepods_, node_shares_);
+  if (!best_effort_done_) best_effort_done_ = apply(kubepods_ + "/besteffort", runtime::kMinShares);
+  if (burstable != burstable_shares_ && apply(kubepods_ + "/burstable", burstable))
+    burstable_shares_ = burstable;
+}
+
+}  // namespace k3c::kubelet

@@ -1,0 +1,42 @@
+// The node-level cgroups above the pods', as upstream's qos container manager keeps them:
+//   <root>/kubepods             cpu shares for the node's allocatable CPU
+//   <root>/kubepods/burstable   cpu shares for the summed CPU requests of the Burstable pods
+//   <root>/kubepods/besteffort  the least shares (2)
+// Guaranteed pods sit directly in kubepods. So, under CPU contention, BestEffort pods get
+// what the others leave and the Burstable tier as a whole gets what its pods requested.
+// Memory limits on the tiers (upstream's alpha QOSReserved) are not set.
+//
+// update() is called with the node's active pods when they may have changed (the relist
+// loop, and before a new pod's sandbox is made so that it starts in a tier sized for it);
+// only what differs from what was last applied is written. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "runtime/runtime_service.h"
+
+namespace k3c::kubelet {
+
+class QosCgroups {
+ public:
+  // `cgroup_root`: --kubelet-arg=cgroup-root; `node_cpu_milli`: the node's allocatable CPU.
+  QosCgroups(runtime::RuntimeService& runtime, std::string cgroup_root, int64_t node_cpu_milli);
+
+  // `pods`: the pods the node runs that are not terminal (phase Succeeded/Failed are left
+  // out here). A write that fails is logged and tried again at the next call.
+  void update(const std::vector<nlohmann::json>& pods);
+
+ private:
+  runtime::RuntimeService& runtime_;
+  const std::string kubepods_;  // "<root>/kubepods", relative to the cgroup roots
+  const int64_t node_shares_;
+  std::mutex mu_;
+  bool node_done_ = false, best_effort_done_ = false;  // guarded by mu_
+  int64_t burstable_shares_ = 0;                       // as last applied (0: not yet)
+};
+
+}  // namespace k3c::kubelet
