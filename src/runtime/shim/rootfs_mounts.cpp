@@ -13,6 +13,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 namespace k3c::runtime::shim {
 namespace {
@@ -123,27 +124,71 @@ struct Device {
 constexpr Device kDevices[] = {{"null", 1, 3},   {"zero", 1, 5},    {"full", 1, 7},
                                {"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0}};
 
-Status populate_dev(int root) {
+// The device node /dev/<name> in the container's /dev (`d`, its /proc path): `type_mode`
+// (S_IFCHR/S_IFBLK and permission bits), `rdev`, owned by uid:gid. Without CAP_MKNOD (a
+// user namespace) the host's node is bound instead.
+Status make_device(const std::string& d, const std::string& name, mode_t type_mode, dev_t rdev,
+                   uid_t uid, gid_t gid) {
+  const std::string node = d + "/" + name;
+  if (mknod(node.c_str(), type_mode, rdev) == 0) {
+    // mknod applies the umask; chmod sets the bits as asked.
+    if (chmod(node.c_str(), type_mode & 07777) != 0)
+      return mount_failure("chmod /dev/" + name, errno);
+    if (chown(node.c_str(), uid, gid) != 0) return mount_failure("chown /dev/" + name, errno);
+    return Status::ok();
+  }
+  if (errno == EEXIST) return Status::ok();  // one of the standard nodes
+  const int file = open(node.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, type_mode & 07777);
+  if (file < 0) return mount_failure("create /dev/" + name, errno);
+  close(file);
+  const std::string host = "/dev/" + name;
+  if (mount(host.c_str(), node.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    return mount_failure("bind " + host, errno);
+  }
+  return Status::ok();
+}
+
+// A privileged container gets every character and block device of the host's /dev, at the
+// same path with the same mode and owner, as containerd's WithDevices(HostDevices()):
+// symlinks, /dev/console, /dev/ptmx and the pts, shm, fd and mqueue directories are left out
+// (the container has its own).
+Status add_host_devices(const std::string& d) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::recursive_directory_iterator it("/dev", ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path rel = it->path().lexically_relative("/dev");
+    struct stat st {};
+    if (lstat(it->path().c_str(), &st) != 0) continue;  // gone meanwhile
+    if (S_ISDIR(st.st_mode)) {
+      const std::string name = it->path().filename();
+      if (name == "pts" || name == "shm" || name == "fd" || name == "mqueue" || name == ".lxc" ||
+          name == ".lxd-mounts" || name == ".udev") {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (mkdir((d + "/" + rel.string()).c_str(), st.st_mode & 07777) != 0 && errno != EEXIST)
+        return mount_failure("mkdir /dev/" + rel.string(), errno);
+      continue;
+    }
+    if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)) continue;
+    if (rel == "console" || rel == "ptmx") continue;  // ptmx: the container's pts/ptmx link
+    RETURN_IF_ERROR(make_device(d, rel.string(), st.st_mode, st.st_rdev, st.st_uid, st.st_gid));
+  }
+  if (ec) return mount_failure("list the host's /dev", ec.value());
+  return Status::ok();
+}
+
+Status populate_dev(int root, bool privileged) {
   RETURN_IF_ERROR(
       mount_at(root, "/dev", "tmpfs", "tmpfs", MS_NOSUID | MS_STRICTATIME, "mode=755,size=65536k"));
   ASSIGN_OR_RETURN(Fd dev, open_in_root(root, "/dev", true));  // the new tmpfs
   const std::string d = dev.proc_path();
   for (const Device& device : kDevices) {
-    const std::string node = d + "/" + device.name;
-    if (mknod(node.c_str(), S_IFCHR | 0666, makedev(device.major, device.minor)) == 0) {
-      if (chmod(node.c_str(), 0666) != 0)
-        return mount_failure("chmod /dev/" + std::string(device.name), errno);
-      continue;
-    }
-    // No CAP_MKNOD (a user namespace): bind the host's node instead.
-    const int file = open(node.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
-    if (file < 0) return mount_failure("create /dev/" + std::string(device.name), errno);
-    close(file);
-    const std::string host = std::string("/dev/") + device.name;
-    if (mount(host.c_str(), node.c_str(), nullptr, MS_BIND, nullptr) != 0) {
-      return mount_failure("bind " + host, errno);
-    }
+    RETURN_IF_ERROR(
+        make_device(d, device.name, S_IFCHR | 0666, makedev(device.major, device.minor), 0, 0));
   }
+  if (privileged) RETURN_IF_ERROR(add_host_devices(d));
   for (const char* dir : {"pts", "shm", "mqueue"}) {
     if (mkdir((d + "/" + dir).c_str(), 0755) != 0)
       return mount_failure(std::string("mkdir /dev/") + dir, errno);
@@ -242,7 +287,7 @@ Status prepare_rootfs(const LaunchSpec& spec) {
   const unsigned long sys_flags =
       MS_NOSUID | MS_NODEV | MS_NOEXEC | (spec.privileged ? 0 : MS_RDONLY);
   RETURN_IF_ERROR(mount_at(root.get(), "/sys", "sysfs", "sysfs", sys_flags, nullptr));
-  RETURN_IF_ERROR(populate_dev(root.get()));
+  RETURN_IF_ERROR(populate_dev(root.get(), spec.privileged));
   for (const Mount& m : spec.mounts) RETURN_IF_ERROR(bind_mount(root.get(), m));
   return Status::ok();
 }

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -291,6 +292,38 @@ TEST_CASE("the container sees PID 1, its own /proc, /dev nodes and the image roo
   CHECK(c.lines("stderr").empty());
   // The container's writes went to its upper dir, never to the image snapshot.
   CHECK_FALSE(mounted_below(c.dir()));
+}
+
+TEST_CASE("a privileged container gets the host's devices; an unprivileged one does not") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  // A host device beyond the standard set (the machine's disk, /dev/kmsg, ...).
+  std::string name;
+  struct stat host {};
+  for (const auto& entry : fs::directory_iterator("/dev")) {
+    const std::string n = entry.path().filename();
+    if (n == "null" || n == "zero" || n == "full" || n == "random" || n == "urandom" ||
+        n == "tty" || n == "console" || n == "ptmx")
+      continue;
+    if (lstat(entry.path().c_str(), &host) == 0 &&
+        (S_ISCHR(host.st_mode) || S_ISBLK(host.st_mode))) {
+      name = n;
+      break;
+    }
+  }
+  REQUIRE_FALSE(name.empty());
+  INFO("/dev/" << name);
+  const std::string probe = "if test -e /dev/" + name + "; then stat -c '%t:%T %a' /dev/" + name +
+                            "; else echo absent; fi";
+  TestContainer privileged;
+  privileged.spec().privileged = true;
+  privileged.run_to_exit({"sh", "-c", probe});
+  std::ostringstream want;
+  want << std::hex << major(host.st_rdev) << ":" << minor(host.st_rdev) << " " << std::oct
+       << (host.st_mode & 07777);
+  CHECK(privileged.lines("stdout") == std::vector<std::string>{want.str()});
+  TestContainer plain;
+  plain.run_to_exit({"sh", "-c", probe});
+  CHECK(plain.lines("stdout") == std::vector<std::string>{"absent"});
 }
 
 TEST_CASE("hostnames: a joined uts namespace's, or the one set in a new namespace") {
