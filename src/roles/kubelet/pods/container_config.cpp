@@ -87,6 +87,32 @@ Status unsupported_security(const json& pod, const json& container) {
   return Status::ok();
 }
 
+Status verify_run_as_non_root(const json& pod, const json& container,
+                              const std::string& image_user) {
+  const json pod_sc = pod["spec"].value("securityContext", json::object());
+  const json sc = container.value("securityContext", json::object());
+  if (!field<bool>(sc, pod_sc, "runAsNonRoot").value_or(false)) return Status::ok();
+  // Upstream's format.Pod: name_namespace(uid).
+  const json meta = pod.value("metadata", json::object());
+  const std::string who = " (pod: \"" + meta.value("name", "") + "_" + meta.value("namespace", "") +
+                          "(" + meta.value("uid", "") +
+                          ")\", container: " + container.value("name", "") + ")";
+  if (auto uid = field<int64_t>(sc, pod_sc, "runAsUser")) {
+    if (*uid == 0)
+      return error(Code::kInvalid, "container's runAsUser breaks non-root policy" + who);
+    return Status::ok();
+  }
+  const std::string user = image_user.substr(0, image_user.find(':'));
+  const bool numeric = !user.empty() && user.find_first_not_of("0123456789") == std::string::npos;
+  if (!user.empty() && !numeric) {
+    return error(Code::kInvalid, "container has runAsNonRoot and image has non-numeric user (" +
+                                     user + "), cannot verify user is non-root" + who);
+  }
+  if (user.empty() || user.find_first_not_of('0') == std::string::npos)
+    return error(Code::kInvalid, "container has runAsNonRoot and image will run as root" + who);
+  return Status::ok();
+}
+
 std::string container_spec_hash(const json& container) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : container.dump()) {

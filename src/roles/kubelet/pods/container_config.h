@@ -28,6 +28,14 @@ runtime::ContainerConfig container_config(const nlohmann::json& pod,
 // (CreateContainerError): a seccomp profile of type Localhost (no profile files are read).
 Status unsupported_security(const nlohmann::json& pod, const nlohmann::json& container);
 
+// runAsNonRoot (container over pod), as upstream's kubelet checks it before it creates the
+// container (the error is the container's CreateContainerConfigError): a runAsUser of 0
+// breaks it; without a runAsUser the image's USER decides: empty or uid 0 runs as root, a
+// user name cannot be verified. `image_user` is the image config's User ("name", "uid",
+// "uid:gid").
+Status verify_run_as_non_root(const nlohmann::json& pod, const nlohmann::json& container,
+                              const std::string& image_user);
+
 // A stable hash (FNV-1a, hex) of the container's spec, kept in the container's labels.
 std::string container_spec_hash(const nlohmann::json& container);
 

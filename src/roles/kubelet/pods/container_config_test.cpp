@@ -24,10 +24,10 @@ TEST_CASE("securityContext: the container's fields win over the pod's") {
 }
 
 TEST_CASE("securityContext: privileges, root filesystem and capabilities") {
-  auto s = security_of(json::object(),
-                       {{"allowPrivilegeEscalation", false},
-                        {"readOnlyRootFilesystem", true},
-                        {"capabilities", {{"add", {"NET_ADMIN"}}, {"drop", {"ALL"}}}}});
+  auto s =
+      security_of(json::object(), {{"allowPrivilegeEscalation", false},
+                                   {"readOnlyRootFilesystem", true},
+                                   {"capabilities", {{"add", {"NET_ADMIN"}}, {"drop", {"ALL"}}}}});
   CHECK(s.no_new_privs);
   CHECK(s.read_only_rootfs);
   CHECK_FALSE(s.privileged);
@@ -52,7 +52,8 @@ TEST_CASE("securityContext: seccomp RuntimeDefault, Unconfined and the default")
 }
 
 TEST_CASE("a Localhost seccomp profile is refused, not run as another profile") {
-  const json localhost = {{"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", "x.json"}}}};
+  const json localhost = {
+      {"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", "x.json"}}}};
   const json container = {{"name", "c"}, {"image", "busybox"}};
   const json pod_level = {{"spec", {{"securityContext", localhost}}}};
   Status s = unsupported_security(pod_level, container);
@@ -64,6 +65,33 @@ TEST_CASE("a Localhost seccomp profile is refused, not run as another profile") 
   // The container's own RuntimeDefault overrides the pod's Localhost.
   own["securityContext"] = {{"seccompProfile", {{"type", "RuntimeDefault"}}}};
   CHECK(unsupported_security(pod_level, own).is_ok());
+}
+
+TEST_CASE("runAsNonRoot: a root runAsUser or image user is refused with upstream's words") {
+  auto check = [](const json& pod_sc, const json& container_sc, const std::string& image_user) {
+    const json pod = {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u1"}}},
+                      {"spec", {{"securityContext", pod_sc}}}};
+    const json container = {{"name", "c"}, {"securityContext", container_sc}};
+    return verify_run_as_non_root(pod, container, image_user);
+  };
+  const json non_root = {{"runAsNonRoot", true}};
+  const std::string who = " (pod: \"p_default(u1)\", container: c)";
+  // Not asked for, or turned off by the container: anything runs.
+  CHECK(check(json::object(), json::object(), "").is_ok());
+  CHECK(check(non_root, {{"runAsNonRoot", false}}, "").is_ok());
+  CHECK(check(non_root, json::object(), "").message() ==
+        "container has runAsNonRoot and image will run as root" + who);
+  CHECK(check(json::object(), non_root, "0:0").message() ==
+        "container has runAsNonRoot and image will run as root" + who);
+  CHECK(check(non_root, json::object(), "1000:1000").is_ok());
+  CHECK(check(non_root, json::object(), "nobody").message() ==
+        "container has runAsNonRoot and image has non-numeric user (nobody), cannot verify user "
+        "is non-root" +
+            who);
+  // A runAsUser decides before the image's user; the container's over the pod's.
+  CHECK(check({{"runAsNonRoot", true}, {"runAsUser", 1000}}, json::object(), "").is_ok());
+  CHECK(check({{"runAsNonRoot", true}, {"runAsUser", 1000}}, {{"runAsUser", 0}}, "nobody")
+            .message() == "container's runAsUser breaks non-root policy" + who);
 }
 
 }  // namespace

@@ -31,8 +31,10 @@ json api_container_state(const runtime::ContainerStatus& c) {
       json t = {{"exitCode", c.exit_code}};
       if (!c.reason.empty()) t["reason"] = c.reason;
       if (!c.message.empty()) t["message"] = c.message;
-      set_time(t, "startedAt", c.started_at);
-      set_time(t, "finishedAt", c.finished_at);
+      // Always both, as upstream's (CRI times are Unix nanoseconds): a process that never ran
+      // (StartError) shows startedAt 1970-01-01T00:00:00Z.
+      t["startedAt"] = rfc3339(c.started_at);
+      t["finishedAt"] = rfc3339(c.finished_at);
       t["containerID"] = kContainerIdPrefix + c.id;
       return {{"terminated", t}};
     }

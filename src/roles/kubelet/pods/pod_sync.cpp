@@ -256,6 +256,10 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
     fail(container, init, "CreateContainerError", argv.status().message());
     return std::nullopt;
   }
+  if (Status s = verify_run_as_non_root(pod_, container, image.user); !s.is_ok()) {
+    fail(container, init, "CreateContainerConfigError", s.message());
+    return std::nullopt;
+  }
   if (Status s = unsupported_security(pod_, container); !s.is_ok()) {
     fail(container, init, "CreateContainerError", s.message());
     return std::nullopt;
