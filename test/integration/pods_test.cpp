@@ -1,15 +1,17 @@
 // Real pods through the real kubectl (1.27 and 1.33): `k3c server` with its kubelet and
 // runtime, in mount, network and PID namespaces of its own (pod_session.h; root only), runs
 // containers from a busybox-static image it imported from its airgap directory. Covered: run
-// to completion and `kubectl logs`; a Deployment's pods Running and `logs -f`; a crash loop
-// with restarts, CrashLoopBackOff and `logs --previous`; init containers in order; a missing
-// ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful deletion;
-// the describe events; bad log requests; volumes (emptyDir shared by two containers, a
-// configMap that updates in place, a secret, a downwardAPI file, the service account token);
-// fsGroup on volumes; pod-max-pids and the QoS tiers' CPU shares; exec and port-forward into
-// real containers; kubectl run -i attaching to one; the kubelet's stats. What concerns the node
-// rather than one pod (restarts of k3c, shared PID namespaces, grpc probes, eviction, static pods)
-// is in pods_node_test.cpp.
+// to completion and `kubectl logs`; a Deployment's pods Running and `logs -f`; postStart and
+// preStop hooks around a graceful delete; a crash loop with restarts, upstream's back-off
+// timing (10 s, then 20 s), CrashLoopBackOff and `logs --previous`; init containers in order;
+// a missing ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful
+// deletion; the describe events; bad log requests; volumes (emptyDir shared by two
+// containers, a configMap and a secret that update in place, a downwardAPI file, the service
+// account token); fsGroup on volumes; pod-max-pids and the QoS tiers' CPU shares; exec (exit
+// codes, stdin, a terminal and its size) and port-forward into real containers; kubectl run
+// -i attaching to one; the kubelet's stats. What concerns the node rather than one pod
+// (restarts of k3c, shared PID namespaces, grpc probes, eviction, static pods) is in
+// pods_node_test.cpp; pods that cannot start (pulls, bad input) in pods_input_test.cpp.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -130,12 +132,69 @@ TEST_CASE("a Deployment's pods run; logs -f follows; deletion is graceful") {
       [&] { return p.s.jsonpath("deployment/ticker", "{.status.readyReplicas}") == "2"; }));
 }
 
+TEST_CASE("postStart runs at start; a graceful delete runs preStop, then SIGTERM") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  const std::string out = box.path("hooks");
+  std::ofstream(box.path("hooked.yaml")) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: hooked}
+spec:
+  terminationGracePeriodSeconds: 20
+  volumes: [{name: out, hostPath: {path: )"
+                                         << out << R"(, type: DirectoryOrCreate}}]
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sh, -c, "trap 'echo term >> /out/log; exit 0' TERM; while true; do sleep 0.2; done"]
+    volumeMounts: [{name: out, mountPath: /out}]
+    lifecycle:
+      postStart:
+        exec: {command: [sh, -c, "echo poststart >> /out/log"]}
+      preStop:
+        exec: {command: [sh, -c, "echo prestop >> /out/log; sleep 2; echo prestop-done >> /out/log"]}
+)";
+  p.s.ok({"apply", "-f", box.path("hooked.yaml")});
+  REQUIRE(eventually([&] { return p.phase("hooked") == "Running"; }));
+  auto log = [&] {
+    std::ifstream in(out + "/log");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  REQUIRE(eventually([&] { return log() == "poststart\n"; }));
+  // kubectl waits until the pod is gone: the hook's 2 s, then the trap.
+  const auto before = std::chrono::steady_clock::now();
+  p.s.ok({"delete", "pod", "hooked"});
+  CHECK(std::chrono::steady_clock::now() - before >= 2s);
+  CHECK(log() == "poststart\nprestop\nprestop-done\nterm\n");
+}
+
 TEST_CASE("a crashing container restarts with back-off; logs --previous shows the last run") {
   if (!skip_reason().empty()) return;
   Sandbox box;
   PodSession p(box);
   p.s.ok({"run", "crash", "--image=busybox:1", "--", "sh", "-c", "echo run; exit 2"});
   REQUIRE(eventually([&] { return p.waiting_reason("crash") == "CrashLoopBackOff"; }, 40s));
+  // Upstream's back-off: 10 s after the first crash, 20 s after the second. Each run's start,
+  // as lastState shows it while the next waits (whole seconds; the runs take milliseconds).
+  std::vector<time_t> starts;
+  eventually(
+      [&] {
+        const std::string at = p.s.jsonpath(
+            "pod/crash", "{.status.containerStatuses[0].lastState.terminated.startedAt}");
+        std::tm tm{};
+        if (strptime(at.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) != nullptr) {
+          const time_t t = timegm(&tm);
+          if (starts.empty() || starts.back() != t) starts.push_back(t);
+        }
+        return starts.size() >= 3;
+      },
+      60s);
+  REQUIRE(starts.size() >= 3);
+  CHECK(starts[1] - starts[0] >= 9);
+  CHECK(starts[1] - starts[0] <= 14);
+  CHECK(starts[2] - starts[1] >= 19);
+  CHECK(starts[2] - starts[1] <= 25);
   CHECK(std::stoi(p.s.jsonpath("pod/crash", "{.status.containerStatuses[0].restartCount}")) >= 1);
   CHECK(p.s.jsonpath("pod/crash", "{.status.containerStatuses[0].lastState.terminated.exitCode}") ==
         "2");
@@ -339,10 +398,22 @@ spec:
   CHECK(line.find("token=yes") != std::string::npos);
   CHECK(line.find("ns=default") != std::string::npos);
   CHECK(line.find("labels=app=\"vols\",tier=\"test\"") != std::string::npos);
-  // The ConfigMap changes; the file follows in place (the kubelet's periodic resync: a minute).
+  // The ConfigMap and the Secret change; the files follow in place (the kubelet's periodic
+  // resync: a minute).
   write_config("fast");
   p.s.ok({"apply", "-f", config});
-  CHECK(eventually([&] { return last_line().find("cfg=fast") != std::string::npos; }, 100s));
+  std::ofstream(box.path("secret.yaml"))
+      << p.s.ok({"create", "secret", "generic", "creds", "--from-literal=password=swordfish",
+                 "--dry-run=client", "-o", "yaml"});
+  p.s.ok({"apply", "-f", box.path("secret.yaml")});
+  CHECK(eventually(
+      [&] {
+        line = last_line();
+        return line.find("cfg=fast") != std::string::npos &&
+               line.find("sec=swordfish") != std::string::npos;
+      },
+      100s));
+  INFO(line);
   // A missing ConfigMap holds the container back with upstream's FailedMount event.
   std::ofstream(box.path("missing.yaml")) << R"(apiVersion: v1
 kind: Pod
@@ -401,7 +472,7 @@ spec:
 // attach and port_forward, built in parallel. Until they are, the runtime answers "not
 // implemented" and this test says so and stops; after the merge it runs.
 
-TEST_CASE("kubectl exec into a real container: exit codes, stdin") {
+TEST_CASE("kubectl exec into a real container: exit codes, stdin, a terminal and its size") {
   if (!skip_reason().empty()) return;
   for (const char* version : {"1.27", "1.33"}) {
     INFO("kubectl " << version);
@@ -422,6 +493,18 @@ TEST_CASE("kubectl exec into a real container: exit codes, stdin") {
     INFO(counted.err);
     CHECK(counted.exit_code == 0);
     CHECK(counted.out.find('2') != std::string::npos);
+    // -it on a terminal: `script` gives kubectl one (40 rows, 100 columns), kubectl sends its
+    // size, the container's pseudo terminal takes it.
+    std::string command = "stty rows 40 cols 100;";
+    for (const std::string& arg : p.s.kubectl.argv(
+             {"exec", "-it", "sleeper", "--", "sh", "-c", "tty && stty size && exit 4"}))
+      command += " '" + arg + "'";
+    auto terminal = run_to_end({"/usr/bin/script", "-qec", command, "/dev/null"}, p.s.kubectl.env(),
+                               box.path("script"), 30s);
+    INFO(terminal.out << terminal.err);
+    CHECK(terminal.exit_code == 4);
+    CHECK(terminal.out.find("/dev/pts/") != std::string::npos);
+    CHECK(terminal.out.find("40 100") != std::string::npos);
   }
 }
 
