@@ -3,8 +3,9 @@
 // the other's processes, kept across a restart); a grpc readiness probe against a real gRPC
 // health server flipping its status; eviction (a pod past its emptyDir sizeLimit; memory
 // pressure from a hard threshold above the machine's memory); a static pod from the manifest
-// directory with its mirror pod; the node proxy to the in-process kubelet (kubectl 1.27 and
-// 1.33, node_proxy_checks.h). Fixtures: pod_session.h; root only.
+// directory with its mirror pod; a local-path claim that outlives its pod (with hostIPC and
+// an in-memory emptyDir on the side); the node proxy to the in-process kubelet (kubectl 1.27
+// and 1.33, node_proxy_checks.h). Fixtures: pod_session.h; root only.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -301,6 +302,78 @@ spec:
   const std::string described = s.ok({"describe", "node", "node-1"});
   CHECK(described.find("EvictionThresholdMet") != std::string::npos);
   CHECK(described.find("Attempting to reclaim memory") != std::string::npos);
+}
+
+TEST_CASE("a local-path claim outlives its pod and goes with the claim; hostIPC; emptyDir Memory") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  std::ofstream(box.path("claim.yaml")) << R"(apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 16Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: writer}
+spec:
+  restartPolicy: Never
+  volumes:
+  - {name: data, persistentVolumeClaim: {claimName: data}}
+  - {name: mem, emptyDir: {medium: Memory, sizeLimit: 8Mi}}
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sh, -c, "echo kept > /data/file; df -k /mem | tail -1; readlink /proc/self/ns/ipc"]
+    volumeMounts: [{name: data, mountPath: /data}, {name: mem, mountPath: /mem}]
+)";
+  p.s.ok({"apply", "-f", box.path("claim.yaml")});
+  REQUIRE(eventually([&] { return p.phase("writer") == "Succeeded"; }, 30s));
+  CHECK(p.s.jsonpath("pvc/data", "{.status.phase}") == "Bound");
+  const std::string volume = p.s.jsonpath("pvc/data", "{.spec.volumeName}");
+  const std::string dir = p.s.jsonpath("pv/" + volume, "{.spec.hostPath.path}");
+  CHECK(dir.rfind(box.data_dir() + "/storage/" + volume + "_default_data", 0) == 0);
+  {
+    std::ifstream in(dir + "/file");
+    std::string word;
+    in >> word;
+    CHECK(word == "kept");
+  }
+  // The in-memory emptyDir is a tmpfs of its sizeLimit; the pod has an IPC namespace of its
+  // own, not the node's.
+  const std::string writer = p.s.ok({"logs", "writer"});
+  INFO(writer);
+  CHECK(writer.rfind("tmpfs", 0) == 0);
+  CHECK(writer.find(" 8192 ") != std::string::npos);
+  const std::string node_ipc =
+      std::filesystem::read_symlink("/proc/" + std::to_string(p.s.server.server_pid()) + "/ns/ipc");
+  CHECK(writer.find(node_ipc) == std::string::npos);
+
+  // The next pod finds the data; with hostIPC it shares the node's IPC namespace.
+  std::ofstream(box.path("reader.yaml")) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: reader}
+spec:
+  restartPolicy: Never
+  hostIPC: true
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sh, -c, "cat /data/file; readlink /proc/self/ns/ipc"]
+    volumeMounts: [{name: data, mountPath: /data}]
+)";
+  p.s.ok({"apply", "-f", box.path("reader.yaml")});
+  REQUIRE(eventually([&] { return p.phase("reader") == "Succeeded"; }, 30s));
+  CHECK(p.s.ok({"logs", "reader"}) == "kept\n" + node_ipc + "\n");
+
+  // Claim deleted (its pods first): the volume (reclaim Delete) and its directory go.
+  p.s.ok({"delete", "pod", "writer", "reader"});
+  p.s.ok({"delete", "pvc", "data"});
+  CHECK(eventually([&] { return p.s.kubectl({"get", "pv", volume}).exit_code != 0; }, 30s));
+  CHECK(eventually([&] { return !std::filesystem::exists(dir); }));
 }
 
 TEST_CASE("a static pod runs from the manifest directory and is mirrored into the API") {

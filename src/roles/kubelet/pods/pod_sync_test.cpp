@@ -521,6 +521,54 @@ TEST_CASE("a readiness probe decides ready; the sync comes back when the next pr
   CHECK(node.phase() == "Running");
 }
 
+TEST_CASE("probe thresholds: initialDelaySeconds, successThreshold, failureThreshold, timeout") {
+  json c = sync_container("app");
+  c["readinessProbe"] = {{"exec", {{"command", {"check"}}}},
+                         {"initialDelaySeconds", 3},
+                         {"periodSeconds", 1},
+                         {"successThreshold", 2},
+                         {"failureThreshold", 2},
+                         {"timeoutSeconds", 4}};
+  SyncNode node(make_pod("Always", {c}));
+  node.runtime.add_image("busybox:1.36");
+  auto probes_run = [&] {
+    int n = 0;
+    for (const auto& call : node.runtime.calls()) n += call.rfind("exec_sync ", 0) == 0;
+    return n;
+  };
+  auto r = node.sync();
+  CHECK(probes_run() == 0);  // not before the initial delay
+  CHECK(node.container_status("app")["ready"] == false);
+  REQUIRE(r.requeue_after);
+  CHECK(*r.requeue_after == 3s);
+  node.clock.advance(3s);
+  node.sync();
+  CHECK(probes_run() == 1);
+  CHECK(node.runtime.calls().back() == "exec_sync " + node.id("app") + " check 4s");
+  CHECK(node.container_status("app")["ready"] == false);  // one success of two
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == true);
+  // Failures: one is not enough, the second turns it unready.
+  runtime::ExecResult bad;
+  bad.exit_code = 1;
+  node.runtime.set_exec_result("app", bad);
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == true);
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == false);
+  // Back to success: two in a row again before it is ready.
+  node.runtime.set_exec_result("app", {});
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == false);
+  node.clock.advance(1s);
+  node.sync();
+  CHECK(node.container_status("app")["ready"] == true);
+}
+
 TEST_CASE("a failing liveness probe kills the container, which is restarted") {
   json c = sync_container("app");
   c["livenessProbe"] = {
