@@ -306,6 +306,9 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
     env.push_back("HOSTNAME=" +
                   (sandbox->config.host_network ? host_name() : sandbox->config.hostname));
   }
+  // The user and the capabilities are resolved against the image now, as containerd does
+  // when it makes the container: a user the image lacks fails the create, not the start.
+  if (auto process = process_spec(record); !process.is_ok()) return process.status();
   const std::string dir = container_dir(record.id);
   if (Status s = make_dirs(dir, 0700); !s.is_ok()) return s;
   if (Status s = records_.save(dir + "/container.json", record); !s.is_ok()) {

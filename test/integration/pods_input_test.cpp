@@ -2,8 +2,9 @@
 // its own (pod_session.h; root only): an image in a private registry (Debian's
 // docker-registry with htpasswd auth, run in the server's network namespace on its loopback)
 // is ErrImagePull / ImagePullBackOff with the registry's answer until the pod names an
-// imagePullSecret; runAsNonRoot over an image that runs as root, and a hostPath of the wrong
-// type, give upstream's reasons and messages; once deleted, nothing of them is left behind.
+// imagePullSecret; runAsNonRoot over an image that runs as root, an image USER missing from
+// the image's passwd file, and a hostPath of the wrong type, give upstream's reasons and
+// messages; once deleted, nothing of them is left behind.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -63,9 +64,18 @@ TEST_CASE(
         std::string::npos);
 }
 
-TEST_CASE("runAsNonRoot over a root image and a hostPath of the wrong type: upstream's reasons") {
+TEST_CASE("runAsNonRoot over a root image, a user the image lacks, a hostPath of the wrong type") {
   if (!skip_reason().empty()) return;
   Sandbox box;
+  {
+    // A second airgap image whose USER names nobody in its (absent) /etc/passwd.
+    testing::TestImage ghost = testing::busybox_image("docker.io/library/ghost:1");
+    ghost.user = "ghost";
+    const std::string dir = box.data_dir() + "/agent/images";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/ghost.tar", std::ios::binary)
+        << testing::tar_of(testing::docker_archive_files(ghost), testing::Compression::kNone);
+  }
   PodSession p(box);
   const std::string file = box.path("a-file");
   std::ofstream(file) << "not a directory\n";
@@ -75,13 +85,19 @@ TEST_CASE("runAsNonRoot over a root image and a hostPath of the wrong type: upst
       << pod_manifest(
              "hostdir", "busybox:1",
              "  volumes:\n  - name: host\n    hostPath: {path: " + file + ", type: Directory}\n")
-      << "    volumeMounts: [{name: host, mountPath: /host}]\n";
+      << "    volumeMounts: [{name: host, mountPath: /host}]\n"
+      << "---\n"
+      << pod_manifest("ghost", "ghost:1");
   p.s.ok({"apply", "-f", box.path("bad.yaml")});
   REQUIRE(eventually([&] { return p.waiting_reason("rootless") == "CreateContainerConfigError"; }));
   const std::string uid = p.s.jsonpath("pod/rootless", "{.metadata.uid}");
   CHECK(p.s.jsonpath("pod/rootless", "{.status.containerStatuses[0].state.waiting.message}") ==
         "container has runAsNonRoot and image will run as root (pod: \"rootless_default(" + uid +
             ")\", container: app)");
+  // The user is looked up in the image when the container is made, as containerd does.
+  REQUIRE(eventually([&] { return p.waiting_reason("ghost") == "CreateContainerError"; }));
+  CHECK(p.s.jsonpath("pod/ghost", "{.status.containerStatuses[0].state.waiting.message}") ==
+        "unable to find user ghost: no matching entries in passwd file");
   // The mount fails before any container is made: ContainerCreating, and a FailedMount event.
   const std::string mount_error =
       "MountVolume.SetUp failed for volume \"host\" : hostPath type "
@@ -93,13 +109,14 @@ TEST_CASE("runAsNonRoot over a root image and a hostPath of the wrong type: upst
   CHECK(p.waiting_reason("hostdir") == "ContainerCreating");
   CHECK(p.phase("hostdir") == "Pending");
   CHECK(p.phase("rootless") == "Pending");
+  CHECK(p.phase("ghost") == "Pending");
 
   // Deleted, they go at once (nothing of theirs runs), with their sandboxes and cgroups.
   namespace fs = std::filesystem;
   const std::string sandboxes = box.data_dir() + "/agent/runtime/sandboxes";
   REQUIRE(fs::exists(sandboxes));
   CHECK_FALSE(fs::is_empty(sandboxes));
-  p.s.ok({"delete", "pod", "rootless", "hostdir", "--wait=false"});
+  p.s.ok({"delete", "pod", "rootless", "hostdir", "ghost", "--wait=false"});
   REQUIRE(eventually([&] { return p.s.ok({"get", "pods", "-o", "name"}).empty(); }));
   auto pod_cgroups = [&] {
     int n = 0;
