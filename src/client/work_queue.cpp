@@ -122,6 +122,11 @@ void WorkQueue::shut_down() {
   cv_.notify_all();
 }
 
+bool WorkQueue::is_shut_down() const {
+  std::lock_guard lock(mu_);
+  return shutting_down_;
+}
+
 size_t WorkQueue::length() const {
   std::lock_guard lock(mu_);
   return queue_.size();

@@ -45,6 +45,7 @@ class WorkQueue {
   // Processing of `key` (from get()) finished.
   void done(const std::string& key);
   void shut_down();
+  bool is_shut_down() const;
   size_t length() const;
 
  private:

@@ -1,7 +1,8 @@
 // Real pods through the real kubectl (1.27 and 1.33): `k3c server` with its kubelet and
 // runtime, in mount, network and PID namespaces of its own (pod_session.h; root only), runs
 // containers from a busybox-static image it imported from its airgap directory. Covered: run
-// to completion and `kubectl logs`; a Deployment's pods Running and `logs -f`; postStart and
+// to completion and `kubectl logs`; a Deployment's pods Running and `logs -f`; pods in a long
+// graceful stop not holding up another pod's start; postStart and
 // preStop hooks around a graceful delete; a crash loop with restarts, upstream's back-off
 // timing (10 s, then 20 s), CrashLoopBackOff and `logs --previous`; init containers in order;
 // a missing ConfigMap key (CreateContainerConfigError); a memory limit (OOMKilled); graceful
@@ -130,6 +131,35 @@ TEST_CASE("a Deployment's pods run; logs -f follows; deletion is graceful") {
   // The ReplicaSet replaces it.
   REQUIRE(eventually(
       [&] { return p.s.jsonpath("deployment/ticker", "{.status.readyReplicas}") == "2"; }));
+}
+
+TEST_CASE("pods stopping for their whole grace period hold up no other pod") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  PodSession p(box);
+  // `sleep` as PID 1 ignores SIGTERM: each stop lasts the 60 s grace period.
+  std::ofstream(box.path("stubborn.yaml")) << R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stubborn}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: stubborn}}
+  template:
+    metadata: {labels: {app: stubborn}}
+    spec:
+      terminationGracePeriodSeconds: 60
+      containers: [{name: app, image: "busybox:1", command: [sleep, "3600"]}]
+)";
+  p.s.ok({"apply", "-f", box.path("stubborn.yaml")});
+  REQUIRE(eventually(
+      [&] { return p.s.jsonpath("deployment/stubborn", "{.status.readyReplicas}") == "6"; }, 30s));
+  p.s.ok({"delete", "deployment", "stubborn", "--cascade=foreground", "--wait=false"});
+  REQUIRE(eventually(
+      [&] { return p.s.jsonpath("pods", "{.items[*].metadata.deletionTimestamp}").size() > 0; }));
+  p.s.ok({"run", "meanwhile", "--image=busybox:1", "--", "sleep", "3600"});
+  CHECK(eventually([&] { return p.phase("meanwhile") == "Running"; }, 20s));
+  // The six are still stopping.
+  CHECK(p.s.ok({"get", "pods", "-l", "app=stubborn", "-o", "name"}).size() > 0);
 }
 
 TEST_CASE("postStart runs at start; a graceful delete runs preStop, then SIGTERM") {

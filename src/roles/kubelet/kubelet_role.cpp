@@ -117,6 +117,7 @@ Status KubeletRole::start() {
     pods.dns.host_hosts = read_text(config_.host_hosts);
     pods.log_root = config_.settings.pod_logs_dir;
     pods.cgroups = {config_.settings.cgroup_root, config_.settings.pod_max_pids};
+    pods.workers = config_.settings.max_pods;
     pods.static_pod_dir = config_.settings.pod_manifest_path;
     if (pods.static_pod_dir.empty()) {
       // As k3s: <data-dir>/agent/pod-manifests, made when missing.

@@ -114,6 +114,7 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       informer_(client, resources::kPods, node_selector(config_.node_name), config_.shared_objects),
       services_(client, resources::kServices, {}, config_.shared_objects),
       queue_(clock),
+      workers_("kubelet-pods", queue_, [this](const std::string& key) { process(key); }),
       qos_(runtime, config_.cgroups.root, allocatable_cpu_milli(config_.node)) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
     if (pod && on_node(*pod, config_.node_name)) queue_.add(client::key_of(*pod));
@@ -134,8 +135,7 @@ PodManager::~PodManager() { stop(); }
 void PodManager::start() {
   services_.start();
   informer_.start();
-  for (int i = 0; i < config_.workers; ++i) threads_.emplace_back([this] { work(); });
-  threads_.emplace_back([this] { relist_loop(); });
+  relist_ = std::thread([this] { relist_loop(); });
 }
 
 void PodManager::stop() {
@@ -146,32 +146,30 @@ void PodManager::stop() {
   }
   stop_cv_.notify_all();
   queue_.shut_down();
-  for (auto& t : threads_) {
-    if (t.joinable()) t.join();
-  }
+  if (relist_.joinable()) relist_.join();  // it starts the workers: none start after this
+  workers_.stop();
   informer_.stop();
   services_.stop();
 }
 
-void PodManager::work() {
+void PodManager::process(const std::string& key) {
+  Status s = sync(key);
+  if (!s.is_ok()) {
+    log::for_role("kubelet")->warn("sync of pod {} failed: {}", key, s.to_string());
+    queue_.add_rate_limited(key);
+  } else {
+    queue_.forget(key);
+  }
+  queue_.done(key);
+}
+
+void PodManager::relist_loop() {
   // Containers need the Service variables: no sync before the Services were listed once.
   while (!services_.wait_synced(std::chrono::milliseconds(100))) {
     std::lock_guard lock(stop_mu_);
     if (stopping_) return;
   }
-  while (auto key = queue_.get()) {
-    Status s = sync(*key);
-    if (!s.is_ok()) {
-      log::for_role("kubelet")->warn("sync of pod {} failed: {}", *key, s.to_string());
-      queue_.add_rate_limited(*key);
-    } else {
-      queue_.forget(*key);
-    }
-    queue_.done(*key);
-  }
-}
-
-void PodManager::relist_loop() {
+  workers_.run(config_.workers);
   std::unique_lock lock(stop_mu_);
   std::optional<Clock::TimePoint> next_scan;
   while (!stopping_) {

@@ -3,7 +3,9 @@
 //   - An informer lists and watches the pods with spec.nodeName=<node>; its handlers only
 //     queue the pod's key ("namespace/name") on a work queue (a key is never synced by two
 //     workers at once).
-//   - N workers run sync_pod() (pod_sync.h) for a key, write the status through
+//   - Workers (client/queue_workers.h: one stays, more start while keys wait, up to
+//     `workers`, so that a pod stopping for its whole grace period holds up no other pod)
+//     run sync_pod() (pod_sync.h) for a key, write the status through
 //     pods/<name>/status (a merge patch carrying the uid as precondition) only when it
 //     changed, and requeue the key when a backoff ends. A deleted pod whose containers are
 //     gone is removed from the API with gracePeriodSeconds 0 and a uid precondition, as
@@ -36,6 +38,7 @@
 
 #include "client/event_recorder.h"
 #include "client/informer.h"
+#include "client/queue_workers.h"
 #include "client/work_queue.h"
 #include "roles/kubelet/pods/pod_sync.h"
 #include "roles/kubelet/pods/qos_cgroups.h"
@@ -49,7 +52,10 @@ struct PodManagerConfig {
   DnsSettings dns;
   std::string log_root = "/var/log/pods";
   PodCgroupSettings cgroups;  // pods go under <cgroups.root>/kubepods/...
-  int workers = 4;                // a worker is busy for the grace period of a pod it stops
+  // At most this many pods are synced at once: a worker is busy for the whole grace period of
+  // a pod it stops. Upstream's kubelet has a goroutine per pod; by default as many as the
+  // node's pods capacity.
+  int workers = 110;
   std::chrono::milliseconds relist_period{1000};
   std::string static_pod_dir;  // "" = no static pods
   std::chrono::milliseconds file_check_frequency{20'000};
@@ -125,7 +131,7 @@ class PodManager {
  private:
   class Objects;
   class Events;
-  void work();
+  void process(const std::string& key);
   void relist_loop();
   Result<std::vector<nlohmann::json>> list_services() const;
   // The pods this node runs that are not terminal: API pods (not mirrors) and static pods.
@@ -162,19 +168,20 @@ class PodManager {
   client::Informer informer_;
   client::Informer services_;  // every Service, for the Service environment variables
   client::WorkQueue queue_;
+  client::QueueWorkers workers_;
   std::unique_ptr<StaticPodSource> static_;  // null without a manifest directory
   QosCgroups qos_;
 
   std::mutex mu_;
-  std::map<std::string, nlohmann::json> written_;    // pod uid -> status last written
-  std::map<std::string, std::string> fingerprints_;  // pod uid -> runtime state seen
+  std::map<std::string, nlohmann::json> written_;        // pod uid -> status last written
+  std::map<std::string, std::string> fingerprints_;      // pod uid -> runtime state seen
   std::map<std::string, nlohmann::json> static_status_;  // static pod uid -> its status
   std::map<std::string, EvictionMark> evictions_;        // evicted pod uid -> its eviction
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;  // guarded by stop_mu_
-  std::vector<std::thread> threads_;
+  std::thread relist_;
 };
 
 }  // namespace k3c::kubelet
