@@ -7,6 +7,7 @@
 #include "api/strict_json.h"
 #include "api/validation.h"
 #include "core/go_format.h"
+#include "roles/apiserver/object_meta.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -98,6 +99,8 @@ ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyC
     if (type && media != "application/vnd.kubernetes.protobuf")
       problems = api::unknown_fields(out.object, *type, drop);
   }
+  // The body's apiVersion and kind pick the type it decodes as, before any field is looked at.
+  if (auto e = check_type(out.object, resource, &codecs.registry)) return *e;
   // A value of the wrong JSON type cannot be decoded, whatever the directive (as upstream).
   if (const api::MessageType* any = codecs.schemas.kind(resource.gvk())) {
     if (auto wrong = api::type_mismatch(out.object, *any)) {
