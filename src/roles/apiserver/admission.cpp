@@ -1,9 +1,13 @@
 // Field validation, defaulting and validation of written objects (see admission.h).
 #include "roles/apiserver/admission.h"
 
+#include <algorithm>
+
 #include "api/patch.h"
 #include "api/strict_json.h"
 #include "api/validation.h"
+#include "core/go_format.h"
+#include "roles/apiserver/object_meta.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -39,19 +43,39 @@ std::string go_quoted(const std::string& text) {
 
 }  // namespace
 
-ApiResult<FieldValidation> field_validation(const http::Request& request) {
+std::optional<StatusCause> dry_run_problem(const std::vector<std::string>& values) {
+  if (std::all_of(values.begin(), values.end(), [](const std::string& v) { return v == "All"; }))
+    return std::nullopt;
+  // Go's %#v of a []string.
+  std::string shown = "[]string{";
+  for (size_t i = 0; i < values.size(); ++i) shown += (i ? ", " : "") + go_quote(values[i]);
+  shown += "}";
+  return StatusCause{"FieldValueNotSupported",
+                     "Unsupported value: " + shown + ": supported values: \"All\"", "dryRun"};
+}
+
+ApiResult<FieldValidation> write_options(const http::Request& request) {
+  std::vector<StatusCause> causes;
+  std::vector<std::string> dry_run;
+  for (auto v : request.params("dryRun")) dry_run.emplace_back(v);
+  if (auto problem = dry_run_problem(dry_run)) causes.push_back(std::move(*problem));
+  FieldValidation mode = FieldValidation::kWarn;  // absent or "": Warn, as upstream since 1.27
   auto value = request.param("fieldValidation");
-  if (!value || value->empty() || *value == "Warn") return FieldValidation::kWarn;
-  if (*value == "Strict") return FieldValidation::kStrict;
-  if (*value == "Ignore") return FieldValidation::kIgnore;
+  if (value && *value == "Strict") {
+    mode = FieldValidation::kStrict;
+  } else if (value && *value == "Ignore") {
+    mode = FieldValidation::kIgnore;
+  } else if (value && !value->empty() && *value != "Warn") {
+    causes.push_back({"FieldValueNotSupported",
+                      "Unsupported value: " + go_quote(std::string(*value)) +
+                          ": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
+                      "fieldValidation"});
+  }
+  if (causes.empty()) return mode;
   std::string options = request.method == "POST"  ? "CreateOptions"
                         : request.method == "PUT" ? "UpdateOptions"
                                                   : "PatchOptions";
-  return invalid("meta.k8s.io", options, "",
-                 {{"FieldValueNotSupported",
-                   "Unsupported value: \"" + std::string(*value) +
-                       "\": supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
-                   "fieldValidation"}});
+  return invalid("meta.k8s.io", options, "", std::move(causes));
 }
 
 ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyCodecs& codecs,
@@ -75,6 +99,8 @@ ApiResult<DecodedObject> decode_object(const http::Request& request, const BodyC
     if (type && media != "application/vnd.kubernetes.protobuf")
       problems = api::unknown_fields(out.object, *type, drop);
   }
+  // The body's apiVersion and kind pick the type it decodes as, before any field is looked at.
+  if (auto e = check_type(out.object, resource, &codecs.registry)) return *e;
   // A value of the wrong JSON type cannot be decoded, whatever the directive (as upstream).
   if (const api::MessageType* any = codecs.schemas.kind(resource.gvk())) {
     if (auto wrong = api::type_mismatch(out.object, *any)) {

@@ -24,8 +24,15 @@ namespace k3c::apiserver {
 
 enum class FieldValidation { kIgnore, kWarn, kStrict };
 
-// The request's ?fieldValidation= (422 for a value other than Strict, Warn or Ignore).
-ApiResult<FieldValidation> field_validation(const http::Request& request);
+// The query options of a create, update or patch, checked as upstream's
+// ValidateCreateOptions (UpdateOptions, PatchOptions) checks them: every dryRun value is
+// "All", fieldValidation is Strict, Warn, Ignore or "". All problems go into one 422
+// `CreateOptions.meta.k8s.io "" is invalid: ...`. Returns the fieldValidation directive.
+ApiResult<FieldValidation> write_options(const http::Request& request);
+
+// What upstream's ValidateDryRun says of dryRun values other than "All" (field "dryRun",
+// `Unsupported value: []string{"x"}: supported values: "All"`); nullopt when there are none.
+std::optional<StatusCause> dry_run_problem(const std::vector<std::string>& values);
 
 struct DecodedObject {
   nlohmann::json object;

@@ -82,15 +82,30 @@ TEST_CASE("fieldValidation: Strict refuses, Warn warns and drops, Ignore drops")
 }
 
 TEST_CASE("fieldValidation values") {
-  CHECK(field_validation(admission_request("", "")).value() == FieldValidation::kWarn);
-  CHECK(field_validation(admission_request("", "", "Strict")).value() == FieldValidation::kStrict);
-  CHECK(field_validation(admission_request("", "", "Ignore")).value() == FieldValidation::kIgnore);
-  auto odd = field_validation(admission_request("", "", "Loud"));
+  CHECK(write_options(admission_request("", "")).value() == FieldValidation::kWarn);
+  CHECK(write_options(admission_request("", "", "Strict")).value() == FieldValidation::kStrict);
+  CHECK(write_options(admission_request("", "", "Ignore")).value() == FieldValidation::kIgnore);
+  auto odd = write_options(admission_request("", "", "Loud"));
   REQUIRE_FALSE(odd.ok());
   CHECK(odd.error().code == Code::kInvalid);
   CHECK(odd.error().message ==
         "CreateOptions.meta.k8s.io \"\" is invalid: fieldValidation: Unsupported value: \"Loud\": "
         "supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"");
+}
+
+TEST_CASE("dryRun takes only All, in upstream's words") {
+  http::Request r = admission_request("", "");
+  r.query = {{"dryRun", "All"}};
+  CHECK(write_options(r).ok());
+  r.query = {{"dryRun", "All"}, {"dryRun", "Bogus"}};
+  r.method = "PUT";
+  auto bogus = write_options(r);
+  REQUIRE_FALSE(bogus.ok());
+  CHECK(bogus.error().code == Code::kInvalid);
+  CHECK(bogus.error().message ==
+        "UpdateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: "
+        "[]string{\"All\", \"Bogus\"}: supported values: \"All\"");
+  CHECK_FALSE(dry_run_problem({}).has_value());
 }
 
 TEST_CASE("defaults, then a 422 with one cause per field error") {

@@ -92,19 +92,24 @@ ApiError method_not_allowed() {
 }
 
 ApiError resource_not_found() {
-  return api_error(Code::kNotFound, "the server could not find the requested resource");
+  ApiError e = api_error(Code::kNotFound, "the server could not find the requested resource");
+  e.empty_details = true;
+  return e;
+}
+
+ApiError unconverted_error(std::string message) {
+  ApiError e = api_error(Code::kInternal, std::move(message));
+  e.unknown_reason = true;
+  return e;
 }
 
 ApiError from_status(const Status& status) { return api_error(status.code(), status.message()); }
 
 nlohmann::json status_body(const ApiError& e) {
-  nlohmann::json body = {{"kind", "Status"},
-                         {"apiVersion", "v1"},
-                         {"metadata", nlohmann::json::object()},
-                         {"status", "Failure"},
-                         {"message", e.message},
-                         {"reason", std::string(reason_of(e.code))},
-                         {"code", http_code_of(e.code)}};
+  nlohmann::json body = {
+      {"kind", "Status"},    {"apiVersion", "v1"},   {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", e.message}, {"code", http_code_of(e.code)}};
+  if (!e.unknown_reason) body["reason"] = std::string(reason_of(e.code));
   nlohmann::json details = nlohmann::json::object();
   if (!e.name.empty()) details["name"] = e.name;
   if (!e.group.empty()) details["group"] = e.group;
@@ -118,7 +123,7 @@ nlohmann::json status_body(const ApiError& e) {
     }
   }
   if (e.retry_after_seconds > 0) details["retryAfterSeconds"] = e.retry_after_seconds;
-  if (!details.empty()) body["details"] = std::move(details);
+  if (!details.empty() || e.empty_details) body["details"] = std::move(details);
   return body;
 }
 

@@ -28,6 +28,11 @@ struct ApiError {
   std::string kind;  // the resource (plural) for most errors, the Kind for Invalid
   std::vector<StatusCause> causes;
   int retry_after_seconds = 0;
+  // Upstream's answer to an error its REST layer passes through without making it a Status
+  // (responsewriters.ErrorToAPIStatus's fallback): no reason at all.
+  bool unknown_reason = false;
+  // Upstream's NewGenericServerResponse sends "details": {} even when they are empty.
+  bool empty_details = false;
 };
 
 // An error with a code and message and no details.
@@ -47,6 +52,9 @@ ApiError invalid(std::string_view group, std::string_view kind, std::string_view
 ApiError bad_request(std::string message);
 ApiError method_not_allowed();
 ApiError resource_not_found();  // "the server could not find the requested resource"
+// An error upstream passes through unconverted: 500 with no reason (a storage error such as
+// a resourceVersion the watch cache cannot parse, or etcd's future-revision error).
+ApiError unconverted_error(std::string message);
 // Any other Status (store errors, timeouts) as an ApiError with the generic shape.
 ApiError from_status(const Status& status);
 

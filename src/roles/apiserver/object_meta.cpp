@@ -81,6 +81,39 @@ json spec_part(const json& object) {
   return copy;
 }
 
+// The Go package of a group's internal types, as upstream's conversion errors name them
+// (core.Pod, apps.Deployment); events.k8s.io's Event is core's.
+std::string internal_package(std::string_view group) {
+  if (group.empty() || group == "events.k8s.io") return "core";
+  if (group == "internal.apiserver.k8s.io") return "apiserverinternal";
+  return std::string(group.substr(0, group.find('.')));
+}
+
+// A body of a built-in kind that is not the resource's type: upstream decodes it as that
+// kind (apiVersion defaulting to the URL's, kind to the resource's) and fails converting it
+// to the resource's internal type. The same kind in another version of its group converts,
+// and is left to the version check.
+std::optional<ApiError> unconvertible_kind(const json& object, const api::Resource& r,
+                                           const api::ResourceRegistry* scheme) {
+  if (!scheme || !scheme->find_kind(r.group, r.version, r.kind)) return std::nullopt;
+  auto api_version = object.find("apiVersion");
+  auto kind = object.find("kind");
+  const bool no_version = api_version == object.end() || api_version->is_null();
+  const bool no_kind = kind == object.end() || kind->is_null();
+  if ((!no_version && !api_version->is_string()) || (!no_kind && !kind->is_string()))
+    return std::nullopt;
+  const std::string gv = no_version ? r.group_version() : api_version->get<std::string>();
+  const std::string k = no_kind ? r.kind : kind->get<std::string>();
+  const size_t slash = gv.find('/');
+  const std::string group = slash == std::string::npos ? "" : gv.substr(0, slash);
+  const std::string version = slash == std::string::npos ? gv : gv.substr(slash + 1);
+  if (!scheme->find_kind(group, version, k)) return std::nullopt;
+  if (k == r.kind && internal_package(group) == internal_package(r.group)) return std::nullopt;
+  return bad_request(k + " in version \"" + version + "\" cannot be handled as a " + r.kind +
+                     ": converting (" + version + "." + k + ") to (" + internal_package(r.group) +
+                     "." + r.kind + "): unknown conversion");
+}
+
 }  // namespace
 
 bool tracks_generation(const api::Resource& r) {
@@ -93,9 +126,11 @@ bool tracks_generation(const api::Resource& r) {
   return groups.count(r.group) > 0;
 }
 
-std::optional<ApiError> check_type(json& object, const api::Resource& r) {
+std::optional<ApiError> check_type(json& object, const api::Resource& r,
+                                   const api::ResourceRegistry* scheme) {
   if (!object.is_object()) return bad_request("the body of the request is not a JSON object");
   const std::string expected = r.group_version();
+  if (auto e = unconvertible_kind(object, r, scheme)) return e;
   auto api_version = object.find("apiVersion");
   if (api_version == object.end() || api_version->is_null()) {
     object["apiVersion"] = expected;
@@ -262,9 +297,13 @@ ApiResult<json> prepare_update(json object, const json& old, const api::Resource
   const json& old_meta = old.at("metadata");
   std::string uid = meta_string(object, "uid");
   if (!uid.empty() && uid != old_meta.value("uid", "")) {
-    return conflict(r.group, r.plural, info.name,
-                    "Precondition failed: UID in precondition: " + uid +
-                        ", UID in object meta: " + old_meta.value("uid", ""));
+    // The storage layer's UID precondition, in the words of upstream's StorageError.
+    return conflict(
+        r.group, r.plural, info.name,
+        "StorageError: invalid object, Code: 4, Key: " + r.storage_key(info.namespace_, info.name) +
+            ", ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in "
+            "precondition: " +
+            uid + ", UID in object meta: " + old_meta.value("uid", ""));
   }
   // Metadata the server owns stays as it was.
   for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",

@@ -14,8 +14,13 @@
 
 namespace k3c::apiserver {
 
-// Checks apiVersion/kind against the resource (filling them in when absent).
-std::optional<ApiError> check_type(nlohmann::json& object, const api::Resource& resource);
+// Checks apiVersion/kind against the resource (filling them in when absent). With `scheme`,
+// the built-in kinds (those upstream's decoder knows), a body of another built-in kind
+// than a built-in resource's is refused as upstream's decoder refuses it: it decodes as its
+// own type, which does not convert (`Service in version "v1" cannot be handled as a Pod:
+// converting (v1.Service) to (core.Pod): unknown conversion`).
+std::optional<ApiError> check_type(nlohmann::json& object, const api::Resource& resource,
+                                   const api::ResourceRegistry* scheme = nullptr);
 
 // Prepares a new object: on success `object` is ready to store (no resourceVersion).
 std::optional<ApiError> prepare_create(nlohmann::json& object, const api::Resource& resource,

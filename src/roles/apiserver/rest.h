@@ -83,6 +83,13 @@ class Rest {
   // has moved past); kCompacted when the store no longer has that revision.
   Result<ListSnapshot> list_at(const Filter& filter, int64_t revision, const std::string& after,
                                int64_t limit);
+  // The list a LIST call reads, by its continue token, resourceVersion and
+  // resourceVersionMatch (upstream's semantics: Exact and paged lists with a version from the
+  // store's history, the rest from the cache).
+  ApiResult<ListSnapshot> list_snapshot(const Call& call, const Filter& filter, int64_t limit);
+  // A snapshot as the call's answer: a <Kind>List (items in the call's version) or a Table.
+  http::Response list_answer(const Call& call, OutputFormat format, const Filter& filter,
+                             const ListSnapshot& snapshot);
   // Stores an update of `current` (read at `revision`); the update that removes the last
   // finalizer of an object marked for deletion deletes it instead.
   http::Response write_updated(const Call& call, nlohmann::json updated,

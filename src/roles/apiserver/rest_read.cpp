@@ -4,6 +4,7 @@
 
 #include "api/version_conversion.h"
 #include "core/base64.h"
+#include "core/go_format.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/custom_resource.h"
@@ -24,20 +25,92 @@ std::optional<int64_t> parse_int(std::string_view s) {
   return v;
 }
 
-// resourceVersion for reads: "" = the latest (wait for the store's current revision),
-// "0" = whatever the cache has, N = at least N. nullopt when malformed.
-std::optional<int64_t> min_revision(const http::Request& r) {
-  auto rv = r.param("resourceVersion");
-  if (!rv || rv->empty()) return 0;
-  auto n = parse_int(*rv);
-  if (!n || *n < 0) return std::nullopt;
-  return *n == 0 ? -1 : *n;
+// A resourceVersion as upstream's versioner parses it (strconv.ParseUint; "" is 0), or its
+// field error: `resourceVersion: Invalid value: "x": strconv.ParseUint: parsing "x": invalid
+// syntax`. Values past int64 (no store gets there) are clamped.
+std::variant<int64_t, std::string> parse_resource_version(std::string_view rv) {
+  uint64_t v = 0;
+  for (char ch : rv) {
+    const uint64_t digit = static_cast<uint64_t>(ch - '0');
+    const char* why = nullptr;
+    if (ch < '0' || ch > '9') {
+      why = "invalid syntax";
+    } else if (v > (UINT64_MAX - digit) / 10) {
+      why = "value out of range";  // Go stops at the first digit that overflows
+    }
+    if (why) {
+      const std::string quoted = go_quote(std::string(rv));
+      return "resourceVersion: Invalid value: " + quoted + ": strconv.ParseUint: parsing " +
+             quoted + ": " + why;
+    }
+    v = v * 10 + digit;
+  }
+  return static_cast<int64_t>(std::min<uint64_t>(v, INT64_MAX));
 }
 
-ApiError bad_resource_version(const http::Request& r) {
-  ApiError e = bad_request("invalid resource version: \"" +
-                           std::string(r.param("resourceVersion").value_or("")) + "\"");
-  return e;
+// resourceVersion for reads from the cache: "" = the latest (wait for the store's current
+// revision), "0" = whatever the cache has, N = at least N. A malformed one is the cache's
+// parse error, which upstream passes on unconverted (500, no reason).
+ApiResult<int64_t> min_revision(const http::Request& r) {
+  auto rv = r.param("resourceVersion");
+  if (!rv || rv->empty()) return int64_t{0};
+  auto n = parse_resource_version(*rv);
+  if (auto* e = std::get_if<std::string>(&n)) return unconverted_error(*e);
+  return std::get<int64_t>(n) == 0 ? int64_t{-1} : std::get<int64_t>(n);
+}
+
+// Upstream's ValidateListOptions: what resourceVersionMatch and sendInitialEvents allow on a
+// list or a watch; every problem in one 422 `ListOptions.meta.k8s.io "" is invalid: ...`.
+std::optional<ApiError> list_options_error(const http::Request& r, bool watch) {
+  const std::string match(r.param("resourceVersionMatch").value_or(""));
+  const bool has_rv = !r.param("resourceVersion").value_or("").empty();
+  const bool has_continue = !r.param("continue").value_or("").empty();
+  const bool send_initial = !r.param("sendInitialEvents").value_or("").empty();
+  std::vector<StatusCause> causes;
+  auto forbidden = [&](const char* field, const std::string& why) {
+    causes.push_back({"FieldValueForbidden", "Forbidden: " + why, field});
+  };
+  auto unsupported = [&](const char* supported) {
+    causes.push_back({"FieldValueNotSupported",
+                      "Unsupported value: " + go_quote(match) + ": supported values: " + supported,
+                      "resourceVersionMatch"});
+  };
+  if (watch) {
+    if (send_initial && match != "NotOlderThan") {
+      forbidden("resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+    }
+    if (!match.empty()) {
+      if (!send_initial) {
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                  "provided");
+      }
+      if (match != "NotOlderThan") unsupported("\"NotOlderThan\"");
+      if (has_continue)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden when continue is provided");
+    }
+  } else {
+    if (!match.empty()) {
+      if (!has_rv) {
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden unless resourceVersion is provided");
+      }
+      if (has_continue)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden when continue is provided");
+      if (match != "Exact" && match != "NotOlderThan")
+        unsupported("\"Exact\", \"NotOlderThan\", \"\"");
+      if (match == "Exact" && r.param("resourceVersion").value_or("") == "0") {
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+      }
+    }
+    if (send_initial) forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list");
+  }
+  if (causes.empty()) return std::nullopt;
+  return invalid("meta.k8s.io", "ListOptions", "", std::move(causes));
 }
 
 std::string prefix_of(const Call& c) {
@@ -110,8 +183,8 @@ http::Response Rest::get(const Call& c) {
   auto fmt = negotiate_output(c.request);
   if (!fmt.ok()) return error_response(fmt.error());
   auto min = min_revision(c.request);
-  if (!min) return error_response(bad_resource_version(c.request));
-  auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), *min);
+  if (!min.ok()) return error_response(min.error());
+  auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), min.value());
   if (!o.is_ok()) {
     if (o.status().code() == Code::kNotFound) {
       return error_response(not_found(c.resource.group, c.resource.plural, c.info.name));
@@ -130,7 +203,7 @@ http::Response Rest::get(const Call& c) {
 
 std::optional<http::Response> Rest::get_if_ready(const Call& c) {
   auto min = min_revision(c.request);
-  if (!min || !cache_.has(*min)) return std::nullopt;
+  if (!min.ok() || !cache_.has(min.value())) return std::nullopt;
   return get(c);
 }
 
@@ -139,8 +212,7 @@ http::Response Rest::list(const Call& c) {
   if (!fmt.ok()) return error_response(fmt.error());
   auto filter = filter_for(c);
   if (!filter.ok()) return error_response(filter.error());
-  auto min = min_revision(c.request);
-  if (!min) return error_response(bad_resource_version(c.request));
+  if (auto e = list_options_error(c.request, /*watch=*/false)) return error_response(*e);
   int64_t limit = 0;
   if (auto l = c.request.param("limit"); l && !l->empty()) {
     auto n = parse_int(*l);
@@ -148,32 +220,71 @@ http::Response Rest::list(const Call& c) {
       return error_response(bad_request("invalid limit: \"" + std::string(*l) + "\""));
     limit = *n;
   }
-  std::string after;
+  auto snapshot = list_snapshot(c, filter.value(), limit);
+  if (!snapshot.ok()) return error_response(snapshot.error());
+  return list_answer(c, fmt.value(), filter.value(), snapshot.value());
+}
+
+ApiResult<ListSnapshot> Rest::list_snapshot(const Call& c, const Filter& filter, int64_t limit) {
+  const std::string rv(c.request.param("resourceVersion").value_or(""));
+  const std::string match(c.request.param("resourceVersionMatch").value_or(""));
   Result<ListSnapshot> snapshot = error(Code::kInternal, "not listed");
   if (auto token = c.request.param("continue"); token && !token->empty()) {
-    auto t = parse_continue(*token, filter.value().prefix);
+    auto t = parse_continue(*token, filter.prefix);
     // A first page is read from the cache, so a token's revision is never past the cache's.
     if (!t || t->revision <= 0 || t->revision > cache_.revision())
-      return error_response(bad_request("invalid continue token"));
+      return bad_request("invalid continue token");
+    if (!rv.empty() && rv != "0")
+      return bad_request("specifying resource version is not allowed when using continue");
     if (t->revision == cache_.revision()) {
-      snapshot = cache_.list(filter.value(), -1, t->after, limit);
+      snapshot = cache_.list(filter, -1, t->after, limit);
     } else {
       // The cache has moved on: the rest of the list comes from the store's history at the
       // first page's revision (as etcd serves it), until compaction removes that revision.
-      snapshot = list_at(filter.value(), t->revision, t->after, limit);
+      snapshot = list_at(filter, t->revision, t->after, limit);
       if (!snapshot.is_ok() && snapshot.status().code() == Code::kCompacted) {
-        return error_response(api_error(
+        return api_error(
             Code::kGone,
             "The provided continue parameter is too old to display a consistent list "
             "result. You can start a new list without the continue parameter, or use the "
-            "continue token in this response to retrieve the remainder of the results."));
+            "continue token in this response to retrieve the remainder of the results.");
       }
     }
-  } else {
-    snapshot = cache_.list(filter.value(), *min, after, limit);
+    if (!snapshot.is_ok()) return from_status(snapshot.status());
+    return std::move(snapshot).value();
   }
-  if (!snapshot.is_ok()) return error_response(from_status(snapshot.status()));
-  const ListSnapshot& s = *snapshot;
+  // Upstream reads resourceVersionMatch=Exact, and a paged list with a resourceVersion (its
+  // legacy exact match), from etcd at that revision; every other list from its watch cache,
+  // at least as new as asked (NotOlderThan, the default).
+  const bool exact = match == "Exact" || (match.empty() && limit > 0 && !rv.empty() && rv != "0");
+  if (!exact) {
+    auto min = min_revision(c.request);
+    if (!min.ok()) return min.error();
+    snapshot = cache_.list(filter, min.value(), "", limit);
+    if (!snapshot.is_ok()) return from_status(snapshot.status());
+    return std::move(snapshot).value();
+  }
+  auto revision = parse_resource_version(rv);
+  if (auto* e = std::get_if<std::string>(&revision))
+    return bad_request("invalid resource version: " + *e);
+  const int64_t at = std::get<int64_t>(revision);
+  if (at == cache_.revision()) snapshot = cache_.list(filter, -1, "", limit);
+  // The cache may have moved on meanwhile: then the store's history serves it.
+  if (!snapshot.is_ok() || snapshot->revision != at) snapshot = list_at(filter, at, "", limit);
+  if (snapshot.is_ok()) return std::move(snapshot).value();
+  switch (snapshot.status().code()) {
+    case Code::kCompacted:
+      return api_error(Code::kGone, "The resourceVersion for the provided list is too old.");
+    case Code::kFutureRevision:
+      // etcd's own error, which upstream passes on as it is.
+      return unconverted_error("etcdserver: mvcc: required revision is a future revision");
+    default:
+      return from_status(snapshot.status());
+  }
+}
+
+http::Response Rest::list_answer(const Call& c, OutputFormat format, const Filter& filter,
+                                 const ListSnapshot& s) {
   std::string next = s.next_key.empty() ? "" : continue_token(s.revision, s.next_key);
   // Objects stored in another version than the call's are converted; others are written
   // out as the cached bytes they are.
@@ -188,7 +299,7 @@ http::Response Rest::list(const Call& c) {
   auto item = [&](size_t i) -> const std::string& {
     return converted.empty() || converted[i].empty() ? s.items[i]->json : converted[i];
   };
-  if (fmt.value() == OutputFormat::kTable) {
+  if (format == OutputFormat::kTable) {
     std::vector<const std::string*> objects;
     objects.reserve(s.items.size());
     for (size_t i = 0; i < s.items.size(); ++i) objects.push_back(&item(i));
@@ -201,7 +312,7 @@ http::Response Rest::list(const Call& c) {
   json meta = {{"resourceVersion", std::to_string(s.revision)}};
   if (!next.empty()) {
     meta["continue"] = next;
-    if (filter.value().labels.empty() && filter.value().fields.empty() && s.remaining >= 0) {
+    if (filter.labels.empty() && filter.fields.empty() && s.remaining >= 0) {
       meta["remainingItemCount"] = s.remaining;
     }
   }
@@ -219,8 +330,8 @@ http::Response Rest::list(const Call& c) {
   return json_response(200, std::move(body));
 }
 
-Result<ListSnapshot> Rest::list_at(const Filter& filter, int64_t revision,
-                                   const std::string& after, int64_t limit) {
+Result<ListSnapshot> Rest::list_at(const Filter& filter, int64_t revision, const std::string& after,
+                                   int64_t limit) {
   ListSnapshot out;
   out.revision = revision;
   out.remaining = -1;  // not counted: remainingItemCount is left out, as it may be
@@ -252,16 +363,22 @@ http::Response Rest::watch(const Call& c) {
   if (!fmt.ok()) return error_response(fmt.error());
   auto filter = filter_for(c);
   if (!filter.ok()) return error_response(filter.error());
+  if (auto e = list_options_error(c.request, /*watch=*/true)) return error_response(*e);
+  const bool send_initial = c.request.param("sendInitialEvents").value_or("") == "true";
   auto rv = c.request.param("resourceVersion").value_or("");
   int64_t from = 0;
   if (!rv.empty()) {
-    auto n = parse_int(rv);
-    if (!n || *n < 0) return error_response(bad_resource_version(c.request));
-    from = *n;
-  } else {
-    // Unset: start at the latest state (consistent), with the current objects first.
-    Status caught_up = cache_.wait_for(0);
+    auto n = parse_resource_version(rv);
+    // The cache's parse error, passed on unconverted as upstream does.
+    if (auto* e = std::get_if<std::string>(&n)) return error_response(unconverted_error(*e));
+    from = std::get<int64_t>(n);
+  }
+  if (rv.empty() || (send_initial && from > 0)) {
+    // Unset: start at the latest state (consistent), with the current objects first; with
+    // sendInitialEvents, the current objects at a state at least as new as asked.
+    Status caught_up = cache_.wait_for(from);
     if (!caught_up.is_ok()) return error_response(from_status(caught_up));
+    from = 0;
   }
   WatchStreamOptions o;
   o.api_version = c.resource.group_version();
@@ -272,7 +389,7 @@ http::Response Rest::watch(const Call& c) {
   if (converts(c)) o.convert_to = c.resource.group_version();
   o.include = include_of(c.request);
   o.bookmarks = c.request.param("allowWatchBookmarks").value_or("") == "true";
-  o.initial_events_end = c.request.param("sendInitialEvents").value_or("") == "true";
+  o.initial_events_end = send_initial;
   int64_t timeout_s = 0;
   if (auto t = c.request.param("timeoutSeconds"); t && !t->empty()) {
     auto n = parse_int(*t);

@@ -54,13 +54,64 @@ std::optional<ApiError> refuse_immortal_namespace(const Call& c) {
   if (!c.resource.group.empty() || c.resource.plural != "namespaces") return std::nullopt;
   for (const char* immortal : kBuiltinNamespaces) {
     if (c.info.name != immortal) continue;
-    ApiError e = api_error(Code::kForbidden, "namespaces \"" + c.info.name +
-                                                 "\" is forbidden: this namespace may not be deleted");
+    ApiError e =
+        api_error(Code::kForbidden, "namespaces \"" + c.info.name +
+                                        "\" is forbidden: this namespace may not be deleted");
     e.name = c.info.name;
     e.kind = "namespaces";
     return e;
   }
   return std::nullopt;
+}
+
+// DeleteOptions as upstream's delete handlers read them: from the body when there is one,
+// else from the query; then checked as its ValidateDeleteOptions checks them (422
+// `DeleteOptions.meta.k8s.io "" is invalid: ...`).
+ApiResult<json> delete_options(const http::Request& r, const BodyCodecs& codecs) {
+  json options = json::object();
+  if (!r.body.empty()) {
+    auto body = decode_body(r, codecs);
+    if (!body.ok()) return body.error();
+    if (!body.value().is_object()) return bad_request("DeleteOptions must be an object");
+    options = std::move(body.value());
+  } else {
+    if (auto g = r.param("gracePeriodSeconds"); g && !g->empty()) {
+      int64_t grace = 0;
+      auto [end, ec] = std::from_chars(g->data(), g->data() + g->size(), grace);
+      if (ec != std::errc() || end != g->data() + g->size())
+        return bad_request("invalid gracePeriodSeconds: \"" + std::string(*g) + "\"");
+      options["gracePeriodSeconds"] = grace;
+    }
+    if (auto p = r.param("propagationPolicy")) options["propagationPolicy"] = std::string(*p);
+    if (auto o = r.param("orphanDependents")) options["orphanDependents"] = *o == "true";
+    for (auto v : r.params("dryRun")) options["dryRun"].push_back(std::string(v));
+  }
+  std::vector<StatusCause> causes;
+  const json policy = options.value("propagationPolicy", json());
+  if (!policy.is_null() && options.contains("orphanDependents") &&
+      !options["orphanDependents"].is_null()) {
+    causes.push_back({"FieldValueInvalid",
+                      "Invalid value: " + policy.dump() +
+                          ": orphanDependents and deletionPropagation cannot be both set",
+                      "propagationPolicy"});
+  }
+  if (!policy.is_null() && policy != "Foreground" && policy != "Background" && policy != "Orphan") {
+    causes.push_back({"FieldValueNotSupported",
+                      "Unsupported value: " + policy.dump() +
+                          ": supported values: \"Foreground\", \"Background\", \"Orphan\", "
+                          "\"nil\"",
+                      "propagationPolicy"});
+  }
+  std::vector<std::string> dry_run;
+  for (const auto& v : options.value("dryRun", json::array()))
+    dry_run.push_back(v.get<std::string>());
+  if (auto problem = dry_run_problem(dry_run)) causes.push_back(std::move(*problem));
+  if (!causes.empty()) return invalid("meta.k8s.io", "DeleteOptions", "", std::move(causes));
+  // orphanDependents, deprecated, is the Orphan (or Background) policy.
+  if (options.contains("orphanDependents") && options["orphanDependents"].is_boolean())
+    options["propagationPolicy"] =
+        options["orphanDependents"].get<bool>() ? "Orphan" : "Background";
+  return options;
 }
 
 ApiError store_error(const Call& c, const Status& s) {
@@ -103,7 +154,7 @@ std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
 }
 
 http::Response Rest::create(const Call& c) {
-  auto mode = field_validation(c.request);
+  auto mode = write_options(c.request);
   if (!mode.ok()) return error_response(mode.error());
   auto body = decode_object(c.request, codecs(), c.resource, mode.value());
   if (!body.ok()) return error_response(body.error());
@@ -133,8 +184,13 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     add_warnings(r, warnings);
     return r;
   };
-  if (actions::dry_run(c.request)) return respond(201, object.dump());
   std::string key = c.resource.storage_key(ns, name);
+  if (actions::dry_run(c.request)) {
+    // Upstream's dry-run storage still refuses a name that is taken.
+    if (store_.get(key).is_ok())
+      return error_response(already_exists(c.resource.group, c.resource.plural, name));
+    return respond(201, object.dump());
+  }
   auto bytes = stored_bytes(c, object);
   if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
   auto created = store_.create(key, std::move(*bytes), strategies_.lease_seconds(c.resource));
@@ -187,7 +243,7 @@ http::Response Rest::write_updated(const Call& c, json updated, const json& curr
 }
 
 http::Response Rest::update(const Call& c) {
-  auto mode = field_validation(c.request);
+  auto mode = write_options(c.request);
   if (!mode.ok()) return error_response(mode.error());
   auto decoded = decode_object(c.request, codecs(), c.resource, mode.value());
   if (!decoded.ok()) return error_response(decoded.error());
@@ -247,7 +303,7 @@ http::Response Rest::patch(const Call& c) {
         "the body of the request was in an unknown format - accepted media types include: "
         "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"));
   }
-  auto mode = field_validation(c.request);
+  auto mode = write_options(c.request);
   if (!mode.ok()) return error_response(mode.error());
   auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
@@ -320,53 +376,37 @@ http::Response Rest::finish_delete(const Call& c, const Current& current) {
 }
 
 http::Response Rest::remove(const Call& c) {
+  auto decoded = delete_options(c.request, codecs());
+  if (!decoded.ok()) return error_response(decoded.error());
+  const json& options = decoded.value();
   if (auto e = refuse_immortal_namespace(c)) return error_response(*e);
-  json options = json::object();
-  if (!c.request.body.empty()) {
-    auto body = decode_body(c.request, codecs());
-    if (!body.ok()) return error_response(body.error());
-    if (!body.value().is_object())
-      return error_response(bad_request("DeleteOptions must be an object"));
-    options = std::move(body.value());
-  } else if (auto g = c.request.param("gracePeriodSeconds"); g && !g->empty()) {
-    // Without a body the options come from the query, as upstream decodes them.
-    int64_t grace = 0;
-    auto [end, ec] = std::from_chars(g->data(), g->data() + g->size(), grace);
-    if (ec != std::errc() || end != g->data() + g->size()) {
-      return error_response(bad_request("invalid gracePeriodSeconds: \"" + std::string(*g) + "\""));
-    }
-    options["gracePeriodSeconds"] = grace;
-  }
-  std::string policy = options.value("propagationPolicy", "");
-  if (auto p = c.request.param("propagationPolicy")) policy = std::string(*p);
-  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    return error_response(
-        invalid("", "DeleteOptions", "",
-                {{"FieldValueNotSupported",
-                  "Unsupported value: \"" + policy +
-                      "\": supported values: \"Foreground\", \"Background\", \"Orphan\"",
-                  "propagationPolicy"}}));
-  }
+  const std::string policy = options.value("propagationPolicy", "");
+  const bool dry_run = options.contains("dryRun") && !options["dryRun"].empty();
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
     auto cur = read_current(c);
     if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
     Current& current = std::get<Current>(cur);
     json& meta = current.object["metadata"];
+    // Checked early as upstream's rest.BeforeDelete does, which names the kind.
     if (auto pre = options.find("preconditions"); pre != options.end() && pre->is_object()) {
       std::string uid = pre->value("uid", ""), rv = pre->value("resourceVersion", "");
       if (!uid.empty() && uid != meta.value("uid", "")) {
-        return error_response(conflict(c.resource.group, c.resource.plural, c.info.name,
-                                       "Precondition failed: UID in precondition: " + uid +
-                                           ", UID in object meta: " + meta.value("uid", "")));
+        return error_response(conflict(c.resource.group, c.resource.kind, c.info.name,
+                                       "the UID in the precondition (" + uid +
+                                           ") does not match the UID in record (" +
+                                           meta.value("uid", "") +
+                                           "). The object might have been deleted and then "
+                                           "recreated"));
       }
       if (!rv.empty() && rv != std::to_string(current.revision)) {
-        return error_response(
-            conflict(c.resource.group, c.resource.plural, c.info.name,
-                     "Precondition failed: ResourceVersion in precondition: " + rv +
-                         ", ResourceVersion in object meta: " + std::to_string(current.revision)));
+        return error_response(conflict(c.resource.group, c.resource.kind, c.info.name,
+                                       "the ResourceVersion in the precondition (" + rv +
+                                           ") does not match the ResourceVersion in record (" +
+                                           std::to_string(current.revision) +
+                                           "). The object might have been modified"));
       }
     }
-    if (actions::dry_run(c.request)) return json_response(200, current.object.dump());
+    if (dry_run) return json_response(200, current.object.dump());
     json updated = without_resource_version(current.object);
     json& m = updated["metadata"];
     json finalizers =
@@ -421,16 +461,19 @@ http::Response Rest::remove(const Call& c) {
 http::Response Rest::remove_collection(const Call& c) {
   auto filter = filter_for(c);
   if (!filter.ok()) return error_response(filter.error());
+  if (auto options = delete_options(c.request, codecs()); !options.ok())
+    return error_response(options.error());
   auto matching = cache_.list(filter.value(), 0, "", 0);
   if (!matching.is_ok()) return error_response(from_status(matching.status()));
   for (const auto& item : matching->items) {
     RequestInfo one = c.info;
     one.name = item->name;
     one.namespace_ = item->namespace_;
-    auto r = remove({one, c.resource, c.request});
+    auto r = remove({one, c.resource, c.request, c.custom});
     if (r.status >= 400 && r.status != 404) return r;
   }
-  return json_response(200, success_status().dump());
+  // Upstream answers with the list it deleted, as it was listed.
+  return list_answer(c, OutputFormat::kJson, filter.value(), *matching);
 }
 
 Status Rest::ensure(const api::Resource& resource, const std::string& ns, json object) {

@@ -3,14 +3,23 @@
 
 #include <nlohmann/json.hpp>
 
-#include "roles/apiserver/api_errors.h"
 #include "api/version_conversion.h"
+#include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/table.h"
 
 namespace k3c::apiserver {
 namespace {
 
 constexpr auto kBookmarkEvery = std::chrono::seconds(60);
+constexpr auto kBookmarkBeforeEnd = std::chrono::seconds(2);
+
+// When the next bookmark is due, as upstream's cacher times them: every minute, and once
+// two seconds before the watch's deadline (so that a client resumes from a recent revision),
+// none once that moment has passed.
+Clock::TimePoint next_bookmark_after(Clock::TimePoint now, Clock::TimePoint deadline) {
+  Clock::TimePoint next = std::min(now + kBookmarkEvery, deadline - kBookmarkBeforeEnd);
+  return next <= now ? Clock::TimePoint::max() : next;
+}
 
 }  // namespace
 
@@ -20,7 +29,7 @@ WatchStream::WatchStream(std::unique_ptr<CacheWatcher> watcher, WatchCache& cach
       cache_(cache),
       clock_(clock),
       options_(std::move(options)),
-      next_bookmark_(clock.now() + kBookmarkEvery) {}
+      next_bookmark_(next_bookmark_after(clock.now(), options_.deadline)) {}
 
 std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
   nlohmann::json meta = {{"resourceVersion", std::to_string(revision)}};
@@ -79,7 +88,7 @@ http::BodyStream::Chunk WatchStream::poll() {
   auto now = clock_.now();
   if (options_.bookmarks && now >= next_bookmark_) {
     out.append(bookmark(cache_.revision(), false));
-    next_bookmark_ = now + kBookmarkEvery;
+    next_bookmark_ = next_bookmark_after(now, options_.deadline);
   }
   if (!batch.ended.is_ok()) {
     // A watch ended by the cache (too slow, reloaded) tells the client why, as upstream does
