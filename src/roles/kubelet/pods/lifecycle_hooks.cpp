@@ -16,13 +16,14 @@ namespace {
 // The error of an httpGet hook; empty when the request got an answer.
 std::string run_http_hook(const json& get, const json& container, std::chrono::seconds timeout,
                           const HookNetwork& net) {
-  const std::string host = get.value("host", net.pod_ip);
-  if (host.empty()) return "failed to find networking container: the pod has no IP";
+  const ProbeTarget target = get.contains("host") ? ProbeTarget(get.value("host", "")) : net.pod;
+  if (target.host.empty() && !target.dial)
+    return "failed to find networking container: the pod has no IP";
   if (net.network == nullptr) return "no network to reach the hook from";
   std::string scheme = get.value("scheme", "HTTP");
-  ProbeOutcome r = net.network->http_get(scheme, host, container_port(get.value("port", json()), container),
-                                         get.value("path", ""), get.value("httpHeaders", json::array()),
-                                         timeout);
+  ProbeOutcome r = net.network->http_get(
+      scheme, target, container_port(get.value("port", json()), container), get.value("path", ""),
+      get.value("httpHeaders", json::array()), timeout);
   return r.http_status != 0 ? "" : r.output;
 }
 

@@ -25,7 +25,7 @@ struct HookOutcome {
 // pod's IP (the node's for hostNetwork pods; empty when the pod has none).
 struct HookNetwork {
   ProbeNetwork* network = nullptr;
-  std::string pod_ip;
+  ProbeTarget pod;  // where the pod is reached (probes.h)
 };
 
 // `handler`: the LifecycleHandler ({exec: {command}} / {sleep: {seconds}} / {httpGet: ...}).

@@ -78,7 +78,8 @@ class Syncer {
   // liveness, and returns what the probes say for the status.
   HealthByName run_probes();
   // Where probes and hooks reach the pod: its IP, or the node's for hostNetwork pods.
-  std::string network_host() const;
+  // Where probes and hooks reach the pod (probes.h ProbeTarget).
+  ProbeTarget network_target() const;
   HookNetwork hook_network() const;
   // Removes exited instances older than the newest two of each container (the current one
   // and the one lastState shows) and old stopped sandboxes left empty, as upstream's
@@ -388,22 +389,36 @@ void Syncer::sync_app_containers() {
   }
 }
 
-std::string Syncer::network_host() const {
+ProbeTarget Syncer::network_target() const {
   if (pod_["spec"].value("hostNetwork", false))
     return ctx_.node.host_ips.empty() ? "127.0.0.1" : ctx_.node.host_ips[0];
   const auto* sandbox = state_.sandbox();
-  return sandbox ? sandbox->ip : "";
+  if (!sandbox) return {};
+  if (!sandbox->ip.empty()) return sandbox->ip;
+  // Loopback only (no pod network yet): 127.0.0.1 inside the pod's network namespace, through
+  // the runtime's port-forward connection, with Go's dial wording for a failure.
+  ProbeTarget target("127.0.0.1");
+  target.dial = [&runtime = ctx_.runtime, id = sandbox->id](int port, std::string& why) {
+    auto fd = runtime.port_forward(id, static_cast<uint16_t>(port));
+    if (fd.is_ok()) return *fd;
+    const std::string& message = fd.status().message();
+    const size_t connect = message.rfind("connect: ");
+    why = "dial tcp 127.0.0.1:" + std::to_string(port) + ": " +
+          (connect == std::string::npos ? message : message.substr(connect));
+    return -1;
+  };
+  return target;
 }
 
 HookNetwork Syncer::hook_network() const {
-  return {ctx_.probes ? &ctx_.probes->network() : nullptr, network_host()};
+  return {ctx_.probes ? &ctx_.probes->network() : nullptr, network_target()};
 }
 
 HealthByName Syncer::run_probes() {
   HealthByName health;
   const auto* sandbox = state_.sandbox();
   if (!ctx_.probes || !sandbox) return health;
-  const std::string host = network_host();
+  const ProbeTarget target = network_target();
   bool killed = false;
   for (const char* list : {"initContainers", "containers"}) {
     const bool init = std::string_view(list) == "initContainers";
@@ -412,7 +427,7 @@ HealthByName Syncer::run_probes() {
       const auto* c = state_.latest_in_sandbox(container.value("name", ""));
       if (!c || c->state != ContainerState::kRunning) continue;
       std::vector<ProbeEvent> events;
-      ProbeView view = ctx_.probes->evaluate(container, *c, host, events);
+      ProbeView view = ctx_.probes->evaluate(container, *c, target, events);
       const std::string path = field_path(container, init);
       for (const auto& e : events) ctx_.events.record(pod_, path, "Warning", e.reason, e.message);
       if (view.next_due) earliest(result_.requeue_after, *view.next_due);

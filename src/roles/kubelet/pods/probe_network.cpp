@@ -26,7 +26,9 @@ int remaining_ms(Deadline deadline) {
   return static_cast<int>(std::max<int64_t>(0, left.count()));
 }
 
-int connect_to(const std::string& host, int port, Deadline deadline, std::string& why) {
+int connect_to(const ProbeTarget& target, int port, Deadline deadline, std::string& why) {
+  if (target.dial) return target.dial(port, why);
+  const std::string& host = target.host;
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
@@ -68,10 +70,10 @@ using probe_socket::connect_to;
 using probe_socket::Deadline;
 using probe_socket::remaining_ms;
 
-ProbeOutcome SocketProbeNetwork::tcp(const std::string& host, int port,
+ProbeOutcome SocketProbeNetwork::tcp(const ProbeTarget& target, int port,
                                      std::chrono::milliseconds timeout) {
   std::string why;
-  int fd = connect_to(host, port, std::chrono::steady_clock::now() + timeout, why);
+  int fd = connect_to(target, port, std::chrono::steady_clock::now() + timeout, why);
   if (fd < 0) return {false, why};
   close(fd);
   return {true, ""};
@@ -99,7 +101,8 @@ class ProbeConnection {
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_NONE, nullptr);
     SSL_CTX_set_min_proto_version(ctx_, TLS1_2_VERSION);  // Go's client default
     ssl_ = SSL_new(ctx_);
-    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return fail_tls("creating a TLS session", why);
+    if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1)
+      return fail_tls("creating a TLS session", why);
     in_addr v4{};
     in6_addr v6{};
     if (inet_pton(AF_INET, host.c_str(), &v4) != 1 && inet_pton(AF_INET6, host.c_str(), &v6) != 1)
@@ -168,16 +171,17 @@ class ProbeConnection {
 
 }  // namespace
 
-ProbeOutcome SocketProbeNetwork::http_get(const std::string& scheme, const std::string& host,
+ProbeOutcome SocketProbeNetwork::http_get(const std::string& scheme, const ProbeTarget& target,
                                           int port, const std::string& path,
                                           const nlohmann::json& headers,
                                           std::chrono::milliseconds timeout) {
+  const std::string& host = target.host;
   const bool tls = scheme == "HTTPS";
   const std::string url =
       std::string(tls ? "https://" : "http://") + host + ":" + std::to_string(port) + path;
   const Deadline deadline = std::chrono::steady_clock::now() + timeout;
   std::string why;
-  int fd = connect_to(host, port, deadline, why);
+  int fd = connect_to(target, port, deadline, why);
   if (fd < 0) return {false, "Get \"" + url + "\": " + why};
   ProbeConnection connection(fd, deadline);
   if (tls && !connection.start_tls(host, why)) return {false, "Get \"" + url + "\": " + why};

@@ -193,8 +193,10 @@ void exchange(int fd, Call& call, const std::string& authority, Deadline deadlin
 
 }  // namespace
 
-ProbeOutcome SocketProbeNetwork::grpc(const std::string& host, int port, const std::string& service,
+ProbeOutcome SocketProbeNetwork::grpc(const ProbeTarget& target, int port,
+                                      const std::string& service,
                                       std::chrono::milliseconds timeout) {
+  const std::string& host = target.host;
   const std::string address =
       (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
   const Deadline deadline = std::chrono::steady_clock::now() + timeout;
@@ -204,7 +206,7 @@ ProbeOutcome SocketProbeNetwork::grpc(const std::string& host, int port, const s
   int fd = -1;
   for (;;) {
     std::string why;
-    fd = probe_socket::connect_to(host, port, deadline, why);
+    fd = probe_socket::connect_to(target, port, deadline, why);
     if (fd >= 0 || remaining_ms(deadline) == 0) break;
     std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(
         kDialRetry, std::chrono::milliseconds(remaining_ms(deadline))));

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <string>
 
+#include "roles/kubelet/pods/probes.h"
+
 namespace k3c::kubelet::probe_socket {
 
 using Deadline = std::chrono::steady_clock::time_point;
@@ -13,7 +15,7 @@ using Deadline = std::chrono::steady_clock::time_point;
 int remaining_ms(Deadline deadline);
 
 // A connected non-blocking socket (>= 0), or -1 with `why` set ("dial tcp h:p: connect:
-// connection refused").
-int connect_to(const std::string& host, int port, Deadline deadline, std::string& why);
+// connection refused"); through the target's dial when it has one.
+int connect_to(const ProbeTarget& target, int port, Deadline deadline, std::string& why);
 
 }  // namespace k3c::kubelet::probe_socket

@@ -41,7 +41,7 @@ const char* title(const std::string& kind) {
 }  // namespace
 
 ProbeOutcome ProbeTracker::run(const json& probe, const std::string& container_id,
-                               const std::string& host, const json& container) {
+                               const ProbeTarget& target, const json& container) {
   const auto timeout = std::chrono::seconds(int_field(probe, "timeoutSeconds", 1));
   if (probe.contains("exec")) {
     std::vector<std::string> cmd;
@@ -57,20 +57,20 @@ ProbeOutcome ProbeTracker::run(const json& probe, const std::string& container_i
   }
   if (probe.contains("tcpSocket")) {
     const json& t = probe["tcpSocket"];
-    const std::string target = t.value("host", host);
-    return network_.tcp(target, container_port(t.value("port", json()), container), timeout);
+    return network_.tcp(t.contains("host") ? ProbeTarget(t.value("host", "")) : target,
+                        container_port(t.value("port", json()), container), timeout);
   }
   if (probe.contains("httpGet")) {
     const json& h = probe["httpGet"];
     std::string scheme = h.value("scheme", "HTTP");
-    return network_.http_get(scheme, h.value("host", host),
-                             container_port(h.value("port", json()), container), h.value("path", "/"),
-                             h.value("httpHeaders", json::array()), timeout);
+    return network_.http_get(scheme, h.contains("host") ? ProbeTarget(h.value("host", "")) : target,
+                             container_port(h.value("port", json()), container),
+                             h.value("path", "/"), h.value("httpHeaders", json::array()), timeout);
   }
   if (probe.contains("grpc")) {
     const json& g = probe["grpc"];
     const json& service = g.contains("service") ? g["service"] : json();
-    return network_.grpc(host, g.value("port", 0),
+    return network_.grpc(target, g.value("port", 0),
                          service.is_string() ? service.get<std::string>() : "", timeout);
   }
   return {false, "the probe has no handler (exec, httpGet, tcpSocket or grpc)"};
@@ -79,7 +79,7 @@ ProbeOutcome ProbeTracker::run(const json& probe, const std::string& container_i
 std::optional<bool> ProbeTracker::step(const std::string& kind, const json& probe,
                                        const json& container,
                                        const runtime::ContainerStatus& instance,
-                                       const std::string& host, std::vector<ProbeEvent>& events,
+                                       const ProbeTarget& target, std::vector<ProbeEvent>& events,
                                        std::optional<Clock::Duration>& due) {
   const std::string key = instance.id + "/" + kind;
   const auto now = clock_.wall_now();
@@ -98,7 +98,7 @@ std::optional<bool> ProbeTracker::step(const std::string& kind, const json& prob
     if (!due || wait < *due) due = wait;
     return state.has_result ? std::optional<bool>(state.result) : std::nullopt;
   }
-  ProbeOutcome outcome = run(probe, instance.id, host, container);
+  ProbeOutcome outcome = run(probe, instance.id, target, container);
   state.last_run = now;
   if (outcome.success) {
     state.failures = 0;
@@ -125,11 +125,11 @@ std::optional<bool> ProbeTracker::step(const std::string& kind, const json& prob
 }
 
 ProbeView ProbeTracker::evaluate(const json& container, const runtime::ContainerStatus& instance,
-                                 const std::string& host, std::vector<ProbeEvent>& events) {
+                                 const ProbeTarget& target, std::vector<ProbeEvent>& events) {
   ProbeView view;
   const std::string name = container.value("name", "");
   if (container.contains("startupProbe")) {
-    auto r = step("startup", container["startupProbe"], container, instance, host, events,
+    auto r = step("startup", container["startupProbe"], container, instance, target, events,
                   view.next_due);
     if (r && !*r) {
       view.kill_message = "Container " + name + " failed startup probe, will be restarted";
@@ -141,14 +141,14 @@ ProbeView ProbeTracker::evaluate(const json& container, const runtime::Container
     }
   }
   if (container.contains("livenessProbe")) {
-    auto r = step("liveness", container["livenessProbe"], container, instance, host, events,
+    auto r = step("liveness", container["livenessProbe"], container, instance, target, events,
                   view.next_due);
     if (r && !*r) {
       view.kill_message = "Container " + name + " failed liveness probe, will be restarted";
     }
   }
   if (container.contains("readinessProbe")) {
-    auto r = step("readiness", container["readinessProbe"], container, instance, host, events,
+    auto r = step("readiness", container["readinessProbe"], container, instance, target, events,
                   view.next_due);
     view.ready = r.value_or(false);
   }

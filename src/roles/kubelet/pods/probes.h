@@ -16,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -33,6 +34,18 @@ struct ProbeOutcome {
   int http_status = 0;  // httpGet: the response's status code; 0 when none came
 };
 
+// Where a network probe or hook connects: `host` (the pod IP; the node's for hostNetwork), or,
+// for a pod whose sandbox has loopback only (until the pod network is built), 127.0.0.1 inside
+// the pod's network namespace through `dial` (the runtime's port-forward connection). Made
+// from a host name for the probes and hooks that name their own host.
+struct ProbeTarget {
+  ProbeTarget(std::string h = "") : host(std::move(h)) {}  // NOLINT(google-explicit-constructor)
+  ProbeTarget(const char* h) : host(h) {}                  // NOLINT(google-explicit-constructor)
+  std::string host;
+  // A connected non-blocking socket to `port`, or -1 with `why` set (Go's dial wording).
+  std::function<int(int port, std::string& why)> dial;
+};
+
 // A probe's or hook's port (a number, or a name of one of the container's ports); 0 when
 // unknown.
 int container_port(const nlohmann::json& value, const nlohmann::json& container);
@@ -41,15 +54,15 @@ int container_port(const nlohmann::json& value, const nlohmann::json& container)
 class ProbeNetwork {
  public:
   virtual ~ProbeNetwork() = default;
-  virtual ProbeOutcome tcp(const std::string& host, int port,
+  virtual ProbeOutcome tcp(const ProbeTarget& target, int port,
                            std::chrono::milliseconds timeout) = 0;
   // Success for a status 200..399, as upstream.
-  virtual ProbeOutcome http_get(const std::string& scheme, const std::string& host, int port,
+  virtual ProbeOutcome http_get(const std::string& scheme, const ProbeTarget& target, int port,
                                 const std::string& path, const nlohmann::json& headers,
                                 std::chrono::milliseconds timeout) = 0;
   // grpc.health.v1.Health/Check for `service` ("" = the server as a whole): success for
   // SERVING, upstream's messages otherwise (grpc_health.h).
-  virtual ProbeOutcome grpc(const std::string& host, int port, const std::string& service,
+  virtual ProbeOutcome grpc(const ProbeTarget& target, int port, const std::string& service,
                             std::chrono::milliseconds timeout) = 0;
 };
 
@@ -57,11 +70,11 @@ class ProbeNetwork {
 // over cleartext HTTP/2, probe_network_grpc.cpp).
 class SocketProbeNetwork final : public ProbeNetwork {
  public:
-  ProbeOutcome tcp(const std::string& host, int port, std::chrono::milliseconds timeout) override;
-  ProbeOutcome http_get(const std::string& scheme, const std::string& host, int port,
+  ProbeOutcome tcp(const ProbeTarget& target, int port, std::chrono::milliseconds timeout) override;
+  ProbeOutcome http_get(const std::string& scheme, const ProbeTarget& target, int port,
                         const std::string& path, const nlohmann::json& headers,
                         std::chrono::milliseconds timeout) override;
-  ProbeOutcome grpc(const std::string& host, int port, const std::string& service,
+  ProbeOutcome grpc(const ProbeTarget& target, int port, const std::string& service,
                     std::chrono::milliseconds timeout) override;
 };
 
@@ -84,10 +97,10 @@ class ProbeTracker {
   ProbeTracker(const Clock& clock, runtime::RuntimeService& runtime, ProbeNetwork& network)
       : clock_(clock), runtime_(runtime), network_(network) {}
 
-  // Runs the container's due probes. `host`: where tcp/http probes connect (the pod IP, or
-  // the node's for hostNetwork). Failed probes are appended to `events`.
+  // Runs the container's due probes. `target`: where tcp/http/grpc probes connect. Failed
+  // probes are appended to `events`.
   ProbeView evaluate(const nlohmann::json& container, const runtime::ContainerStatus& instance,
-                     const std::string& host, std::vector<ProbeEvent>& events);
+                     const ProbeTarget& target, std::vector<ProbeEvent>& events);
   // Forgets instances not in `live` (container ids).
   void retain(const std::vector<std::string>& live);
   // Where tcp/http probes go; lifecycle hooks' httpGet uses it too.
@@ -101,11 +114,11 @@ class ProbeTracker {
     runtime::WallTime last_run{};
   };
   ProbeOutcome run(const nlohmann::json& probe, const std::string& container_id,
-                   const std::string& host, const nlohmann::json& container);
+                   const ProbeTarget& target, const nlohmann::json& container);
   // Runs `probe` if due; returns its result so far (nullopt before the first result).
   std::optional<bool> step(const std::string& kind, const nlohmann::json& probe,
                            const nlohmann::json& container,
-                           const runtime::ContainerStatus& instance, const std::string& host,
+                           const runtime::ContainerStatus& instance, const ProbeTarget& target,
                            std::vector<ProbeEvent>& events, std::optional<Clock::Duration>& due);
 
   const Clock& clock_;

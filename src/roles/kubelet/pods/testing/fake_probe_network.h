@@ -19,14 +19,16 @@ class FakeProbeNetwork final : public ProbeNetwork {
     std::lock_guard lock(mu_);
     targets_[host + ":" + std::to_string(port)] = status;
   }
-  ProbeOutcome tcp(const std::string& host, int port, std::chrono::milliseconds) override {
+  ProbeOutcome tcp(const ProbeTarget& target, int port, std::chrono::milliseconds) override {
+    const std::string& host = target.host;
     if (status(host, port) != 0) return {true, ""};
     return {false,
             "dial tcp " + host + ":" + std::to_string(port) + ": connect: connection refused"};
   }
-  ProbeOutcome http_get(const std::string&, const std::string& host, int port,
+  ProbeOutcome http_get(const std::string&, const ProbeTarget& target, int port,
                         const std::string& path, const nlohmann::json&,
                         std::chrono::milliseconds) override {
+    const std::string& host = target.host;
     const int code = status(host, port);
     if (code == 0) {
       return {false, "Get \"http://" + host + ":" + std::to_string(port) + path +
@@ -35,8 +37,9 @@ class FakeProbeNetwork final : public ProbeNetwork {
     if (code >= 200 && code < 400) return {true, "", code};
     return {false, "HTTP probe failed with statuscode: " + std::to_string(code), code};
   }
-  ProbeOutcome grpc(const std::string& host, int port, const std::string&,
+  ProbeOutcome grpc(const ProbeTarget& target, int port, const std::string&,
                     std::chrono::milliseconds timeout) override {
+    const std::string& host = target.host;
     grpc_health::CallResult call;
     call.connected = status(host, port) != 0;
     call.http_status = 200;
