@@ -9,6 +9,7 @@
 #include "cli/registry_transport.h"
 #include "cli/subcommand_parse.h"
 #include "runtime/image_store.h"
+#include "runtime/linux/records.h"
 #include "runtime/reference.h"
 
 namespace k3c::cli {
@@ -46,13 +47,10 @@ std::vector<Row> rows_of(const std::vector<runtime::ImageRecord>& images) {
   return rows;
 }
 
-Result<std::unique_ptr<runtime::ImageStore>> open_store(const std::string& flag,
-                                                        const Environment& env) {
+Result<std::string> data_dir_of(const std::string& flag, const Environment& env) {
   std::string data_dir = flag.empty() ? env.get("K3C_DATA_DIR") : flag;
-  if (data_dir.empty()) {
-    ASSIGN_OR_RETURN(data_dir, default_data_dir(env));
-  }
-  return runtime::ImageStore::open(data_dir);
+  if (data_dir.empty()) return default_data_dir(env);
+  return data_dir;
 }
 
 struct Options {
@@ -88,9 +86,22 @@ CommandOutcome do_import(runtime::ImageStore& store, const Options& o) {
   return outcome;
 }
 
-CommandOutcome do_remove(runtime::ImageStore& store, const Options& o) {
+// As the runtime's remove_image: an image a container (running or not) uses stays, also when
+// the server runs next to this command.
+CommandOutcome do_remove(runtime::ImageStore& store, const Options& o,
+                         const std::string& data_dir) {
   CommandOutcome outcome;
   for (const std::string& ref : o.refs) {
+    if (auto image = store.find(ref); image.is_ok()) {
+      const std::string id =
+          runtime::container_using_image(runtime::runtime_state_root(data_dir), image->id);
+      if (!id.empty()) {
+        outcome.exit_code = 1;
+        outcome.err +=
+            "k3c images rm: image " + ref + " is in use by container " + id.substr(0, 13) + "\n";
+        continue;
+      }
+    }
     auto removed = store.remove(ref);
     if (!removed.is_ok()) {
       outcome.exit_code = 1;
@@ -190,11 +201,13 @@ CommandOutcome run_images(const std::vector<std::string>& args, const Environmen
   for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
 
   if (auto outcome = parse_subcommand(app, args)) return *outcome;
-  auto store = open_store(o.data_dir, env);
+  auto data_dir = data_dir_of(o.data_dir, env);
+  if (!data_dir.is_ok()) return fail("", data_dir.status());
+  auto store = runtime::ImageStore::open(*data_dir);
   if (!store.is_ok()) return fail("", store.status());
   if (pull->parsed()) return do_pull(**store, o);
   if (import->parsed()) return do_import(**store, o);
-  if (rm->parsed()) return do_remove(**store, o);
+  if (rm->parsed()) return do_remove(**store, o, *data_dir);
   if (unpack->parsed()) {
     auto root = (*store)->unpack(o.ref);
     if (!root.is_ok()) return fail("unpack", root.status());

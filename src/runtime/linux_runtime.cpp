@@ -88,7 +88,7 @@ Result<std::unique_ptr<LinuxRuntime>> LinuxRuntime::open(const LinuxRuntimeConfi
   auto cgroups = CgroupManager::detect(config.cgroup_root);
   if (!cgroups.is_ok()) return cgroups.status();
   std::string root =
-      config.state_root.empty() ? config.data_dir + "/agent/runtime" : config.state_root;
+      config.state_root.empty() ? runtime_state_root(config.data_dir) : config.state_root;
   for (const char* sub : {"/sandboxes", "/containers"})
     if (Status s = make_dirs(root + sub, 0700); !s.is_ok()) return s;
   // Pause processes of sandboxes removed or stopped while no k3c ran to finish the job; the
@@ -657,13 +657,8 @@ Status LinuxRuntime::remove_image(const std::string& ref) {
   std::unique_lock lock(images_mu_);
   auto image = images_->find(ref);
   if (!image.is_ok()) return image.status();
-  auto containers = list_dir(state_root_ + "/containers");
-  if (!containers.is_ok()) return containers.status();
-  for (const std::string& id : *containers) {
-    auto c = container_record(id);
-    if (c.is_ok() && c->image_ref == image->id)
-      return error(Code::kConflict, "image " + ref + " is in use by container " + id.substr(0, 13));
-  }
+  if (const std::string id = container_using_image(state_root_, image->id); !id.empty())
+    return error(Code::kConflict, "image " + ref + " is in use by container " + id.substr(0, 13));
   auto removed = images_->remove(ref);
   return removed.is_ok() ? Status::ok() : removed.status();
 }

@@ -62,6 +62,14 @@ TEST_CASE(
   CHECK(p.s.ok({"logs", "allowed"}) == "pulled from a registry\n");
   CHECK(p.s.ok({"describe", "pod", "allowed"}).find("Successfully pulled image \"" + image) !=
         std::string::npos);
+  // The image stays while a container (exited here) uses it, also for `k3c images rm` run
+  // next to the server, as containerd keeps it.
+  auto rm = box.run({K3C_BINARY, "images", "-d", box.data_dir(), "rm", image});
+  CHECK(rm.exit_code == 1);
+  CHECK(rm.err.find("k3c images rm: image " + image + " is in use by container ") !=
+        std::string::npos);
+  CHECK(box.run({K3C_BINARY, "images", "-d", box.data_dir(), "ls"}).out.find("test/busybox") !=
+        std::string::npos);
 }
 
 TEST_CASE("runAsNonRoot over a root image, a user the image lacks, a hostPath of the wrong type") {

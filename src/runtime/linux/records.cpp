@@ -93,6 +93,16 @@ Result<ContainerRecord> load_container_record(const std::string& path) {
   return load<ContainerRecord>(path);
 }
 
+std::string container_using_image(const std::string& state_root, const std::string& image_id) {
+  auto ids = list_dir(state_root + "/containers");
+  if (!ids.is_ok()) return "";  // no containers directory: no containers
+  for (const std::string& id : *ids) {
+    auto record = load_container_record(state_root + "/containers/" + id + "/container.json");
+    if (record.is_ok() && record->image_ref == image_id) return id;
+  }
+  return "";
+}
+
 std::string new_runtime_id() {
   std::string id;
   while (id.size() < 64)

@@ -38,6 +38,16 @@ Status save_record(const std::string& path, const ContainerRecord& record);
 Result<SandboxRecord> load_sandbox_record(const std::string& path);
 Result<ContainerRecord> load_container_record(const std::string& path);
 
+// The runtime's records and state for a k3c data dir (LinuxRuntimeConfig's default state_root).
+inline std::string runtime_state_root(const std::string& data_dir) {
+  return data_dir + "/agent/runtime";
+}
+
+// The id of a container under <state_root>/containers whose record uses the image `image_id`,
+// "" when none does. Read from the records on disk: the server's runtime and `k3c images rm`
+// (another process) both ask before an image goes.
+std::string container_using_image(const std::string& state_root, const std::string& image_id);
+
 // The shim's own directory inside the container's (launch_container creates and owns it).
 inline std::string process_dir(const std::string& container_dir) {
   return container_dir + "/process";
