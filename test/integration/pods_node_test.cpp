@@ -368,6 +368,23 @@ spec:
   p.s.ok({"apply", "-f", box.path("reader.yaml")});
   REQUIRE(eventually([&] { return p.phase("reader") == "Succeeded"; }, 30s));
   CHECK(p.s.ok({"logs", "reader"}) == "kept\n" + node_ipc + "\n");
+  // Without a sizeLimit an in-memory emptyDir is as large as the pod's memory limit.
+  std::ofstream(box.path("limited.yaml")) << R"(apiVersion: v1
+kind: Pod
+metadata: {name: limited}
+spec:
+  restartPolicy: Never
+  volumes: [{name: mem, emptyDir: {medium: Memory}}]
+  containers:
+  - name: app
+    image: "busybox:1"
+    command: [sh, -c, "df -k /mem | tail -1"]
+    volumeMounts: [{name: mem, mountPath: /mem}]
+    resources: {limits: {memory: 24Mi}}
+)";
+  p.s.ok({"apply", "-f", box.path("limited.yaml")});
+  REQUIRE(eventually([&] { return p.phase("limited") == "Succeeded"; }, 30s));
+  CHECK(p.s.ok({"logs", "limited"}).find(" 24576 ") != std::string::npos);
 
   // Claim deleted (its pods first): the volume (reclaim Delete) and its directory go.
   p.s.ok({"delete", "pod", "writer", "reader"});

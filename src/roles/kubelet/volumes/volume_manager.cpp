@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "api/pod_qos.h"
 #include "api/quantity.h"
 #include "core/log.h"
 #include "roles/kubelet/volumes/volume_ownership.h"
@@ -68,14 +69,20 @@ Status ensure_tmpfs(const std::string& dir, const std::string& size) {
   return Status::ok();
 }
 
-// The tmpfs size of a memory emptyDir: sizeLimit, else the node's allocatable memory.
-std::string memory_size(const json& empty_dir, const NodeFacts& node) {
-  std::string text = empty_dir.value("sizeLimit", "");
-  if (text.empty()) {
-    if (auto it = node.allocatable.find("memory"); it != node.allocatable.end()) text = it->second;
+// The tmpfs size of a memory emptyDir, as upstream's calculateEmptyDirMemorySize: the node's
+// allocatable memory, lowered to the pod's memory limit (its cgroup's) and then to the
+// volume's sizeLimit, each only when it is set and smaller.
+std::string memory_size(const json& pod, const json& empty_dir, const NodeFacts& node) {
+  int64_t size = 0;
+  if (auto it = node.allocatable.find("memory"); it != node.allocatable.end()) {
+    if (auto q = api::Quantity::parse(it->second)) size = q->value();
   }
-  auto q = api::Quantity::parse(text);
-  return q && q->value() > 0 ? std::to_string(q->value()) : "";
+  auto lower = [&](int64_t limit) {
+    if (limit > 0 && (size <= 0 || limit <= size)) size = limit;
+  };
+  lower(api::pod_cgroup(pod).memory_limit_bytes);
+  if (auto q = api::Quantity::parse(empty_dir.value("sizeLimit", ""))) lower(q->value());
+  return size > 0 ? std::to_string(size) : "";
 }
 
 }  // namespace
@@ -178,7 +185,7 @@ Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
   std::error_code ec;
   if (kind == "emptyDir") {
     if (source.value("medium", "") == "Memory") {
-      RETURN_IF_ERROR(ensure_tmpfs(dir, memory_size(source, node_)));
+      RETURN_IF_ERROR(ensure_tmpfs(dir, memory_size(pod, source, node_)));
     } else {
       fs::create_directories(dir, ec);
       if (ec) return error(Code::kInternal, "creating " + dir + ": " + ec.message());
