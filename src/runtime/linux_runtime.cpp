@@ -432,6 +432,7 @@ Result<ContainerStatus> LinuxRuntime::container_status(const std::string& contai
   status.image = record->config.image;
   status.image_ref = record->image_ref;
   status.labels = record->config.labels;
+  status.mounts = record->config.mounts;
   if (sandbox.is_ok() && !sandbox->config.log_directory.empty() &&
       !record->config.log_path.empty()) {
     status.log_path = sandbox->config.log_directory + "/" + record->config.log_path;

@@ -130,6 +130,7 @@ struct ContainerStatus {
   std::string image_ref;  // the image id (config digest)
   std::string log_path;   // absolute
   std::map<std::string, std::string> labels;
+  std::vector<Mount> mounts;  // as created (CRI's ContainerStatus.mounts)
 };
 
 struct ExecResult {

@@ -304,6 +304,18 @@ spec:
     image: "busybox:1"
     command: [sh, -c, "dd if=/dev/zero of=/dev/null bs=64M count=1"]
     resources: {limits: {memory: 16Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: farewell}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: app, image: "busybox:1", command: [sh, -c, "echo bye > /dev/termination-log; exit 1"]}
+  - name: fallback
+    image: "busybox:1"
+    command: [sh, -c, "echo from the log; exit 2"]
+    terminationMessagePolicy: FallbackToLogsOnError
 )";
   p.s.ok({"apply", "-f", manifest});
   REQUIRE(eventually([&] { return p.waiting_reason("config") == "CreateContainerConfigError"; }));
@@ -315,6 +327,12 @@ spec:
   CHECK(p.s.jsonpath("pod/hog", "{.status.containerStatuses[0].state.terminated.exitCode}") ==
         "137");
   CHECK(p.s.jsonpath("pod/hog", "{.status.qosClass}") == "Burstable");
+  // Termination messages: the file, or the log's end under FallbackToLogsOnError.
+  REQUIRE(eventually([&] { return p.phase("farewell") == "Failed"; }));
+  CHECK(p.s.jsonpath("pod/farewell", "{.status.containerStatuses[0].state.terminated.message}") ==
+        "bye\n");
+  CHECK(p.s.jsonpath("pod/farewell", "{.status.containerStatuses[1].state.terminated.message}") ==
+        "from the log\n");
   auto waiting = p.s.kubectl({"logs", "config"});
   CHECK(waiting.exit_code != 0);
   CHECK(waiting.err.find("container \"app\" in pod \"config\" is waiting to start: "

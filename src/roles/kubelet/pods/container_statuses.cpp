@@ -6,6 +6,7 @@
 #include "core/ids.h"
 #include "roles/kubelet/pods/pod_phase.h"
 #include "roles/kubelet/pods/restart_rules.h"
+#include "roles/kubelet/pods/termination_message.h"
 
 namespace k3c::kubelet {
 
@@ -73,15 +74,24 @@ json api_container_statuses(const json& pod, bool init, const PodRuntimeState& s
         status["lastState"] = previous->value("lastState", json::object());
       }
     }
+    // An exited instance's state carries its termination message after the runtime's own
+    // ("<runtime message>: <termination message>"), as upstream.
+    auto state_of = [&](const runtime::ContainerStatus& c) {
+      const std::string message = termination_message(container, c);
+      if (message.empty()) return api_container_state(c);
+      runtime::ContainerStatus with = c;
+      with.message = c.message.empty() ? message : c.message + ": " + message;
+      return api_container_state(with);
+    };
     if (!instances.empty()) {
       const auto& c = *instances[0];
       status["containerID"] = kContainerIdPrefix + c.id;
       if (!c.image.empty()) status["image"] = c.image;
       status["imageID"] = c.image_ref;
       status["restartCount"] = c.attempt;
-      status["state"] = api_container_state(c);
+      status["state"] = state_of(c);
       if (instances.size() > 1 && instances[1]->state == ContainerState::kExited) {
-        status["lastState"] = api_container_state(*instances[1]);
+        status["lastState"] = state_of(*instances[1]);
       }
       const bool running = c.state == ContainerState::kRunning;
       auto h = health.find(name);

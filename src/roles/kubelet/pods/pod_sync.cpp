@@ -273,7 +273,7 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
       fail(container, init, "CreateContainerConfigError", mounted.status().message());
       return std::nullopt;
     }
-    auto mounts = ctx_.mounts(pod_, *mounted);
+    auto mounts = ctx_.mounts(pod_, *mounted, attempt);
     if (!mounts.is_ok()) {
       // As upstream: the volume manager has recorded FailedMount; the container waits as
       // ContainerCreating (no reason of its own) and the mount is tried again soon.

@@ -34,7 +34,7 @@ class PodEvents {
 // containers get no volume mounts). An error leaves the container waiting as
 // ContainerCreating (the resolver records its own FailedMount event) and retries soon.
 using MountResolver = std::function<Result<std::vector<runtime::Mount>>(
-    const nlohmann::json& pod, const nlohmann::json& container)>;
+    const nlohmann::json& pod, const nlohmann::json& container, uint32_t attempt)>;
 
 struct SyncContext {
   runtime::RuntimeService& runtime;

@@ -219,7 +219,8 @@ Result<std::string> VolumeManager::set_up(const json& pod, const json& volume) {
   return dir;
 }
 
-Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const json& container) {
+Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const json& container,
+                                                          uint32_t attempt) {
   const json spec = pod.value("spec", json::object());
   std::map<std::string, std::pair<std::string, bool>> volumes;  // name -> (host path, ro)
   const json pod_volumes = spec.value("volumes", json::array());
@@ -262,8 +263,9 @@ Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const
     out.push_back(
         {host, vm.value("mountPath", ""), vm.value("readOnly", false) || it->second.second, true});
   }
-  // The termination message file: one per container, written by the container, read back
-  // into the status.
+  // The termination message file: one per container instance (<attempt>.termination-log),
+  // written by the container, read back into its terminated state (pods/
+  // termination_message.h). The previous instance's stays for lastState; older ones go.
   const std::string message_path =
       container.value("terminationMessagePath", "/dev/termination-log");
   if (!message_path.empty()) {
@@ -271,8 +273,13 @@ Result<std::vector<runtime::Mount>> VolumeManager::mounts(const json& pod, const
         pod_dir(root_, volume_meta(pod, "uid")) + "/containers/" + container.value("name", "");
     std::error_code ec;
     fs::create_directories(dir, ec);
-    const std::string file = dir + "/termination-log";
-    const int fd = open(file.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename();
+      const uint32_t n = static_cast<uint32_t>(std::strtoul(name.c_str(), nullptr, 10));
+      if (name.ends_with(".termination-log") && n + 1 < attempt) fs::remove(entry.path(), ec);
+    }
+    const std::string file = dir + "/" + std::to_string(attempt) + ".termination-log";
+    const int fd = open(file.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0666);
     if (fd >= 0) {
       close(fd);
       chmod(file.c_str(), 0666);

@@ -36,16 +36,18 @@ class VolumeManager {
   VolumeManager(std::string root, client::Client& client, ConfigSource& objects,
                 client::EventRecorder& events, NodeFacts node);
 
+  // `attempt`: the container instance's restart number; each instance gets a termination
+  // message file of its own (the previous one's is kept for its lastState, older ones go).
   Result<std::vector<runtime::Mount>> mounts(const nlohmann::json& pod,
-                                             const nlohmann::json& container);
+                                             const nlohmann::json& container, uint32_t attempt = 0);
   void remove_pod(const std::string& uid);
   // Every sync of a pod whose volumes are set up: rewrites its configMap, secret,
   // downwardAPI and projected files (an edited object shows up in the running container).
   void refresh(const nlohmann::json& pod);
 
   MountResolver resolver() {
-    return [this](const nlohmann::json& pod, const nlohmann::json& container) {
-      return mounts(pod, container);
+    return [this](const nlohmann::json& pod, const nlohmann::json& container, uint32_t attempt) {
+      return mounts(pod, container, attempt);
     };
   }
 

@@ -75,7 +75,12 @@ TEST_CASE("the volume manager sets up, refreshes and tears down a pod's volumes"
   CHECK(fs::is_directory(root + "/h"));
   CHECK((*mounts)[4].host_path == root + "/pv");
   CHECK((*mounts)[5].container_path == "/dev/termination-log");
-  CHECK((*mounts)[5].host_path == root + "/agent/pods/u1/containers/app/termination-log");
+  CHECK((*mounts)[5].host_path == root + "/agent/pods/u1/containers/app/0.termination-log");
+  // Each instance its own file; the one before it stays, older ones go.
+  for (uint32_t attempt : {1u, 2u, 3u}) REQUIRE(manager.mounts(pod, container, attempt).is_ok());
+  CHECK_FALSE(fs::exists(root + "/agent/pods/u1/containers/app/1.termination-log"));
+  CHECK(fs::exists(root + "/agent/pods/u1/containers/app/2.termination-log"));
+  CHECK(fs::exists(root + "/agent/pods/u1/containers/app/3.termination-log"));
 
   objects.put_config_map("ns", "cfg", {{"mode", "fast"}});
   manager.refresh(pod);

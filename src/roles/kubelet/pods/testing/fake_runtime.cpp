@@ -200,6 +200,7 @@ Result<std::string> FakeRuntime::create_container(const std::string& sandbox_id,
   auto image = images_.find(config.image);
   c.status.image_ref = image == images_.end() ? "" : image->second.id;
   c.status.labels = config.labels;
+  c.status.mounts = config.mounts;
   if (!config.log_path.empty())
     c.status.log_path = sb->second.config.log_directory + "/" + config.log_path;
   const std::string id = c.status.id;
