@@ -203,7 +203,11 @@ void KubeletRole::start_housekeeping(const std::vector<Threshold>& thresholds) {
                             config_.settings.eviction.max_pod_grace_period_seconds},
       *eviction_stats_, std::move(hooks), clock_);
   EvictionManager* eviction = eviction_.get();
-  reporter_->set_pressure_source([eviction] { return eviction->pressure(); });
+  reporter_->set_pressure_source([eviction, pods] {
+    NodePressure p = eviction->pressure();
+    p.not_ready = pods->health_problem();
+    return p;
+  });
   pods_->set_admission([eviction](const nlohmann::json& pod) { return eviction->admit(pod); });
   housekeeping_thread_ = std::thread([this] { run_housekeeping_loop(); });
 }
@@ -240,8 +244,7 @@ Result<uint16_t> KubeletRole::serve_api() {
   };
   if (config_.endpoints) config_.endpoints->add(node_name_, handler);
   const int port = config_.settings.port;
-  if (config_.tls_dir.empty() && config_.tls_cert_file.empty())
-    return static_cast<uint16_t>(port);
+  if (config_.tls_dir.empty() && config_.tls_cert_file.empty()) return static_cast<uint16_t>(port);
   KubeletServerOptions options;
   options.address = config_.settings.address;
   options.port = static_cast<uint16_t>(port);

@@ -60,8 +60,8 @@ json images_of(std::vector<runtime::ImageSummary> images) {
   return out;
 }
 
-json condition(const char* type, const char* status, const char* reason, const char* message,
-               const json& previous, const std::string& now) {
+json condition(const char* type, const char* status, const char* reason,
+               const std::string& message, const json& previous, const std::string& now) {
   std::string transition = now;
   for (const json& c : api::member(previous, "conditions").is_array()
                            ? api::member(previous, "conditions")
@@ -95,9 +95,12 @@ json conditions(const json& previous, const std::string& now, NodePressure press
                                       "kubelet has insufficient PID available", previous, now)
                           : condition("PIDPressure", "False", "KubeletHasSufficientPID",
                                       "kubelet has sufficient PID available", previous, now);
-  return json::array({memory, disk, pid,
-                      condition("Ready", "True", "KubeletReady", "kubelet is posting ready status",
-                                previous, now)});
+  auto ready =
+      pressure.not_ready.empty()
+          ? condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", previous,
+                      now)
+          : condition("Ready", "False", "KubeletNotReady", pressure.not_ready, previous, now);
+  return json::array({memory, disk, pid, ready});
 }
 
 json without_heartbeats(json status) {

@@ -29,11 +29,15 @@ struct Taint {
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
 };
 
-// The pressure conditions the eviction manager sees (eviction/eviction_manager.h).
+// The pressure conditions the eviction manager sees (eviction/eviction_manager.h), and the
+// kubelet's own health: a non-empty `not_ready` (the pod manager's health_problem()) makes
+// Ready False with reason KubeletNotReady and that message, as upstream's runtime and PLEG
+// checks do.
 struct NodePressure {
   bool memory = false;
   bool disk = false;
   bool pid = false;
+  std::string not_ready;
   bool operator==(const NodePressure&) const = default;
 };
 

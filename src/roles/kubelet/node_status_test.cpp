@@ -169,6 +169,20 @@ TEST_CASE("conditions: the pressures False, Ready True and last, with upstream's
   CHECK(condition(status, "Ready")["message"] == "kubelet is posting ready status");
 }
 
+TEST_CASE("an unhealthy kubelet (a stalled relist) is Ready False, KubeletNotReady") {
+  const json before =
+      node_status(identity(), machine(), {}, json::object(), "2026-11-30T07:00:00Z");
+  NodePressure unhealthy;
+  unhealthy.not_ready =
+      "PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s";
+  json status = node_status(identity(), machine(), {}, before, "2026-11-30T07:03:05Z", unhealthy);
+  CHECK(condition(status, "Ready")["status"] == "False");
+  CHECK(condition(status, "Ready")["reason"] == "KubeletNotReady");
+  CHECK(condition(status, "Ready")["message"] == unhealthy.not_ready);
+  CHECK(condition(status, "Ready")["lastTransitionTime"] == "2026-11-30T07:03:05Z");
+  CHECK(condition_events(before, status) == std::vector<std::string>{"NodeNotReady"});
+}
+
 TEST_CASE("pressure from the eviction manager: True with upstream's reasons and events") {
   const json before =
       node_status(identity(), machine(), {}, json::object(), "2026-11-30T07:00:00Z");

@@ -190,6 +190,8 @@ void PodManager::relist_once() {
   auto sandboxes = runtime_.list_pod_sandboxes();
   auto containers = runtime_.list_containers();
   if (!sandboxes.is_ok() || !containers.is_ok()) return;
+  last_relist_ns_ = clock_.now().time_since_epoch().count();
+  relisted_ = true;
   std::map<std::string, std::string> uid_to_key;
   for (const auto& pod : informer_.list()) {
     if (on_node(*pod, config_.node_name))
@@ -250,6 +252,17 @@ void PodManager::relist_once() {
     }
     if (cleanup_) cleanup_(s.config.pod_uid);
   }
+}
+
+std::string PodManager::health_problem() const {
+  constexpr auto kThreshold = std::chrono::minutes(3);  // upstream's relistThreshold
+  if (!relisted_) return "";  // not listed yet: the start-up is not a stall
+  const int64_t last = last_relist_ns_;
+  const auto since = clock_.now().time_since_epoch() - Clock::Duration(last);
+  if (since <= kThreshold) return "";
+  return "PLEG is not healthy: pleg was last seen active " +
+         go_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(since)) +
+         " ago; threshold is " + go_duration(kThreshold);
 }
 
 ConfigSource& PodManager::objects() { return *objects_; }

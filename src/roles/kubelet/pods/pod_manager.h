@@ -125,6 +125,10 @@ class PodManager {
   Status sync(const std::string& key);
   // One relist: queue changed pods, remove sandboxes no pod owns.
   void relist_once();
+  // Upstream's PLEG health: once the runtime has not been listed for 3 minutes, "PLEG is not
+  // healthy: pleg was last seen active 3m5s ago; threshold is 3m0s" (the node goes NotReady);
+  // "" while healthy. Thread-safe.
+  std::string health_problem() const;
   // One rescan of the static pod manifests: queue the pods that changed.
   void scan_static_pods();
 
@@ -177,6 +181,9 @@ class PodManager {
   std::map<std::string, std::string> fingerprints_;      // pod uid -> runtime state seen
   std::map<std::string, nlohmann::json> static_status_;  // static pod uid -> its status
   std::map<std::string, EvictionMark> evictions_;        // evicted pod uid -> its eviction
+
+  std::atomic<int64_t> last_relist_ns_{0};  // clock_ time of the last complete relist
+  std::atomic<bool> relisted_{false};       // one has completed
 
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;

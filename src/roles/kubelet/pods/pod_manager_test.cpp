@@ -291,5 +291,26 @@ TEST_CASE("the QoS tiers follow the Burstable pods' CPU requests; pods get the p
   CHECK(h.eventually([&] { return shares("k3c-test/kubepods/burstable") == 512; }));
 }
 
+TEST_CASE("a relist stalled for over 3 minutes is upstream's PLEG not healthy") {
+  controllers::testing::FakeApi api;
+  client::InProcessClient client{[&](http::Request& r) { return api.handle(r); }, {}};
+  client::EventRecorder recorder{client, "kubelet"};
+  ManualClock clock;
+  testing::FakeRuntime runtime{clock};
+  PodManagerConfig config;
+  config.node_name = "n1";
+  PodManager manager(client, runtime, runtime, recorder, clock, config);
+  CHECK(manager.health_problem().empty());  // never listed yet: starting, not stalled
+  manager.relist_once();
+  clock.advance(3min);
+  CHECK(manager.health_problem().empty());
+  clock.advance(5s);
+  CHECK(manager.health_problem() ==
+        "PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s");
+  manager.relist_once();
+  CHECK(manager.health_problem().empty());
+  recorder.stop();
+}
+
 }  // namespace
 }  // namespace k3c::kubelet
