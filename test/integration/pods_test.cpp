@@ -558,7 +558,7 @@ TEST_CASE("kubectl exec into a real container: exit codes, stdin, a terminal and
     // size, the container's pseudo terminal takes it.
     std::string command = "stty rows 40 cols 100;";
     for (const std::string& arg : p.s.kubectl.argv(
-             {"exec", "-it", "sleeper", "--", "sh", "-c", "tty && stty size && exit 4"}))
+             {"exec", "-it", "sleeper", "--", "sh", "-c", "tty && sleep 1 && stty size && exit 4"}))
       command += " '" + arg + "'";
     auto terminal = run_to_end({"/usr/bin/script", "-qec", command, "/dev/null"}, p.s.kubectl.env(),
                                box.path("script"), 30s);
