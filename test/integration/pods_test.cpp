@@ -69,6 +69,14 @@ TEST_CASE("a pod runs to completion; kubectl logs and describe show it") {
     CHECK(previous.exit_code != 0);
     CHECK(previous.err.find("previous terminated container \"hello\" in pod \"hello\" not found") !=
           std::string::npos);
+    // The /var/log/containers link (here next to the test's pod logs), gone with the pod.
+    const std::string id =
+        p.s.jsonpath("pod/hello", "{.status.containerStatuses[0].containerID}").substr(6);
+    const std::string link = box.path("containers") + "/hello_default_hello-" + id + ".log";
+    REQUIRE(eventually([&] { return std::filesystem::is_symlink(link); }));
+    CHECK(std::filesystem::read_symlink(link).string().rfind(box.path("pod-logs") + "/", 0) == 0);
+    p.s.ok({"delete", "pod", "hello"});
+    CHECK(eventually([&] { return !std::filesystem::is_symlink(link); }));
   }
 }
 

@@ -115,7 +115,8 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
       services_(client, resources::kServices, {}, config_.shared_objects),
       queue_(clock),
       workers_("kubelet-pods", queue_, [this](const std::string& key) { process(key); }),
-      qos_(runtime, config_.cgroups.root, allocatable_cpu_milli(config_.node)) {
+      qos_(runtime, config_.cgroups.root, allocatable_cpu_milli(config_.node)),
+      log_links_(config_.log_root) {
   auto enqueue = [this](const client::ObjectPtr& pod) {
     if (pod && on_node(*pod, config_.node_name)) queue_.add(client::key_of(*pod));
   };
@@ -227,6 +228,7 @@ void PodManager::relist_once() {
     std::erase_if(evictions_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
   }
   qos_.update(active_pods());
+  log_links_.sync(*containers);
   std::vector<std::string> live;
   for (const auto& c : *containers) live.push_back(c.id);
   probes_.retain(live);

@@ -20,7 +20,8 @@
 //     Node as owner, replaced when it shows another version or is being deleted, status
 //     written to it); a mirror pod no static pod stands behind is deleted.
 //   - The QoS-tier cgroups (qos_cgroups.h) follow the node's active pods: each relist, and
-//     before a new pod is first synced.
+//     before a new pod is first synced. So do the /var/log/containers links
+//     (logs/container_log_links.h), at each relist.
 //   Events go through the shared event recorder with upstream's reasons.
 //
 // Threads: start() starts the informer, the workers and the relist loop; stop() ends them.
@@ -40,6 +41,7 @@
 #include "client/informer.h"
 #include "client/queue_workers.h"
 #include "client/work_queue.h"
+#include "roles/kubelet/logs/container_log_links.h"
 #include "roles/kubelet/pods/pod_sync.h"
 #include "roles/kubelet/pods/qos_cgroups.h"
 #include "roles/kubelet/pods/static_pods.h"
@@ -175,6 +177,7 @@ class PodManager {
   client::QueueWorkers workers_;
   std::unique_ptr<StaticPodSource> static_;  // null without a manifest directory
   QosCgroups qos_;
+  ContainerLogLinks log_links_;  // the relist loop's
 
   std::mutex mu_;
   std::map<std::string, nlohmann::json> written_;        // pod uid -> status last written
