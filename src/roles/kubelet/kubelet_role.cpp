@@ -134,6 +134,7 @@ Status KubeletRole::start() {
     pods_->set_mount_resolver(volumes_->resolver());
     volumes::VolumeManager* volumes = volumes_.get();
     pods_->set_pod_cleanup([volumes](const std::string& uid) { volumes->remove_pod(uid); });
+    pods_->set_pod_dirs([volumes] { return volumes->pod_uids(); });
     pods_->set_pod_refresh([volumes](const nlohmann::json& pod) { volumes->refresh(pod); });
   }
   // Before the reporter: the node's daemonEndpoints carry the bound port.

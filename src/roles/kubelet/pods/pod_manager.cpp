@@ -254,6 +254,16 @@ void PodManager::relist_once() {
     }
     if (cleanup_) cleanup_(s.config.pod_uid);
   }
+  // Pod directories nothing owns any more: no pod of the node, no sandbox (any state).
+  if (cleanup_ && pod_dirs_) {
+    std::set<std::string> sandboxed;
+    for (const auto& s : *sandboxes) sandboxed.insert(s.config.pod_uid);
+    for (const std::string& uid : pod_dirs_()) {
+      if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
+      log::for_role("kubelet")->info("removing the directory of pod {}, which no pod owns", uid);
+      cleanup_(uid);
+    }
+  }
 }
 
 std::string PodManager::health_problem() const {

@@ -81,6 +81,11 @@ class PodManager {
   void set_pod_cleanup(std::function<void(const std::string& uid)> cleanup) {
     cleanup_ = std::move(cleanup);
   }
+  // Before start(): the uids that have a pod directory (the volume manager's). At each
+  // relist, one that neither a pod of the node nor a sandbox owns any more (left when k3c
+  // stopped between removing a sandbox and its cleanup) gets the cleanup above, as
+  // upstream's cleanupOrphanedPodDirs.
+  void set_pod_dirs(std::function<std::vector<std::string>()> list) { pod_dirs_ = std::move(list); }
   // Before start(): called with the pod at the start of each of its syncs (the volume
   // manager's refresh of configMap and secret files).
   void set_pod_refresh(std::function<void(const nlohmann::json& pod)> refresh) {
@@ -166,6 +171,7 @@ class PodManager {
   ProbeTracker probes_;
   MountResolver mounts_;
   std::function<void(const std::string& uid)> cleanup_;
+  std::function<std::vector<std::string>()> pod_dirs_;
   std::function<void(const nlohmann::json& pod)> refresh_;
   std::function<std::optional<std::string>(const nlohmann::json& pod)> admit_;
   // True for a pod rejected now by admit_ (its Failed status written) or before; false when

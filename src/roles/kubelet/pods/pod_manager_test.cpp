@@ -41,6 +41,8 @@ struct ManagerHarness {
 
   ManagerHarness() { runtime.add_image("img:1"); }
   std::function<std::optional<std::string>(const json&)> admit;
+  std::function<std::vector<std::string>()> pod_dirs;
+  std::function<void(const std::string&)> cleanup;
   ~ManagerHarness() {
     if (manager) manager->stop();
     recorder.stop();
@@ -60,6 +62,8 @@ struct ManagerHarness {
     manager = std::make_unique<PodManager>(client, runtime, runtime, recorder,
                                            SystemClock::instance(), config);
     if (admit) manager->set_admission(admit);
+    if (pod_dirs) manager->set_pod_dirs(pod_dirs);
+    if (cleanup) manager->set_pod_cleanup(cleanup);
     manager->start();
     REQUIRE(manager->wait_synced(5s));
   }
@@ -310,6 +314,26 @@ TEST_CASE("a relist stalled for over 3 minutes is upstream's PLEG not healthy") 
   manager.relist_once();
   CHECK(manager.health_problem().empty());
   recorder.stop();
+}
+
+TEST_CASE("a pod directory no pod and no sandbox owns is cleaned up; the others stay") {
+  ManagerHarness h;
+  std::mutex mu;
+  std::vector<std::string> cleaned;
+  h.pod_dirs = [] { return std::vector<std::string>{"uid-web", "uid-gone"}; };
+  h.cleanup = [&](const std::string& uid) {
+    std::lock_guard lock(mu);
+    cleaned.push_back(uid);
+  };
+  h.api.seed(kPods, podm_pod("web", "n1"));
+  h.start();
+  REQUIRE(h.eventually([&] {
+    std::lock_guard lock(mu);
+    return !cleaned.empty();
+  }));
+  std::this_thread::sleep_for(100ms);  // a few relists more
+  std::lock_guard lock(mu);
+  for (const std::string& uid : cleaned) CHECK(uid == "uid-gone");
 }
 
 }  // namespace

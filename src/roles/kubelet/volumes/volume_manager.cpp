@@ -310,6 +310,14 @@ void VolumeManager::refresh(const json& pod) {
   }
 }
 
+std::vector<std::string> VolumeManager::pod_uids() const {
+  std::vector<std::string> uids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root_ + "/pods", ec))
+    uids.push_back(entry.path().filename().string());
+  return uids;
+}
+
 void VolumeManager::remove_pod(const std::string& uid) {
   if (uid.empty() || uid.find('/') != std::string::npos || uid.find("..") != std::string::npos) {
     return;

@@ -41,6 +41,8 @@ class VolumeManager {
   Result<std::vector<runtime::Mount>> mounts(const nlohmann::json& pod,
                                              const nlohmann::json& container, uint32_t attempt = 0);
   void remove_pod(const std::string& uid);
+  // The pods that have a directory here (their uids), for the orphan sweep.
+  std::vector<std::string> pod_uids() const;
   // Every sync of a pod whose volumes are set up: rewrites its configMap, secret,
   // downwardAPI and projected files (an edited object shows up in the running container).
   void refresh(const nlohmann::json& pod);
