@@ -179,14 +179,11 @@ PodCgroup pod_cgroup(const json& pod) {
   return out;
 }
 
-int64_t burstable_cpu_request_milli(const std::vector<json>& pods) {
-  int64_t total = 0;
-  for (const json& pod : pods) {
-    if (qos_class(pod) != QosClass::kBurstable) continue;
-    const ResourceList requests = pod_resources(member(pod, "spec"), "requests");
-    if (auto it = requests.find("cpu"); it != requests.end()) total += it->second.milli_value();
-  }
-  return total;
+int64_t burstable_cpu_request_milli(const json& pod) {
+  if (qos_class(pod) != QosClass::kBurstable) return 0;
+  const ResourceList requests = pod_resources(member(pod, "spec"), "requests");
+  auto it = requests.find("cpu");
+  return it == requests.end() ? 0 : it->second.milli_value();
 }
 
 }  // namespace k3c::api

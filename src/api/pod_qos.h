@@ -60,8 +60,9 @@ ContainerCgroupAmounts container_cgroup_amounts(const nlohmann::json& container)
 PodCgroup pod_cgroup(const nlohmann::json& pod);
 
 // The QoS-level cgroups (upstream's qos container manager): kubepods/besteffort always gets the
-// least shares (2); kubepods/burstable gets shares from the summed CPU requests of the
-// Burstable pods among `pods` (the node's active pods), which this returns.
-int64_t burstable_cpu_request_milli(const std::vector<nlohmann::json>& pods);
+// least shares (2); kubepods/burstable gets shares from the summed CPU requests of the node's
+// active Burstable pods. This is one pod's share of that sum: its CPU requests when it is
+// Burstable, else 0.
+int64_t burstable_cpu_request_milli(const nlohmann::json& pod);
 
 }  // namespace k3c::api

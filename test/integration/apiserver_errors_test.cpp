@@ -353,6 +353,13 @@ TEST_CASE("dryRun writes nothing, answers as the write would, and takes only All
                                                {{{"reason", "FieldValueNotSupported"},
                                                  {"message", never},
                                                  {"field", "propagationPolicy"}}}));
+  // Options of the wrong type are refused; a null one is an unset one.
+  auto typed = api.remove(std::string(kPods) + "/real", {{"dryRun", {1}}});
+  CHECK(typed.status == 400);
+  CHECK(api.get(std::string(kPods) + "/real").status == 200);
+  auto nulls = api.remove(std::string(kPods) + "/real",
+                          {{"propagationPolicy", nullptr}, {"dryRun", nullptr}});
+  CHECK(nulls.status == 200);
 }
 
 TEST_CASE("delete preconditions and deletecollection answer as upstream") {

@@ -149,28 +149,28 @@ TEST_CASE("pods stopping for their whole grace period hold up no other pod") {
   Sandbox box;
   PodSession p(box);
   // `sleep` as PID 1 ignores SIGTERM: each stop lasts the 60 s grace period.
-  std::ofstream(box.path("stubborn.yaml")) << R"(apiVersion: apps/v1
+  std::ofstream(box.path("slowstop.yaml")) << R"(apiVersion: apps/v1
 kind: Deployment
-metadata: {name: stubborn}
+metadata: {name: slowstop}
 spec:
   replicas: 6
-  selector: {matchLabels: {app: stubborn}}
+  selector: {matchLabels: {app: slowstop}}
   template:
-    metadata: {labels: {app: stubborn}}
+    metadata: {labels: {app: slowstop}}
     spec:
       terminationGracePeriodSeconds: 60
       containers: [{name: app, image: "busybox:1", command: [sleep, "3600"]}]
 )";
-  p.s.ok({"apply", "-f", box.path("stubborn.yaml")});
+  p.s.ok({"apply", "-f", box.path("slowstop.yaml")});
   REQUIRE(eventually(
-      [&] { return p.s.jsonpath("deployment/stubborn", "{.status.readyReplicas}") == "6"; }, 30s));
-  p.s.ok({"delete", "deployment", "stubborn", "--cascade=foreground", "--wait=false"});
+      [&] { return p.s.jsonpath("deployment/slowstop", "{.status.readyReplicas}") == "6"; }, 30s));
+  p.s.ok({"delete", "deployment", "slowstop", "--cascade=foreground", "--wait=false"});
   REQUIRE(eventually(
       [&] { return p.s.jsonpath("pods", "{.items[*].metadata.deletionTimestamp}").size() > 0; }));
   p.s.ok({"run", "meanwhile", "--image=busybox:1", "--", "sleep", "3600"});
   CHECK(eventually([&] { return p.phase("meanwhile") == "Running"; }, 20s));
   // The six are still stopping.
-  CHECK(p.s.ok({"get", "pods", "-l", "app=stubborn", "-o", "name"}).size() > 0);
+  CHECK(p.s.ok({"get", "pods", "-l", "app=slowstop", "-o", "name"}).size() > 0);
 }
 
 TEST_CASE("postStart runs at start; a graceful delete runs preStop, then SIGTERM") {

@@ -1,4 +1,5 @@
 // CREATE, UPDATE, PATCH and DELETE through the store (see rest.h).
+#include <algorithm>
 #include <charconv>
 
 #include "api/patch.h"
@@ -85,6 +86,17 @@ ApiResult<json> delete_options(const http::Request& r, const BodyCodecs& codecs)
     if (auto p = r.param("propagationPolicy")) options["propagationPolicy"] = std::string(*p);
     if (auto o = r.param("orphanDependents")) options["orphanDependents"] = *o == "true";
     for (auto v : r.params("dryRun")) options["dryRun"].push_back(std::string(v));
+  }
+  // A null field is an unset one (as Go's decoding into pointers); anything else must have
+  // its type.
+  for (const char* field : {"propagationPolicy", "orphanDependents", "dryRun"})
+    if (options.contains(field) && options[field].is_null()) options.erase(field);
+  if (options.contains("dryRun")) {
+    const json& values = options["dryRun"];
+    const bool strings =
+        values.is_array() &&
+        std::all_of(values.begin(), values.end(), [](const json& v) { return v.is_string(); });
+    if (!strings) return bad_request("DeleteOptions.dryRun must be a list of strings");
   }
   std::vector<StatusCause> causes;
   const json policy = options.value("propagationPolicy", json());

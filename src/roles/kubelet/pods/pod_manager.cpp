@@ -227,7 +227,7 @@ void PodManager::relist_once() {
     std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
     std::erase_if(evictions_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
   }
-  qos_.update(active_pods());
+  qos_.update(burstable_cpu_requests());
   log_links_.sync(*containers);
   std::vector<std::string> live;
   for (const auto& c : *containers) live.push_back(c.id);
@@ -448,16 +448,16 @@ Status PodManager::sync_static(const std::string& key, json pod) {
 void PodManager::size_qos_for(const json& pod) {
   if (!api::member(pod, "status").contains("startTime") &&
       api::qos_class(pod) == api::QosClass::kBurstable)
-    qos_.update(active_pods());
+    qos_.update(burstable_cpu_requests());
 }
 
-std::vector<json> PodManager::active_pods() {
-  std::vector<json> out;
+int64_t PodManager::burstable_cpu_requests() {
+  int64_t total = 0;
   for (const auto& pod : informer_.list()) {
     if (!on_node(*pod, config_.node_name) || terminal(*pod)) continue;
     const json& annotations = api::member(api::member(*pod, "metadata"), "annotations");
     if (!api::text(annotations, kConfigMirrorAnnotation).empty()) continue;  // counted below
-    out.push_back(*pod);
+    total += api::burstable_cpu_request_milli(*pod);
   }
   if (static_) {
     std::set<std::string> keys;  // a key's older versions still stopping share it
@@ -470,10 +470,10 @@ std::vector<json> PodManager::active_pods() {
         auto it = static_status_.find(api::text(api::member(*pod, "metadata"), "uid"));
         if (it != static_status_.end()) (*pod)["status"] = it->second;
       }
-      if (!terminal(*pod)) out.push_back(std::move(*pod));
+      if (!terminal(*pod)) total += api::burstable_cpu_request_milli(*pod);
     }
   }
-  return out;
+  return total;
 }
 
 Result<std::vector<json>> PodManager::list_services() const {

@@ -145,8 +145,9 @@ class PodManager {
   void process(const std::string& key);
   void relist_loop();
   Result<std::vector<nlohmann::json>> list_services() const;
-  // The pods this node runs that are not terminal: API pods (not mirrors) and static pods.
-  std::vector<nlohmann::json> active_pods();
+  // The summed CPU requests of the Burstable pods this node runs that are not terminal: API
+  // pods (not mirrors) and static pods. Reads the cached pods in place.
+  int64_t burstable_cpu_requests();
   // Before a pod's first sync: a Burstable pod's tier is sized with it before its cgroup is made.
   void size_qos_for(const nlohmann::json& pod);
   SyncContext sync_context();

@@ -77,8 +77,8 @@ class Syncer {
   // Runs the due probes of running containers, kills those that failed startup or
   // liveness, and returns what the probes say for the status.
   HealthByName run_probes();
-  // Where probes and hooks reach the pod: its IP, or the node's for hostNetwork pods.
-  // Where probes and hooks reach the pod (probes.h ProbeTarget).
+  // Where probes and hooks reach the pod: its IP, the node's for hostNetwork pods, or
+  // 127.0.0.1 in its network namespace while it has loopback only (probes.h ProbeTarget).
   ProbeTarget network_target() const;
   HookNetwork hook_network() const;
   // Removes exited instances older than the newest two of each container (the current one

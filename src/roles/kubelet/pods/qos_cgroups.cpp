@@ -1,7 +1,6 @@
 // The QoS-tier cgroups (see qos_cgroups.h).
 #include "roles/kubelet/pods/qos_cgroups.h"
 
-#include "api/pod_qos.h"
 #include "core/log.h"
 #include "roles/kubelet/pods/sandbox_config.h"
 #include "runtime/cgroups/resource_math.h"
@@ -24,8 +23,8 @@ QosCgroups::QosCgroups(runtime::RuntimeService& runtime, std::string cgroup_root
       kubepods_(cgroup_under(cgroup_root, "kubepods")),
       node_shares_(runtime::milli_cpu_to_shares(node_cpu_milli)) {}
 
-void QosCgroups::update(const std::vector<nlohmann::json>& pods) {
-  const int64_t burstable = runtime::milli_cpu_to_shares(api::burstable_cpu_request_milli(pods));
+void QosCgroups::update(int64_t burstable_cpu_request_milli) {
+  const int64_t burstable = runtime::milli_cpu_to_shares(burstable_cpu_request_milli);
   std::lock_guard lock(mu_);
   auto apply = [&](const std::string& path, int64_t shares) {
     Status s = runtime_.update_cgroup(path, with_shares(shares));

@@ -6,16 +6,15 @@
 // what the others leave and the Burstable tier as a whole gets what its pods requested.
 // Memory limits on the tiers (upstream's alpha QOSReserved) are not set.
 //
-// update() is called with the node's active pods when they may have changed (the relist
-// loop, and before a new pod's sandbox is made so that it starts in a tier sized for it);
-// only what differs from what was last applied is written. Thread-safe.
+// update() is called with the summed CPU requests of the node's active Burstable pods
+// (api::burstable_cpu_request_milli) when they may have changed (the relist loop, and before
+// a new pod's sandbox is made so that it starts in a tier sized for it); only what differs
+// from what was last applied is written. Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <string>
-#include <vector>
 
 #include "runtime/runtime_service.h"
 
@@ -26,9 +25,8 @@ class QosCgroups {
   // `cgroup_root`: --kubelet-arg=cgroup-root; `node_cpu_milli`: the node's allocatable CPU.
   QosCgroups(runtime::RuntimeService& runtime, std::string cgroup_root, int64_t node_cpu_milli);
 
-  // `pods`: the pods the node runs that are not terminal (phase Succeeded/Failed are left
-  // out here). A write that fails is logged and tried again at the next call.
-  void update(const std::vector<nlohmann::json>& pods);
+  // A write that fails is logged and tried again at the next call.
+  void update(int64_t burstable_cpu_request_milli);
 
  private:
   runtime::RuntimeService& runtime_;

@@ -1,8 +1,8 @@
 // A terminated container's message (see termination_message.h).
 #include "roles/kubelet/pods/termination_message.h"
 
+#include <algorithm>
 #include <fstream>
-#include <iterator>
 
 #include "runtime/logs/cri_log.h"
 
@@ -13,6 +13,10 @@ namespace {
 constexpr size_t kMaxMessageBytes = 4096;  // upstream's MaxContainerTerminationMessageLength
 constexpr int64_t kLogLines = 80;          // MaxContainerTerminationMessageLogLines
 constexpr size_t kLogBytes = 2048;         // MaxContainerTerminationMessageLogLength
+// How much of the log's end is read: the last 80 records' 2048 bytes of text with their CRI
+// prefixes fit in it many times over, and a rotated-size log (10 MiB) is not read whole at
+// every status.
+constexpr std::streamoff kLogWindow = 64 * 1024;
 
 std::string read_at_most(const std::string& path, size_t limit) {
   std::ifstream in(path, std::ios::binary);
@@ -23,8 +27,19 @@ std::string read_at_most(const std::string& path, size_t limit) {
 }
 
 std::string log_tail(const std::string& log_path) {
-  std::ifstream in(log_path, std::ios::binary);
-  const std::string contents{std::istreambuf_iterator<char>(in), {}};
+  std::ifstream in(log_path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return "";
+  const std::streamoff start = std::max<std::streamoff>(0, size - kLogWindow);
+  in.seekg(start);
+  std::string contents(static_cast<size_t>(size - start), '\0');
+  in.read(contents.data(), static_cast<std::streamsize>(contents.size()));
+  contents.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  // Inside the file, the window starts mid-record: from the next whole one.
+  if (start > 0) {
+    const size_t newline = contents.find('\n');
+    contents.erase(0, newline == std::string::npos ? contents.size() : newline + 1);
+  }
   runtime::LogRenderer renderer({});
   std::string text =
       renderer.feed(std::string_view(contents).substr(runtime::tail_offset(contents, kLogLines)));

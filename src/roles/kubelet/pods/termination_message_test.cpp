@@ -50,6 +50,18 @@ TEST_CASE("termination messages: the container's file, or the log's end on a fai
   CHECK(termination_message(container, c) == tail);  // no mount there: the log, as a fallback
   c.mounts[0].container_path = "/tmp/why";
   CHECK(termination_message(container, c).size() == 4096);
+  // A log far larger than what is read of its end gives the same tail.
+  {
+    std::ofstream out(log);
+    for (int i = 0; i < 5000; ++i)
+      out << "2026-12-04T00:00:00.000000000Z stdout F line " << i << "\n";
+  }
+  c.mounts[0].container_path = "/elsewhere";
+  const std::string big = termination_message(container, c);
+  CHECK(big.size() == 80 * 10);  // 80 lines of "line 49xx\n"
+  CHECK(big.ends_with("line 4998\nline 4999\n"));
+  CHECK(big.find("line 4920\n") != std::string::npos);  // the 80th line from the end
+  CHECK(big.find("line 4919\n") == std::string::npos);
   // A running container has none yet.
   c.state = runtime::ContainerState::kRunning;
   CHECK(termination_message(container, c).empty());
