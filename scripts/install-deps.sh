@@ -13,6 +13,7 @@ packages=(
   libzstd-dev liblz4-dev libacl1-dev  # the .a archives libarchive links with (cmake/K3cStaticDeps.cmake)
   libnghttp2-dev  # HTTP/2 framing: the kubelet's grpc probes
   libre2-dev  # Go-syntax regular expressions in linear time (registries.yaml rewrites, CRD patterns)
+  libseccomp-dev  # the containers' seccomp profiles (RuntimeDefault, Localhost)
   util-linux procps curl
   clang-14 libclang-rt-14-dev  # the libFuzzer targets under test/fuzz (doc/fuzzing.md)
   docker-registry apache2-utils  # integration.registry: a real registry on loopback, htpasswd

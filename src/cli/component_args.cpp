@@ -254,11 +254,12 @@ Status eviction_minimum_reclaim(Kubelet& s, std::string_view v) {
   return merge_into(s.eviction.minimum_reclaim, kubelet::parse_minimum_reclaim_list(v));
 }
 
-constexpr std::array<ArgKey<Kubelet>, 21> kKubeletKeys = {{
+constexpr std::array<ArgKey<Kubelet>, 22> kKubeletKeys = {{
     {"address", +[](Kubelet& s) { return &s.address; }, 0, 0, true},
     {"port", +[](Kubelet& s) { return &s.port; }, 0, 65535},
     {"cgroup-root", +[](Kubelet& s) { return &s.cgroup_root; }},
     {"pod-logs-dir", +[](Kubelet& s) { return &s.pod_logs_dir; }},
+    {"root-dir", +[](Kubelet& s) { return &s.root_dir; }},
     {"node-status-update-frequency", +[](Kubelet& s) { return &s.node_status_update_frequency; }},
     {"node-status-report-frequency", +[](Kubelet& s) { return &s.node_status_report_frequency; }},
     {"max-pods", +[](Kubelet& s) { return &s.max_pods; }, 1},

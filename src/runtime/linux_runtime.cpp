@@ -19,6 +19,7 @@
 #include "runtime/linux/user_lookup.h"
 #include "runtime/shim/container_process.h"
 #include "runtime/shim/pause_process.h"
+#include "runtime/shim/seccomp_profile.h"
 
 namespace k3c::runtime {
 namespace {
@@ -308,7 +309,14 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
   }
   // The user and the capabilities are resolved against the image now, as containerd does
   // when it makes the container: a user the image lacks fails the create, not the start.
-  if (auto process = process_spec(record); !process.is_ok()) return process.status();
+  if (record.config.security.seccomp == SeccompProfile::kLocalhost) {
+    auto profile = shim::load_seccomp_profile(record.config.security.seccomp_localhost_path);
+    if (!profile.is_ok()) return profile.status();
+    record.seccomp_profile = std::move(*profile);
+  }
+  auto process = process_spec(record);
+  if (!process.is_ok()) return process.status();
+  if (Status s = shim::check_seccomp_profile(*process); !s.is_ok()) return s;
   const std::string dir = container_dir(record.id);
   if (Status s = make_dirs(dir, 0700); !s.is_ok()) return s;
   if (Status s = records_.save(dir + "/container.json", record); !s.is_ok()) {
@@ -342,6 +350,7 @@ Result<ProcessSpec> LinuxRuntime::process_spec(const ContainerRecord& record) co
   process.capabilities = std::move(*capabilities);
   process.no_new_privs = security.no_new_privs;
   process.seccomp = security.seccomp;
+  process.seccomp_profile = record.seccomp_profile;
   return process;
 }
 

@@ -193,6 +193,49 @@ TEST_CASE("exec, stats, stop with the grace period, start errors, images in use"
   CHECK(f.runtime->remove_image("busybox:test").is_ok());
 }
 
+TEST_CASE("a Localhost seccomp profile is read at creation and confines the container and execs") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  RuntimeFixture f;
+  auto sandbox = f.runtime->run_pod_sandbox(f.sandbox("u6"));
+  REQUIRE(sandbox.is_ok());
+  const std::string path = f.dir.path() + "/no-mkdir.json";
+  {
+    std::ofstream(path) << R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+        {"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13}]})";
+  }
+  ContainerConfig config = container("confined", {"sh", "-c", "mkdir /made; exec sleep 1000"});
+  config.security.seccomp = SeccompProfile::kLocalhost;
+  config.security.seccomp_localhost_path = path;
+  auto confined = f.runtime->create_container(*sandbox, config);
+  REQUIRE(confined.is_ok());
+  // The text was read at creation: a later change of the file does not reach this container.
+  { std::ofstream(path) << R"({"defaultAction": "SCMP_ACT_ALLOW"})"; }
+  REQUIRE(f.runtime->start_container(*confined).is_ok());
+  auto exec = f.runtime->exec_sync(
+      *confined, {"sh", "-c", "grep Seccomp: /proc/self/status; mkdir /tmp/x 2>&1; ls /made 2>&1"},
+      5s);
+  REQUIRE(exec.is_ok());
+  INFO(exec->stdout_bytes);
+  CHECK(exec->stdout_bytes.find("Seccomp:\t2") != std::string::npos);
+  CHECK(exec->stdout_bytes.find("Permission denied") != std::string::npos);          // EACCES
+  CHECK(exec->stdout_bytes.find("No such file or directory") != std::string::npos);  // no /made
+
+  // A missing file or one that does not compile fails the creation, as containerd's.
+  config.security.seccomp_localhost_path = f.dir.path() + "/missing.json";
+  auto missing = f.runtime->create_container(*sandbox, config);
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().message().rfind(
+            "failed to generate seccomp spec opts: cannot load seccomp profile", 0) == 0);
+  { std::ofstream(path) << R"({"defaultAction": "SCMP_ACT_SOMETIMES"})"; }
+  config.security.seccomp_localhost_path = path;
+  auto bad = f.runtime->create_container(*sandbox, config);
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message() ==
+        "failed to generate seccomp spec opts: seccomp profile: "
+        "unknown action \"SCMP_ACT_SOMETIMES\"");
+  REQUIRE(f.runtime->remove_pod_sandbox(*sandbox).is_ok());
+}
+
 TEST_CASE("a container over its memory limit is OOMKilled with exit code 137") {
   REQUIRE_ROOT_AND_BUSYBOX();
   RuntimeFixture f;

@@ -76,7 +76,7 @@ struct Mount {
   bool recursive = true;  // rbind
 };
 
-enum class SeccompProfile { kUnconfined, kRuntimeDefault };
+enum class SeccompProfile { kUnconfined, kRuntimeDefault, kLocalhost };
 
 struct SecurityConfig {
   std::optional<int64_t> run_as_user;   // else the image USER, else 0
@@ -89,6 +89,9 @@ struct SecurityConfig {
   std::vector<std::string> drop_capabilities;  // same spelling; "ALL"
   SeccompProfile seccomp =
       SeccompProfile::kUnconfined;  // the kubelet default (no --seccomp-default)
+  // kLocalhost: the profile file on the host (JSON, doc/runtime.md), read when the container
+  // is created.
+  std::string seccomp_localhost_path;
 };
 
 struct ContainerConfig {

@@ -4,7 +4,9 @@
 // is ErrImagePull / ImagePullBackOff with the registry's answer until the pod names an
 // imagePullSecret; runAsNonRoot over an image that runs as root, an image USER missing from
 // the image's passwd file, and a hostPath of the wrong type, give upstream's reasons and
-// messages; once deleted, nothing of them is left behind.
+// messages; once deleted, nothing of them is left behind. Seccomp Localhost profiles: one
+// read from the kubelet's root-dir confines the container and its execs; a missing one is a
+// CreateContainerError.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +142,45 @@ TEST_CASE("runAsNonRoot over a root image, a user the image lacks, a hostPath of
   };
   CHECK(eventually([&] { return pod_cgroups() == 0; }));
   CHECK(eventually([&] { return fs::is_empty(sandboxes); }));
+}
+
+TEST_CASE("seccomp: a Localhost profile from <root-dir>/seccomp confines the container and execs") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  const std::string root = box.path("kubelet-root");
+  std::filesystem::create_directories(root + "/seccomp/profiles");
+  std::ofstream(root + "/seccomp/profiles/no-mkdir.json")
+      << R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+           {"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]})";
+  PodSession p(box, "1.33", {"--kubelet-arg", "root-dir=" + root});
+  const auto manifest = [](const std::string& name, const std::string& profile) {
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           "}\nspec:\n  securityContext:\n    seccompProfile: {type: Localhost, "
+           "localhostProfile: " +
+           profile +
+           "}\n  containers:\n  - name: app\n    image: busybox:1\n"
+           "    command: [sh, -c, 'mkdir /made; exec sleep 1000']\n";
+  };
+  std::ofstream(box.path("seccomp.yaml"))
+      << manifest("confined", "profiles/no-mkdir.json") << "---\n"
+      << manifest("unknown", "profiles/missing.json");
+  p.s.ok({"apply", "-f", box.path("seccomp.yaml")});
+  REQUIRE(eventually([&] { return p.phase("confined") == "Running"; }, 30s));
+  auto exec = p.s.kubectl({"exec", "confined", "--", "sh", "-c",
+                           "grep Seccomp: /proc/self/status; mkdir /tmp/x; ls -d /made"});
+  INFO(exec.out << exec.err);
+  CHECK(exec.exit_code == 1);  // ls: /made was never made
+  CHECK(exec.out.find("Seccomp:\t2") != std::string::npos);
+  CHECK(exec.err.find("mkdir: can't create directory '/tmp/x': Operation not permitted") !=
+        std::string::npos);
+  REQUIRE(eventually([&] { return p.waiting_reason("unknown") == "CreateContainerError"; }));
+  const std::string message =
+      p.s.jsonpath("pod/unknown", "{.status.containerStatuses[0].state.waiting.message}");
+  INFO(message);
+  CHECK(message.rfind("failed to generate seccomp spec opts: cannot load seccomp profile \"" +
+                          root + "/seccomp/profiles/missing.json\"",
+                      0) == 0);
+  p.s.ok({"delete", "pod", "confined", "unknown", "--grace-period=1"});
 }
 
 }  // namespace k3c

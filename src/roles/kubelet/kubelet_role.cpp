@@ -116,6 +116,7 @@ Status KubeletRole::start() {
     pods.dns.host_resolv = parse_resolv_conf(read_text(config_.host_resolv_conf));
     pods.dns.host_hosts = read_text(config_.host_hosts);
     pods.log_root = config_.settings.pod_logs_dir;
+    pods.seccomp_root = config_.settings.root_dir + "/seccomp";
     pods.cgroups = {config_.settings.cgroup_root, config_.settings.pod_max_pids};
     pods.workers = config_.settings.max_pods;
     pods.static_pod_dir = config_.settings.pod_manifest_path;

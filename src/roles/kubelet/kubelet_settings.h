@@ -29,6 +29,10 @@ struct KubeletSettings {
   int pod_max_pids = -1;
   // podLogsDir: where container logs go (<dir>/<ns>_<pod>_<uid>/<container>/<n>.log).
   std::string pod_logs_dir = "/var/log/pods";
+  // root-dir: upstream's kubelet state directory. k3c keeps its own state under the data dir
+  // and reads only Localhost seccomp profiles from here (<root-dir>/seccomp/<localhostProfile>),
+  // where upstream's kubelet, k3s's and the security-profiles-operator put them.
+  std::string root_dir = "/var/lib/kubelet";
   // port: the kubelet API over HTTPS (0 = any free port, for tests).
   int port = 10250;
   // address: the IP the kubelet API listens on.

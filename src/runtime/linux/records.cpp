@@ -4,6 +4,7 @@
 
 #include "core/ids.h"
 #include "runtime/files.h"
+#include "runtime/seccomp_profile_json.h"
 
 // WallTime (a std:: type, so ADL cannot find a to_json in our namespace) as nanoseconds since
 // the epoch.
@@ -41,8 +42,6 @@ namespace k3c::runtime {
 
 using nlohmann::json;
 
-NLOHMANN_JSON_SERIALIZE_ENUM(SeccompProfile, {{SeccompProfile::kUnconfined, "Unconfined"},
-                                              {SeccompProfile::kRuntimeDefault, "RuntimeDefault"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LinuxResources, cpu_shares, cpu_quota_us,
                                                 cpu_period_us, memory_limit_bytes, pids_limit)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SandboxConfig, pod_uid, pod_name, pod_namespace,
@@ -54,14 +53,14 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Mount, host_path, container_path
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SecurityConfig, run_as_user, run_as_group,
                                                 supplemental_groups, privileged, read_only_rootfs,
                                                 no_new_privs, add_capabilities, drop_capabilities,
-                                                seccomp)
+                                                seccomp, seccomp_localhost_path)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ContainerConfig, name, attempt, image, args, env,
                                                 working_dir, mounts, stdin, stdin_once, tty,
                                                 resources, security, log_path, labels)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SandboxRecord, id, config, created_at, stopped)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ContainerRecord, id, sandbox_id, config, image_ref,
                                                 snapshot, cgroup, created_at, start_error,
-                                                start_error_at)
+                                                start_error_at, seccomp_profile)
 
 namespace {
 

@@ -30,6 +30,9 @@ struct ContainerRecord {
   // reason StartError and this message.
   std::string start_error;
   WallTime start_error_at{};
+  // A Localhost seccomp profile's JSON, read from its file at creation (as containerd puts
+  // it in the OCI spec): the container's start and every exec use this text.
+  std::string seccomp_profile;
 };
 
 Status save_record(const std::string& path, const SandboxRecord& record);

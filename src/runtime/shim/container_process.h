@@ -45,6 +45,9 @@ struct ProcessSpec {
   std::vector<std::string> capabilities;
   bool no_new_privs = false;
   SeccompProfile seccomp = SeccompProfile::kUnconfined;
+  // kLocalhost: the profile's JSON text, kept with the container's spec as runc keeps it in
+  // config.json, so its exec'd processes get the profile it started with.
+  std::string seccomp_profile;
   bool tty = false;    // stdin/stdout/stderr on a pseudo-terminal the shim holds
   bool stdin = false;  // an open stdin (a pipe the shim holds) instead of /dev/null
   // The shim closes the container's stdin once the first attached client that sent stdin

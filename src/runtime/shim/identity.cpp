@@ -122,8 +122,8 @@ Status apply_identity(const ProcessSpec& process, int last_cap) {
 Status apply_seccomp(const ProcessSpec& process, int last_cap) {
   if (process.seccomp == SeccompProfile::kUnconfined) return Status::ok();
   ASSIGN_OR_RETURN(uint64_t keep, capabilities_to_keep(process, last_cap));
-  ASSIGN_OR_RETURN(auto filter, runtime_default_filter(keep));
-  return install_seccomp_filter(filter);
+  ASSIGN_OR_RETURN(auto filter, seccomp_filter_for(process, keep));
+  return filter ? install_seccomp_filter(*filter) : Status::ok();
 }
 
 }  // namespace k3c::runtime::shim

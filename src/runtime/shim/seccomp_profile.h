@@ -1,22 +1,48 @@
-// The RuntimeDefault seccomp profile as a classic BPF program, built without libseccomp: the
-// syscalls containerd's default profile allows (seccomp_syscalls.inc), more of them for some
-// kept capabilities, personality() only with the usual values, clone() without namespace
-// flags unless CAP_SYS_ADMIN is kept, clone3() answering ENOSYS then (so libc falls back to
-// clone); everything else, and any foreign architecture or ABI, fails with EPERM.
+// Seccomp profiles, compiled with libseccomp. A profile is JSON in the format Docker,
+// containerd and the kubelet's Localhost profiles share: defaultAction (+ defaultErrnoRet),
+// architectures or archMap, and syscalls rules {names, action, errnoRet, args [{index, value,
+// valueTwo, op}], includes/excludes {caps, arches, minKernel}}. RuntimeDefault is such a
+// profile too (seccomp_default.json, embedded at build time): the syscalls containerd's
+// default profile allows, more for some kept capabilities, personality() only with the usual
+// values, clone() without namespace flags unless CAP_SYS_ADMIN is kept, clone3() answering
+// ENOSYS then (so libc falls back to clone); everything else fails with EPERM. As containerd,
+// it covers the host's secondary ABIs too (x86 and x32 beside x86_64, arm beside aarch64).
 #pragma once
 
 #include <linux/filter.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
+#include "runtime/shim/container_process.h"
 
 namespace k3c::runtime::shim {
 
-// The filter for a process that keeps the capabilities in `capabilities` (a bit mask).
-// kNotImplemented on an architecture without a profile here.
-Result<std::vector<sock_filter>> runtime_default_filter(uint64_t capabilities);
+// The RuntimeDefault profile's JSON text.
+std::string_view runtime_default_profile();
+
+// The BPF program of `profile` (JSON text) for a process that keeps the capabilities in
+// `capabilities` (a bit mask), on this machine's architecture and kernel. Syscall names this
+// architecture lacks are skipped, as runc does. kInvalid names what is wrong in a malformed
+// profile (an unknown action, operator, architecture or capability, a bad field type).
+Result<std::vector<sock_filter>> compile_seccomp_profile(std::string_view profile,
+                                                         uint64_t capabilities);
+
+// The filter `process` asks for (nullopt for Unconfined).
+Result<std::optional<std::vector<sock_filter>>> seccomp_filter_for(const ProcessSpec& process,
+                                                                   uint64_t capabilities);
+
+// The text of a Localhost profile file (at most 1 MiB), with containerd's message when it
+// cannot be read.
+Result<std::string> load_seccomp_profile(const std::string& path);
+
+// Whether `process`'s profile compiles for the capabilities it keeps: checked when the
+// container is created, so a bad profile is a CreateContainerError as with containerd.
+Status check_seccomp_profile(const ProcessSpec& process);
 
 // Installs `filter` on the calling thread (inherited by everything it execs and forks).
 Status install_seccomp_filter(const std::vector<sock_filter>& filter);

@@ -1,8 +1,10 @@
 // Pure pieces of the shim: the CRI log format, capability names, the PATH lookup and the
 // state files. The processes themselves are tested in shim_test.cpp (integration.shim).
 #include <fcntl.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/rootfs_mounts.h"
+#include "runtime/shim/seccomp_profile.h"
 #include "runtime/shim/state_files.h"
 #include "temp_dir.h"
 
@@ -134,7 +137,8 @@ TEST_CASE("launch spec and state records survive a round trip through their file
   spec.process.uid = 1000;
   spec.process.groups = {1, 2};
   spec.process.capabilities = {"CAP_CHOWN"};
-  spec.process.seccomp = SeccompProfile::kRuntimeDefault;
+  spec.process.seccomp = SeccompProfile::kLocalhost;
+  spec.process.seccomp_profile = R"({"defaultAction": "SCMP_ACT_ALLOW"})";
   spec.cgroup_procs_files = {"/sys/fs/cgroup/x/cgroup.procs"};
   spec.oom_score_adj = -997;
   auto back = shim::decode_launch_spec(shim::encode_launch_spec(spec));
@@ -183,6 +187,127 @@ TEST_CASE("overlay options list the lower dirs top first and refuse separators")
   CHECK(shim::overlay_options(spec).status().code() == Code::kInvalid);
   spec.lower_dirs = {};
   CHECK(shim::overlay_options(spec).status().code() == Code::kInvalid);
+}
+
+}  // namespace k3c::runtime
+
+namespace k3c::runtime {
+namespace {
+
+// A BPF program as bytes, to compare two.
+std::string bytes(const std::vector<sock_filter>& program) {
+  return std::string(reinterpret_cast<const char*>(program.data()),
+                     program.size() * sizeof(sock_filter));
+}
+
+// Runs `body` in a child with `profile` installed (no_new_privs, so no privilege is needed);
+// returns the child's exit code.
+int run_confined(const std::string& profile, int (*body)()) {
+  auto program = shim::compile_seccomp_profile(profile, 0);
+  INFO(program.status().to_string());
+  REQUIRE(program.is_ok());
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(100);
+    if (!shim::install_seccomp_filter(*program).is_ok()) _exit(101);
+    _exit(body());
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+TEST_CASE("seccomp profiles compile with libseccomp; RuntimeDefault grows with CAP_SYS_ADMIN") {
+  auto plain = shim::compile_seccomp_profile(shim::runtime_default_profile(), 0);
+  INFO(plain.status().to_string());
+  REQUIRE(plain.is_ok());
+  auto admin = shim::compile_seccomp_profile(shim::runtime_default_profile(), uint64_t{1} << 21);
+  REQUIRE(admin.is_ok());
+  CHECK(plain->size() > 50);
+  CHECK(bytes(*admin) != bytes(*plain));
+  ProcessSpec process;
+  CHECK_FALSE(shim::seccomp_filter_for(process, 0)->has_value());  // Unconfined
+  process.seccomp = SeccompProfile::kRuntimeDefault;
+  CHECK(bytes(**shim::seccomp_filter_for(process, 0)) == bytes(*plain));
+}
+
+TEST_CASE("a seccomp profile's rules, arguments and unknown names act as in runc") {
+  // mkdir refused with EACCES; personality(8) or personality(0x20000) refused with EINVAL
+  // (two conditions on one argument are alternatives); a name this architecture lacks is
+  // skipped.
+  const std::string profile = R"({
+    "defaultAction": "SCMP_ACT_ALLOW",
+    "syscalls": [
+      {"names": ["no_such_call", "mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13},
+      {"names": ["personality"], "action": "SCMP_ACT_ERRNO", "errnoRet": 22,
+       "args": [{"index": 0, "value": 8, "op": "SCMP_CMP_EQ"},
+                {"index": 0, "value": 131072, "op": "SCMP_CMP_EQ"}]}
+    ]})";
+  CHECK(run_confined(profile, [] { return mkdir("/tmp", 0700) == 0 ? 0 : errno; }) == EACCES);
+  CHECK(run_confined(profile, [] { return personality(8) >= 0 ? 0 : errno; }) == EINVAL);
+  CHECK(run_confined(profile, [] { return personality(0x20000) >= 0 ? 0 : errno; }) == EINVAL);
+  CHECK(run_confined(profile, [] { return personality(0xffffffff) >= 0 ? 0 : errno; }) == 0);
+  // The default action with its errno.
+  const std::string deny = R"({"defaultAction": "SCMP_ACT_ERRNO", "defaultErrnoRet": 38,
+    "syscalls": [{"names": ["exit_group", "exit", "getpid"], "action": "SCMP_ACT_ALLOW"}]})";
+  CHECK(run_confined(deny, [] { return syscall(SYS_getppid) >= 0 ? 0 : errno; }) == ENOSYS);
+  CHECK(run_confined(deny, [] { return getpid() > 0 ? 0 : errno; }) == 0);
+}
+
+TEST_CASE("a seccomp rule applies by the capabilities it includes or excludes") {
+  const std::string profile = R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+    {"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13,
+     "excludes": {"caps": ["CAP_SYS_ADMIN"]}}]})";
+  auto without = shim::compile_seccomp_profile(profile, 0);
+  auto with = shim::compile_seccomp_profile(profile, uint64_t{1} << 21);
+  auto allow_all = shim::compile_seccomp_profile(R"({"defaultAction": "SCMP_ACT_ALLOW"})", 0);
+  REQUIRE(without.is_ok());
+  REQUIRE(with.is_ok());
+  CHECK(bytes(*with) == bytes(*allow_all));  // the rule is left out
+  CHECK(bytes(*without) != bytes(*allow_all));
+}
+
+TEST_CASE("a malformed seccomp profile is refused with what is wrong") {
+  const auto message = [](const std::string& profile) {
+    auto program = shim::compile_seccomp_profile(profile, 0);
+    return program.is_ok() ? std::string("ok") : program.status().message();
+  };
+  const std::string rule_start = R"({"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [)";
+  CHECK(message("{").find("not JSON") != std::string::npos);
+  CHECK(message("[]") == "seccomp profile: not a JSON object");
+  CHECK(message("{}") == "seccomp profile: no defaultAction");
+  CHECK(message(R"({"defaultAction": "SCMP_ACT_MAYBE"})") ==
+        "seccomp profile: unknown action \"SCMP_ACT_MAYBE\"");
+  CHECK(message(R"({"defaultAction": "SCMP_ACT_ERRNO", "architectures": ["SCMP_ARCH_VAX"]})") ==
+        "seccomp profile: unknown architecture \"SCMP_ARCH_VAX\"");
+  CHECK(message(rule_start + R"({"names": ["read"], "action": "SCMP_ACT_ALLOW",
+      "args": [{"index": 0, "value": 1, "op": "SCMP_CMP_ABOUT"}]}]})") ==
+        "seccomp profile: unknown argument operator \"SCMP_CMP_ABOUT\"");
+  CHECK(message(rule_start + R"({"names": ["read"], "action": "SCMP_ACT_ALLOW",
+      "args": [{"index": 6, "value": 1, "op": "SCMP_CMP_EQ"}]}]})") ==
+        "seccomp profile: an argument index must be 0 to 5");
+  CHECK(message(rule_start + R"({"names": ["read"], "action": "SCMP_ACT_ALLOW",
+      "includes": {"caps": ["CAP_FLY"]}}]})") == "seccomp profile: unknown capability \"CAP_FLY\"");
+  CHECK(message(rule_start + R"("read"]})") ==
+        "seccomp profile: a syscalls entry is not an object");
+  auto notify = shim::compile_seccomp_profile(
+      rule_start + R"({"names": ["read"], "action": "SCMP_ACT_NOTIFY"}]})", 0);
+  CHECK(notify.status().code() == Code::kNotImplemented);
+  // A Localhost profile that does not compile fails the container's creation.
+  ProcessSpec process;
+  process.seccomp = SeccompProfile::kLocalhost;
+  process.seccomp_profile = "{}";
+  CHECK(shim::check_seccomp_profile(process).message() ==
+        "failed to generate seccomp spec opts: seccomp profile: no defaultAction");
+  CHECK(shim::load_seccomp_profile("/nonexistent/x.json")
+            .status()
+            .message()
+            .rfind("failed to generate seccomp spec opts: cannot load seccomp profile "
+                   "\"/nonexistent/x.json\": open /nonexistent/x.json",
+                   0) == 0);
 }
 
 }  // namespace k3c::runtime

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/files.h"
+#include "runtime/seccomp_profile_json.h"
 
 namespace k3c::runtime::shim {
 namespace {
@@ -36,19 +37,19 @@ NamespaceSetting ns_from_json(const json& j) {
 }
 
 json process_to_json(const ProcessSpec& p) {
-  return {
-      {"args", p.args},
-      {"env", p.env},
-      {"cwd", p.cwd},
-      {"uid", p.uid},
-      {"gid", p.gid},
-      {"groups", p.groups},
-      {"capabilities", p.capabilities},
-      {"no_new_privs", p.no_new_privs},
-      {"seccomp", p.seccomp == SeccompProfile::kRuntimeDefault ? "RuntimeDefault" : "Unconfined"},
-      {"tty", p.tty},
-      {"stdin", p.stdin},
-      {"stdin_once", p.stdin_once}};
+  return {{"args", p.args},
+          {"env", p.env},
+          {"cwd", p.cwd},
+          {"uid", p.uid},
+          {"gid", p.gid},
+          {"groups", p.groups},
+          {"capabilities", p.capabilities},
+          {"no_new_privs", p.no_new_privs},
+          {"seccomp", p.seccomp},
+          {"seccomp_profile", p.seccomp_profile},
+          {"tty", p.tty},
+          {"stdin", p.stdin},
+          {"stdin_once", p.stdin_once}};
 }
 
 ProcessSpec process_from_json(const json& j) {
@@ -61,9 +62,8 @@ ProcessSpec process_from_json(const json& j) {
   p.groups = j.at("groups").get<std::vector<uint32_t>>();
   p.capabilities = j.at("capabilities").get<std::vector<std::string>>();
   p.no_new_privs = j.at("no_new_privs").get<bool>();
-  p.seccomp = j.at("seccomp").get<std::string>() == "RuntimeDefault"
-                  ? SeccompProfile::kRuntimeDefault
-                  : SeccompProfile::kUnconfined;
+  p.seccomp = j.at("seccomp").get<SeccompProfile>();
+  p.seccomp_profile = j.value("seccomp_profile", "");  // absent in specs of older k3c versions
   p.tty = j.at("tty").get<bool>();
   p.stdin = j.at("stdin").get<bool>();
   p.stdin_once = j.value("stdin_once", false);  // absent in specs of older k3c versions

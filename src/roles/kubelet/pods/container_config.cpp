@@ -32,19 +32,24 @@ std::vector<std::string> strings(const json& list) {
   return out;
 }
 
-// The container's seccompProfile.type, else the pod's; "" when neither sets one.
-std::string seccomp_type(const json& pod_sc, const json& sc) {
+// The container's seccompProfile, else the pod's; null when neither sets a type.
+json seccomp_profile(const json& pod_sc, const json& sc) {
   for (const json* s : {&sc, &pod_sc}) {
     auto it = s->find("seccompProfile");
     if (it == s->end() || !it->is_object()) continue;
     auto type = it->find("type");
     if (type != it->end() && type->is_string() && !type->get_ref<const std::string&>().empty())
-      return type->get<std::string>();
+      return *it;
   }
-  return "";
+  return json();
 }
 
-runtime::SecurityConfig security(const json& pod, const json& container) {
+std::string seccomp_type(const json& profile) {
+  return profile.is_object() ? profile.value("type", "") : "";
+}
+
+runtime::SecurityConfig security(const json& pod, const json& container,
+                                 const std::string& seccomp_root) {
   const json pod_sc = pod["spec"].value("securityContext", json::object());
   const json sc = container.value("securityContext", json::object());
   runtime::SecurityConfig out;
@@ -65,12 +70,18 @@ runtime::SecurityConfig security(const json& pod, const json& container) {
   const json caps = sc.value("capabilities", json::object());
   out.add_capabilities = strings(caps.value("add", json::array()));
   out.drop_capabilities = strings(caps.value("drop", json::array()));
-  // Upstream's default without a profile is Unconfined (the kubelet's SeccompDefault is off).
-  // Localhost never gets here (unsupported_security).
-  const std::string profile = seccomp_type(pod_sc, sc);
-  out.seccomp = profile == "RuntimeDefault" && !out.privileged
-                    ? runtime::SeccompProfile::kRuntimeDefault
-                    : runtime::SeccompProfile::kUnconfined;
+  // Upstream's default without a profile is Unconfined (the kubelet's SeccompDefault is off);
+  // a privileged container is never filtered. A Localhost profile without a usable
+  // localhostProfile never gets here (unsupported_security).
+  const json profile = seccomp_profile(pod_sc, sc);
+  const std::string type = seccomp_type(profile);
+  out.seccomp = runtime::SeccompProfile::kUnconfined;
+  if (type == "RuntimeDefault" && !out.privileged) {
+    out.seccomp = runtime::SeccompProfile::kRuntimeDefault;
+  } else if (type == "Localhost" && !out.privileged) {
+    out.seccomp = runtime::SeccompProfile::kLocalhost;
+    out.seccomp_localhost_path = seccomp_root + "/" + profile.value("localhostProfile", "");
+  }
   return out;
 }
 
@@ -79,10 +90,24 @@ runtime::SecurityConfig security(const json& pod, const json& container) {
 Status unsupported_security(const json& pod, const json& container) {
   const json pod_sc = pod["spec"].value("securityContext", json::object());
   const json sc = container.value("securityContext", json::object());
-  if (seccomp_type(pod_sc, sc) == "Localhost") {
-    return error(Code::kNotImplemented,
-                 "seccomp profile type Localhost is not implemented in k3c "
-                 "(RuntimeDefault and Unconfined are)");
+  const json profile = seccomp_profile(pod_sc, sc);
+  if (seccomp_type(profile) != "Localhost") return Status::ok();
+  const json local = profile.value("localhostProfile", json());
+  if (!local.is_string() || local.get_ref<const std::string&>().empty()) {
+    return error(Code::kInvalid,
+                 "localhostProfile must be set if seccompProfile type is Localhost.");
+  }
+  // Upstream's ValidateLocalDescendingPath: relative, and no ".." element.
+  const std::string& path = local.get_ref<const std::string&>();
+  bool climbs = path.front() == '/';
+  for (size_t start = 0; start <= path.size();) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    climbs |= path.substr(start, end - start) == "..";
+    start = end + 1;
+  }
+  if (climbs) {
+    return error(Code::kInvalid, "localhostProfile \"" + path +
+                                     "\" must be a relative path inside the profile directory");
   }
   return Status::ok();
 }
@@ -125,7 +150,8 @@ std::string container_spec_hash(const json& container) {
 }
 
 runtime::ContainerConfig container_config(const json& pod, const json& container, uint32_t attempt,
-                                          ResolvedProcess process) {
+                                          ResolvedProcess process,
+                                          const std::string& seccomp_root) {
   const json meta = pod.value("metadata", json::object());
   runtime::ContainerConfig c;
   c.name = container.value("name", "");
@@ -140,7 +166,7 @@ runtime::ContainerConfig container_config(const json& pod, const json& container
   const api::ContainerCgroupAmounts amounts = api::container_cgroup_amounts(container);
   c.resources = runtime::container_linux_resources(
       amounts.cpu_request_milli, amounts.cpu_limit_milli, amounts.memory_limit_bytes);
-  c.security = security(pod, container);
+  c.security = security(pod, container, seccomp_root);
   c.log_path = c.name + "/" + std::to_string(attempt) + ".log";
   c.labels = {{labels::kPodUid, meta.value("uid", "")},
               {labels::kPodName, meta.value("name", "")},

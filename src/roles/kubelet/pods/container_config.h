@@ -20,12 +20,16 @@ struct ResolvedProcess {
   std::vector<std::string> env;  // "NAME=value"
 };
 
+// `seccomp_root`: where a Localhost seccomp profile's localhostProfile is looked up.
 runtime::ContainerConfig container_config(const nlohmann::json& pod,
                                           const nlohmann::json& container, uint32_t attempt,
-                                          ResolvedProcess process);
+                                          ResolvedProcess process,
+                                          const std::string& seccomp_root);
 
-// What container_config cannot honour, as the error the container then waits with
-// (CreateContainerError): a seccomp profile of type Localhost (no profile files are read).
+// A security setting container_config cannot honour, as the error the container then waits
+// with (CreateContainerError): a Localhost seccomp profile without a localhostProfile, or one
+// that climbs out of the profile directory (the API server refuses both; a static pod is not
+// checked by it).
 Status unsupported_security(const nlohmann::json& pod, const nlohmann::json& container);
 
 // runAsNonRoot (container over pod), as upstream's kubelet checks it before it creates the

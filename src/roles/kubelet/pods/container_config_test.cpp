@@ -12,7 +12,8 @@ runtime::SecurityConfig security_of(const json& pod_sc, const json& container_sc
   const json pod = {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u1"}}},
                     {"spec", {{"securityContext", pod_sc}}}};
   const json container = {{"name", "c"}, {"image", "busybox"}, {"securityContext", container_sc}};
-  return container_config(pod, container, 0, {{"/bin/true"}, {}}).security;
+  return container_config(pod, container, 0, {{"/bin/true"}, {}}, "/var/lib/kubelet/seccomp")
+      .security;
 }
 
 TEST_CASE("securityContext: the container's fields win over the pod's") {
@@ -51,20 +52,34 @@ TEST_CASE("securityContext: seccomp RuntimeDefault, Unconfined and the default")
   CHECK(security_of(json::object(), privileged).seccomp == SeccompProfile::kUnconfined);
 }
 
-TEST_CASE("a Localhost seccomp profile is refused, not run as another profile") {
-  const json localhost = {
-      {"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", "x.json"}}}};
+TEST_CASE("a Localhost seccomp profile names a file under the profile root") {
+  using runtime::SeccompProfile;
+  const auto localhost = [](json profile) {
+    return json{{"seccompProfile", {{"type", "Localhost"}, {"localhostProfile", profile}}}};
+  };
+  const auto s = security_of(localhost("profiles/audit.json"), json::object());
+  CHECK(s.seccomp == SeccompProfile::kLocalhost);
+  CHECK(s.seccomp_localhost_path == "/var/lib/kubelet/seccomp/profiles/audit.json");
+  // The container's own RuntimeDefault overrides the pod's Localhost; privileged is never
+  // filtered.
+  CHECK(security_of(localhost("x.json"), {{"seccompProfile", {{"type", "RuntimeDefault"}}}})
+            .seccomp == SeccompProfile::kRuntimeDefault);
+  CHECK(security_of(localhost("x.json"), {{"privileged", true}}).seccomp ==
+        SeccompProfile::kUnconfined);
+
   const json container = {{"name", "c"}, {"image", "busybox"}};
-  const json pod_level = {{"spec", {{"securityContext", localhost}}}};
-  Status s = unsupported_security(pod_level, container);
-  CHECK(s.code() == Code::kNotImplemented);
-  CHECK(s.message().find("Localhost is not implemented") != std::string::npos);
-  json own = container;
-  own["securityContext"] = localhost;
-  CHECK_FALSE(unsupported_security({{"spec", json::object()}}, own).is_ok());
-  // The container's own RuntimeDefault overrides the pod's Localhost.
-  own["securityContext"] = {{"seccompProfile", {{"type", "RuntimeDefault"}}}};
-  CHECK(unsupported_security(pod_level, own).is_ok());
+  const auto refusal = [&](json profile) {
+    return unsupported_security({{"spec", {{"securityContext", localhost(profile)}}}}, container)
+        .message();
+  };
+  CHECK(refusal("x.json").empty());
+  CHECK(refusal("a/b..c.json").empty());
+  CHECK(refusal(nullptr) == "localhostProfile must be set if seccompProfile type is Localhost.");
+  CHECK(refusal("") == "localhostProfile must be set if seccompProfile type is Localhost.");
+  for (const char* escape : {"../x.json", "a/../../x.json", "/etc/x.json", ".."}) {
+    INFO(escape);
+    CHECK(refusal(escape).find("must be a relative path") != std::string::npos);
+  }
 }
 
 TEST_CASE("runAsNonRoot: a root runAsUser or image user is refused with upstream's words") {

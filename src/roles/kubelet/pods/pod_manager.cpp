@@ -290,6 +290,7 @@ SyncContext PodManager::sync_context() {
                      config_.node,
                      config_.dns,
                      config_.log_root,
+                     config_.seccomp_root,
                      mounts_,
                      &probes_,
                      [this] { return list_services(); },

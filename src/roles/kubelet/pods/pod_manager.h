@@ -53,6 +53,7 @@ struct PodManagerConfig {
   NodeFacts node;  // node.name is the node_name
   DnsSettings dns;
   std::string log_root = "/var/log/pods";
+  std::string seccomp_root = "/var/lib/kubelet/seccomp";  // Localhost seccomp profiles
   PodCgroupSettings cgroups;  // pods go under <cgroups.root>/kubepods/...
   // At most this many pods are synced at once: a worker is busy for the whole grace period of
   // a pod it stops. Upstream's kubelet has a goroutine per pod; by default as many as the

@@ -266,7 +266,8 @@ std::optional<runtime::ContainerConfig> Syncer::config_for(const json& container
     return std::nullopt;
   }
   runtime::ContainerConfig config =
-      container_config(pod_, container, attempt, {std::move(*argv), std::move(env->env)});
+      container_config(pod_, container, attempt, {std::move(*argv), std::move(env->env)},
+                       ctx_.seccomp_root);
   if (ctx_.mounts) {
     auto mounted = expand_sub_path_exprs(container, config.env);
     if (!mounted.is_ok()) {

@@ -36,7 +36,8 @@ struct SyncNode {
   // One sync; the status it computed becomes the pod's (as the manager writes it back).
   SyncResult sync() {
     SyncContext ctx{runtime, runtime, objects,         events, clock,   crash,   pull,
-                    facts,   {},      "/var/log/pods", {},     &probes, services};
+                    facts,   {},      "/var/log/pods", "/var/lib/kubelet/seccomp", {},
+                    &probes, services};
     SyncResult r = sync_pod(pod, ctx);
     if (!r.status.is_null()) pod["status"] = r.status;
     return r;

@@ -47,6 +47,8 @@ struct SyncContext {
   const NodeFacts& node;
   DnsSettings dns;
   std::string log_root = "/var/log/pods";
+  // Where Localhost seccomp profiles are (upstream's <root-dir>/seccomp).
+  std::string seccomp_root = "/var/lib/kubelet/seccomp";
   MountResolver mounts;
   ProbeTracker* probes = nullptr;  // null: no probes run (running = started and ready)
   // Every Service of the cluster, for the Service environment variables; unset = none.
