@@ -314,9 +314,8 @@ Result<std::string> LinuxRuntime::create_container(const std::string& sandbox_id
     if (!profile.is_ok()) return profile.status();
     record.seccomp_profile = std::move(*profile);
   }
-  auto process = process_spec(record);
-  if (!process.is_ok()) return process.status();
-  if (Status s = shim::check_seccomp_profile(*process); !s.is_ok()) return s;
+  // The seccomp profile too: one that does not compile fails the create, as containerd's.
+  if (auto process = process_spec(record); !process.is_ok()) return process.status();
   const std::string dir = container_dir(record.id);
   if (Status s = make_dirs(dir, 0700); !s.is_ok()) return s;
   if (Status s = records_.save(dir + "/container.json", record); !s.is_ok()) {
@@ -351,6 +350,7 @@ Result<ProcessSpec> LinuxRuntime::process_spec(const ContainerRecord& record) co
   process.no_new_privs = security.no_new_privs;
   process.seccomp = security.seccomp;
   process.seccomp_profile = record.seccomp_profile;
+  if (Status s = seccomp_programs_.compile_into(process); !s.is_ok()) return s;
   return process;
 }
 

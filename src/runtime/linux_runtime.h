@@ -22,6 +22,7 @@
 #include "runtime/linux/record_cache.h"
 #include "runtime/registry/puller.h"
 #include "runtime/runtime_service.h"
+#include "runtime/shim/seccomp_profile.h"
 
 namespace k3c::runtime {
 
@@ -106,6 +107,7 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   std::mutex locks_mu_;  // guards sandbox_locks_
   std::map<std::string, std::shared_ptr<std::mutex>> sandbox_locks_;
   std::shared_mutex images_mu_;  // shared: creating a container; exclusive: removing an image
+  mutable shim::SeccompPrograms seccomp_programs_;  // thread-safe itself
   std::atomic<bool> cancelled_{false};
 };
 

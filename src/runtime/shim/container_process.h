@@ -48,6 +48,10 @@ struct ProcessSpec {
   // kLocalhost: the profile's JSON text, kept with the container's spec as runc keeps it in
   // config.json, so its exec'd processes get the profile it started with.
   std::string seccomp_profile;
+  // The compiled filter (an array of struct sock_filter, as bytes), when the caller compiled
+  // it already: LinuxRuntime does, once per profile and capability set (SeccompPrograms), so a
+  // container's process and its execs only install it. Empty: the process compiles it.
+  std::string seccomp_program;
   bool tty = false;    // stdin/stdout/stderr on a pseudo-terminal the shim holds
   bool stdin = false;  // an open stdin (a pipe the shim holds) instead of /dev/null
   // The shim closes the container's stdin once the first attached client that sent stdin

@@ -61,8 +61,10 @@ Result<uint64_t> permitted_now() {
   return uint64_t{data[0].permitted} | (uint64_t{data[1].permitted} << 32);
 }
 
-// The set to keep. "ALL" means every capability this process has (as containerd resolves
-// it), not more: a k3c confined to fewer cannot hand out the rest.
+}  // namespace
+
+// "ALL" means every capability this process has (as containerd resolves it), not more: a k3c
+// confined to fewer cannot hand out the rest.
 Result<uint64_t> capabilities_to_keep(const ProcessSpec& process, int last_cap) {
   ASSIGN_OR_RETURN(uint64_t keep, capability_mask(process.capabilities, last_cap));
   for (const std::string& name : process.capabilities) {
@@ -72,8 +74,6 @@ Result<uint64_t> capabilities_to_keep(const ProcessSpec& process, int last_cap) 
   }
   return keep;
 }
-
-}  // namespace
 
 Status apply_identity(const ProcessSpec& process, int last_cap) {
   ASSIGN_OR_RETURN(uint64_t keep, capabilities_to_keep(process, last_cap));

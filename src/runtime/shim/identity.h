@@ -20,6 +20,10 @@ int last_capability();
 // kInvalid for an unknown name.
 Result<uint64_t> capability_mask(const std::vector<std::string>& names, int last_cap);
 
+// The capabilities `process` keeps as a bit mask: its list, "ALL" meaning every one this
+// process itself has (as containerd resolves it).
+Result<uint64_t> capabilities_to_keep(const ProcessSpec& process, int last_cap);
+
 // Switches the calling (single-threaded) process to `process`'s identity; `last_cap` is read
 // before pivot_root.
 Status apply_identity(const ProcessSpec& process, int last_cap);

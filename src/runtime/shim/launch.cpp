@@ -32,8 +32,11 @@ Status validate(const LaunchSpec& spec) {
   }
   if (spec.process.args.empty()) return error(Code::kInvalid, "no command to run");
   ASSIGN_OR_RETURN(uint64_t caps, capability_mask(spec.process.capabilities, last_capability()));
-  // A profile that does not compile fails the launch here, not in the container's process.
-  RETURN_IF_ERROR(seccomp_filter_for(spec.process, caps).status());
+  // A profile that does not compile fails the launch here, not in the container's process
+  // (LinuxRuntime compiled it already: nothing to do then).
+  if (spec.process.seccomp_program.empty()) {
+    RETURN_IF_ERROR(seccomp_filter_for(spec.process, caps).status());
+  }
   RETURN_IF_ERROR(overlay_options(spec).status());
   for (const Mount& m : spec.mounts) {
     if (m.container_path.empty() || m.container_path.front() != '/') {

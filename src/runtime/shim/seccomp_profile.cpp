@@ -298,6 +298,15 @@ Result<std::optional<std::vector<sock_filter>>> seccomp_filter_for(const Process
   if (process.seccomp == SeccompProfile::kUnconfined) {
     return std::optional<std::vector<sock_filter>>();
   }
+  if (!process.seccomp_program.empty()) {
+    const std::string& bytes = process.seccomp_program;
+    if (bytes.size() % sizeof(sock_filter) != 0) {
+      return error(Code::kCorrupt, "the compiled seccomp filter has a bad size");
+    }
+    std::vector<sock_filter> program(bytes.size() / sizeof(sock_filter));
+    std::memcpy(program.data(), bytes.data(), bytes.size());
+    return std::optional<std::vector<sock_filter>>(std::move(program));
+  }
   ASSIGN_OR_RETURN(std::vector<sock_filter> program,
                    compile_seccomp_profile(process.seccomp == SeccompProfile::kLocalhost
                                                ? std::string_view(process.seccomp_profile)
@@ -318,13 +327,35 @@ Result<std::string> load_seccomp_profile(const std::string& path) {
   return std::move(*text);
 }
 
-Status check_seccomp_profile(const ProcessSpec& process) {
-  auto caps = capability_mask(process.capabilities, last_capability());
-  if (!caps.is_ok()) return caps.status();
-  auto filter = seccomp_filter_for(process, *caps);
-  if (!filter.is_ok()) {
-    return error(filter.status().code(),
-                 "failed to generate seccomp spec opts: " + filter.status().message());
+Status SeccompPrograms::compile_into(ProcessSpec& process) {
+  process.seccomp_program.clear();
+  if (process.seccomp == SeccompProfile::kUnconfined) return Status::ok();
+  ASSIGN_OR_RETURN(uint64_t caps, capabilities_to_keep(process, last_capability()));
+  std::pair<std::string, uint64_t> key{process.seccomp == SeccompProfile::kLocalhost
+                                           ? process.seccomp_profile
+                                           : std::string(runtime_default_profile()),
+                                       caps};
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = programs_.find(key); it != programs_.end()) {
+      process.seccomp_program = it->second;
+      return Status::ok();
+    }
+  }
+  auto program = compile_seccomp_profile(key.first, caps);  // outside the lock: ~10 ms
+  if (!program.is_ok()) {
+    return error(program.status().code(),
+                 "failed to generate seccomp spec opts: " + program.status().message());
+  }
+  process.seccomp_program.assign(reinterpret_cast<const char*>(program->data()),
+                                 program->size() * sizeof(sock_filter));
+  std::lock_guard lock(mu_);
+  if (programs_.emplace(key, process.seccomp_program).second) {
+    order_.push_back(std::move(key));
+    if (order_.size() > 64) {
+      programs_.erase(order_.front());
+      order_.pop_front();
+    }
   }
   return Status::ok();
 }

@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -257,6 +260,34 @@ TEST_CASE("a seccomp profile's rules, arguments and unknown names act as in runc
   CHECK(run_confined(deny, [] { return getpid() > 0 ? 0 : errno; }) == 0);
 }
 
+TEST_CASE("SeccompPrograms compiles a profile once; the program travels in the process spec") {
+  shim::SeccompPrograms programs;
+  ProcessSpec process;
+  CHECK(programs.compile_into(process).is_ok());
+  CHECK(process.seccomp_program.empty());  // Unconfined
+  process.seccomp = SeccompProfile::kRuntimeDefault;
+  process.capabilities = {"CAP_KILL"};
+  REQUIRE(programs.compile_into(process).is_ok());
+  auto direct = shim::compile_seccomp_profile(shim::runtime_default_profile(), uint64_t{1} << 5);
+  REQUIRE(direct.is_ok());
+  CHECK(process.seccomp_program == bytes(*direct));
+  // The filter a process installs is the program it carries, also after its state file.
+  auto back = shim::decode_process_spec(shim::encode_process_spec(process));
+  REQUIRE(back.is_ok());
+  CHECK(bytes(**shim::seccomp_filter_for(*back, 0)) == bytes(*direct));
+  // Another capability set is another program; the same one comes from the cache, fast.
+  ProcessSpec admin = process;
+  admin.capabilities = {"CAP_SYS_ADMIN"};
+  REQUIRE(programs.compile_into(admin).is_ok());
+  CHECK(admin.seccomp_program != process.seccomp_program);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) REQUIRE(programs.compile_into(process).is_ok());
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200));
+  ProcessSpec torn = process;
+  torn.seccomp_program.pop_back();
+  CHECK(shim::seccomp_filter_for(torn, 0).status().code() == Code::kCorrupt);
+}
+
 TEST_CASE("a seccomp rule applies by the capabilities it includes or excludes") {
   const std::string profile = R"({"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
     {"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13,
@@ -300,7 +331,8 @@ TEST_CASE("a malformed seccomp profile is refused with what is wrong") {
   ProcessSpec process;
   process.seccomp = SeccompProfile::kLocalhost;
   process.seccomp_profile = "{}";
-  CHECK(shim::check_seccomp_profile(process).message() ==
+  shim::SeccompPrograms programs;
+  CHECK(programs.compile_into(process).message() ==
         "failed to generate seccomp spec opts: seccomp profile: no defaultAction");
   CHECK(shim::load_seccomp_profile("/nonexistent/x.json")
             .status()
@@ -308,6 +340,28 @@ TEST_CASE("a malformed seccomp profile is refused with what is wrong") {
             .rfind("failed to generate seccomp spec opts: cannot load seccomp profile "
                    "\"/nonexistent/x.json\": open /nonexistent/x.json",
                    0) == 0);
+}
+
+}  // namespace k3c::runtime
+
+namespace k3c::runtime {
+
+// Not a test: the cost of compiling RuntimeDefault, which SeccompPrograms pays once per k3c
+// process and capability set. `k3c_runtime_test "[.bench]"`.
+TEST_CASE("seccomp RuntimeDefault compile time", "[.bench]") {
+  std::vector<double> ms;
+  size_t size = 0;
+  for (int i = 0; i < 41; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    auto program = shim::compile_seccomp_profile(shim::runtime_default_profile(), 0);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
+    REQUIRE(program.is_ok());
+    size = program->size();
+  }
+  std::sort(ms.begin(), ms.end());
+  std::printf("compile RuntimeDefault (%zu BPF instructions): median %.2f ms, p90 %.2f ms\n", size,
+              ms[20], ms[36]);
 }
 
 }  // namespace k3c::runtime

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "core/base64.h"
 #include "runtime/files.h"
 #include "runtime/seccomp_profile_json.h"
 
@@ -47,6 +48,7 @@ json process_to_json(const ProcessSpec& p) {
           {"no_new_privs", p.no_new_privs},
           {"seccomp", p.seccomp},
           {"seccomp_profile", p.seccomp_profile},
+          {"seccomp_program", base64_encode(p.seccomp_program)},
           {"tty", p.tty},
           {"stdin", p.stdin},
           {"stdin_once", p.stdin_once}};
@@ -64,6 +66,7 @@ ProcessSpec process_from_json(const json& j) {
   p.no_new_privs = j.at("no_new_privs").get<bool>();
   p.seccomp = j.at("seccomp").get<SeccompProfile>();
   p.seccomp_profile = j.value("seccomp_profile", "");  // absent in specs of older k3c versions
+  p.seccomp_program = base64_decode(j.value("seccomp_program", "")).value_or("");
   p.tty = j.at("tty").get<bool>();
   p.stdin = j.at("stdin").get<bool>();
   p.stdin_once = j.value("stdin_once", false);  // absent in specs of older k3c versions
