@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/files.h"
+#include "runtime/shim/cgroup_view.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/rootfs_mounts.h"
 
@@ -44,6 +46,18 @@ Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
     return init_failure("sethostname", errno);
   }
   return Status::ok();
+}
+
+// Once the shim placed the process in its cgroups: its cgroup namespace (a v2 host; its
+// cgroup becomes its root) and its /sys/fs/cgroup, from the host's layout as this process
+// sees it.
+Status enter_cgroup_view(const LaunchSpec& spec) {
+  ASSIGN_OR_RETURN(const std::string mountinfo, read_file("/proc/self/mountinfo", 4 << 20));
+  ASSIGN_OR_RETURN(const std::string own, read_file("/proc/self/cgroup", 64 << 10));
+  ASSIGN_OR_RETURN(const CgroupView view, plan_cgroup_view(mountinfo, own, spec.privileged));
+  if (view.new_namespace && unshare(CLONE_NEWCGROUP) != 0)
+    return init_failure("unshare the cgroup namespace", errno);
+  return mount_cgroup_view(spec, view);
 }
 
 }  // namespace
@@ -171,6 +185,7 @@ void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_c
   check(fds.error_fd, prepare_rootfs(spec));
   char go = 0;
   if (read(fds.go_fd, &go, 1) != 1) _exit(127);  // the shim gave up on us
+  check(fds.error_fd, enter_cgroup_view(spec));
   check(fds.error_fd, enter_rootfs(spec));
   check(fds.error_fd, finish_rootfs(spec));
   check(fds.error_fd, exec_process(spec.process, last_cap, false));

@@ -60,10 +60,15 @@ std::string read_all(int fd) {
   return bytes;
 }
 
-// The container's namespaces, in the order the child joins them (mount last: after it, the
-// host's paths are gone).
-constexpr std::pair<const char*, int> kNamespaces[] = {
-    {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS}, {"net", CLONE_NEWNET}, {"mnt", CLONE_NEWNS}};
+// The container's namespaces, in the order the child joins them (cgroup after the child
+// wrote itself into the container's cgroups, as the container's process unshared it; mount
+// last: after it, the host's paths are gone). A container without a cgroup namespace of its
+// own names the host's, which the child is in already.
+constexpr std::pair<const char*, int> kNamespaces[] = {{"ipc", CLONE_NEWIPC},
+                                                       {"uts", CLONE_NEWUTS},
+                                                       {"net", CLONE_NEWNET},
+                                                       {"cgroup", CLONE_NEWCGROUP},
+                                                       {"mnt", CLONE_NEWNS}};
 
 // After the mount namespace is joined: a terminal of the container's own devpts (so that
 // `tty` names /dev/pts/N inside it). The master goes to the caller over fd 5; the slave is
