@@ -253,6 +253,59 @@ TEST_CASE("a container over its memory limit is OOMKilled with exit code 137") {
   CHECK(done.reason == "OOMKilled");
 }
 
+TEST_CASE("/sys/fs/cgroup shows the container its own cgroup, read-only unless privileged") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  RuntimeFixture f;
+  auto cgroups = CgroupManager::detect();
+  REQUIRE(cgroups.is_ok());
+  const bool v2 = (*cgroups)->unified();
+  auto sandbox = f.runtime->run_pod_sandbox(f.sandbox("u8"));
+  REQUIRE(sandbox.is_ok());
+  // The limit as the container reads it, then a write to a file of its own cgroup.
+  const std::string probe =
+      "cat /proc/self/cgroup; ls /sys/fs/cgroup; "
+      "if [ -d /sys/fs/cgroup/memory ]; then d=/sys/fs/cgroup/memory; "
+      "echo limit=$(cat $d/memory.limit_in_bytes); f=$d/memory.soft_limit_in_bytes; "
+      "else echo limit=$(cat /sys/fs/cgroup/memory.max); f=/sys/fs/cgroup/memory.high; fi; "
+      "if echo 60000000 > $f; then echo wrote; else echo refused; fi; "
+      "if mkdir /sys/fs/cgroup/x 2>/dev/null; then echo made; else echo unmade; fi";
+  const auto run = [&](const std::string& name, bool privileged) {
+    ContainerConfig config = container(name, {"sh", "-c", probe});
+    config.resources.memory_limit_bytes = 64 << 20;
+    config.security.privileged = privileged;
+    auto id = f.runtime->create_container(*sandbox, config);
+    REQUIRE(id.is_ok());
+    const Status started = f.runtime->start_container(*id);
+    INFO(started.to_string());
+    REQUIRE(started.is_ok());
+    ContainerStatus done = f.wait_exited(*id);
+    CHECK(done.exit_code == 0);
+    return runtime_slurp(done.log_path);
+  };
+  const auto has = [](const std::string& log, const std::string& line) {
+    INFO(log);
+    CHECK(log.find(" stdout F " + line + "\n") != std::string::npos);
+  };
+  const std::string plain = run("plain", false);
+  has(plain, "limit=67108864");
+  has(plain, "refused");
+  has(plain, "unmade");
+  if (v2) {
+    has(plain, "0::/");  // its own cgroup namespace
+  } else {
+    // The host's cgroup namespace: its path under the pod's parent, and per hierarchy its
+    // own directory.
+    INFO(plain);
+    CHECK(plain.find(":memory:/" + f.cgroup_parent + "/podu8/") != std::string::npos);
+    has(plain, "memory");
+    has(plain, "cpu");
+    CHECK(plain.find(" stdout F unified\n") == std::string::npos);
+  }
+  const std::string privileged = run("privileged", true);
+  has(privileged, "limit=67108864");
+  has(privileged, "wrote");
+}
+
 // The line of /proc/<pid>/status that starts with `key`.
 std::string status_line(int pid, const std::string& key) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");

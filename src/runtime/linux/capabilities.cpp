@@ -105,6 +105,10 @@ Result<std::vector<std::string>> container_capabilities(const SecurityConfig& se
       }
     }
   }
+  // Every one (privileged, or ALL added and nothing dropped): "ALL", which the shim resolves
+  // to the capabilities k3c itself has, as containerd's WithAllCurrentCapabilities. Named,
+  // one that k3c lacks (a host whose bounding set is cut) would fail the container's capset.
+  if (std::all_of(kept.begin(), kept.end(), [](bool k) { return k; })) return {{"ALL"}};
   std::vector<std::string> names;
   for (size_t i = 0; i < kept.size(); ++i)
     if (kept[i]) names.push_back(all_capabilities()[i]);

@@ -21,8 +21,8 @@ const std::vector<std::string>& default_capabilities();
 
 // The capabilities the container keeps (bounding = permitted = effective), "CAP_" spelled, in
 // number order. Order of application as containerd: privileged or add ALL -> every
-// capability; drop ALL -> none; then the named adds, then the named drops. kInvalid names an
-// unknown capability.
+// capability; drop ALL -> none; then the named adds, then the named drops. Every capability
+// kept is {"ALL"}: the shim keeps those k3c has. kInvalid names an unknown capability.
 Result<std::vector<std::string>> container_capabilities(const SecurityConfig& security);
 
 }  // namespace k3c::runtime

@@ -12,6 +12,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runtime/files.h"
+#include "runtime/shim/cgroup_view.h"
+#include "runtime/shim/container_terminal.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/rootfs_mounts.h"
 
@@ -44,6 +47,29 @@ Status enter_namespaces(const LaunchSpec& spec, const ChildFds& fds) {
     return init_failure("sethostname", errno);
   }
   return Status::ok();
+}
+
+// Once the shim placed the process in its cgroups: its cgroup namespace (a v2 host; its
+// cgroup becomes its root) and its /sys/fs/cgroup, from the host's layout as this process
+// sees it.
+Status enter_cgroup_view(const LaunchSpec& spec) {
+  ASSIGN_OR_RETURN(const std::string mountinfo, read_file("/proc/self/mountinfo", 4 << 20));
+  ASSIGN_OR_RETURN(const std::string own, read_file("/proc/self/cgroup", 64 << 10));
+  ASSIGN_OR_RETURN(const CgroupView view, plan_cgroup_view(mountinfo, own, spec.privileged));
+  if (view.new_namespace && unshare(CLONE_NEWCGROUP) != 0)
+    return init_failure("unshare the cgroup namespace", errno);
+  return mount_cgroup_view(spec, view);
+}
+
+// After pivot_root: a terminal of the container's own devpts, bound on /dev/console and made
+// the process's stdio and controlling terminal; its master goes to the shim.
+Status attach_console(int console_fd) {
+  ASSIGN_OR_RETURN(const int slave, open_container_terminal(console_fd));
+  close(console_fd);
+  Status attached = bind_console(slave);
+  if (attached.is_ok()) attached = attach_stdio({slave, slave, slave, true});
+  close(slave);
+  return attached;
 }
 
 }  // namespace
@@ -166,12 +192,14 @@ void run_container_child(const LaunchSpec& spec, const ChildFds& fds, int last_c
   sigfillset(&all);
   sigprocmask(SIG_UNBLOCK, &all, nullptr);
   for (int sig : {SIGPIPE, SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGUSR1}) signal(sig, SIG_DFL);
-  check(fds.error_fd, attach_stdio(fds));
+  if (!fds.tty) check(fds.error_fd, attach_stdio(fds));
   check(fds.error_fd, enter_namespaces(spec, fds));
   check(fds.error_fd, prepare_rootfs(spec));
   char go = 0;
   if (read(fds.go_fd, &go, 1) != 1) _exit(127);  // the shim gave up on us
+  check(fds.error_fd, enter_cgroup_view(spec));
   check(fds.error_fd, enter_rootfs(spec));
+  if (fds.tty) check(fds.error_fd, attach_console(fds.console_fd));
   check(fds.error_fd, finish_rootfs(spec));
   check(fds.error_fd, exec_process(spec.process, last_cap, false));
   _exit(127);  // exec_process returns only with an error, reported above

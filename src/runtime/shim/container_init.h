@@ -17,7 +17,10 @@ namespace k3c::runtime::shim {
 // The fds the shim prepared for its child.
 struct ChildFds {
   int stdin_fd = -1, stdout_fd = -1, stderr_fd = -1;
-  bool tty = false;   // stdin_fd is a terminal to make the controlling one
+  // The process opens a terminal in its own devpts after pivot_root and sends the master
+  // over console_fd (container_terminal.h); stdin/stdout/stderr_fd are then -1.
+  bool tty = false;
+  int console_fd = -1;
   int error_fd = -1;  // write end of the CLOEXEC error pipe
   int go_fd = -1;     // read end: one byte once the shim put the process into its cgroups
   int net_fd = -1, ipc_fd = -1, uts_fd = -1;  // namespaces to join (kJoin), else -1

@@ -15,8 +15,8 @@
 
 #include "runtime/files.h"
 #include "runtime/shim/container_process.h"
+#include "runtime/shim/container_terminal.h"
 #include "runtime/shim/exec_helper.h"
-#include "runtime/shim/fd_passing.h"
 #include "runtime/shim/session_fds.h"
 #include "runtime/shim/spawn_shim.h"
 
@@ -148,14 +148,9 @@ Result<std::unique_ptr<StreamSession>> start_exec_session(const std::string& sta
   Fd master;
   if (options.tty) {
     // Sent by the helper's child before its exec, so it is queued by now.
-    set_nonblocking(console_ours.get());
-    auto received = receive_fds(console_ours.get(), 16);
+    auto received = receive_container_terminal(console_ours.get());
     if (!received.is_ok()) return fail(received.status());
-    if (received->fds.size() != 1) {
-      for (int fd : received->fds) close(fd);
-      return fail(error(Code::kInternal, "the exec helper sent no terminal"));
-    }
-    master = Fd(received->fds[0]);
+    master = Fd(*received);
   }
   Fd pidfd(static_cast<int>(syscall(SYS_pidfd_open, helper.pid, 0)));
   if (pidfd.get() < 0) return fail(errno_status("pidfd_open", errno));

@@ -235,6 +235,8 @@ Status bind_mount(int root, const Mount& m) {
 
 std::string rootfs_of(const LaunchSpec& spec) { return spec.state_dir + "/rootfs"; }
 
+constexpr char kCgroupMountPoint[] = "/sys/fs/cgroup";
+
 // Paths of /proc and /sys that a container must not see or change (containerd's defaults).
 constexpr const char* kMaskedPaths[] = {"/proc/acpi",
                                         "/proc/asound",
@@ -290,6 +292,34 @@ Status prepare_rootfs(const LaunchSpec& spec) {
   RETURN_IF_ERROR(populate_dev(root.get(), spec.privileged));
   for (const Mount& m : spec.mounts) RETURN_IF_ERROR(bind_mount(root.get(), m));
   return Status::ok();
+}
+
+Status mount_cgroup_view(const LaunchSpec& spec, const CgroupView& view) {
+  if (view.kind == CgroupView::Kind::kNone) return Status::ok();
+  const std::string rootfs = rootfs_of(spec);
+  Fd root(open(rootfs.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (root.get() < 0) return mount_failure("open " + rootfs, errno);
+  const unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME;
+  if (view.kind == CgroupView::Kind::kUnified) {
+    // In a new cgroup namespace, the mount's root is the container's own cgroup.
+    return mount_at(root.get(), kCgroupMountPoint, "cgroup", "cgroup2",
+                    flags | (view.read_only ? MS_RDONLY : 0), nullptr);
+  }
+  RETURN_IF_ERROR(mount_at(root.get(), kCgroupMountPoint, "tmpfs", "tmpfs", flags, "mode=755"));
+  ASSIGN_OR_RETURN(Fd dir, open_in_root(root.get(), kCgroupMountPoint, true));  // the tmpfs
+  const std::string d = dir.proc_path();
+  for (const CgroupBind& bind : view.binds) {
+    const std::string target = d + "/" + bind.name;
+    if (mkdir(target.c_str(), 0755) != 0) return mount_failure("mkdir " + target, errno);
+    if (mount(bind.host_dir.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      return mount_failure("bind " + bind.host_dir + " on /sys/fs/cgroup/" + bind.name, errno);
+    if (view.read_only) RETURN_IF_ERROR(make_read_only(target, true));
+  }
+  for (const auto& [name, to] : view.links) {
+    if (symlink(to.c_str(), (d + "/" + name).c_str()) != 0)
+      return mount_failure("symlink /sys/fs/cgroup/" + name, errno);
+  }
+  return view.read_only ? make_read_only(d, false) : Status::ok();
 }
 
 Status enter_rootfs(const LaunchSpec& spec) {

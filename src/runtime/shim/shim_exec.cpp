@@ -12,7 +12,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -29,7 +28,7 @@
 #include "runtime/files.h"
 #include "runtime/internal/tree_at.h"
 #include "runtime/shim/container_init.h"
-#include "runtime/shim/fd_passing.h"
+#include "runtime/shim/container_terminal.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/shim_modes.h"
 #include "runtime/shim/state_files.h"
@@ -60,27 +59,15 @@ std::string read_all(int fd) {
   return bytes;
 }
 
-// The container's namespaces, in the order the child joins them (mount last: after it, the
-// host's paths are gone).
-constexpr std::pair<const char*, int> kNamespaces[] = {
-    {"ipc", CLONE_NEWIPC}, {"uts", CLONE_NEWUTS}, {"net", CLONE_NEWNET}, {"mnt", CLONE_NEWNS}};
-
-// After the mount namespace is joined: a terminal of the container's own devpts (so that
-// `tty` names /dev/pts/N inside it). The master goes to the caller over fd 5; the slave is
-// returned.
-Result<int> open_container_terminal() {
-  internal::Fd master(open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC));
-  if (master.get() < 0) return errno_status("open /dev/ptmx in the container", errno);
-  if (unlockpt(master.get()) != 0) return errno_status("unlockpt", errno);
-  const int slave = ioctl(master.get(), TIOCGPTPEER, O_RDWR | O_NOCTTY);
-  if (slave < 0) return errno_status("open the terminal (TIOCGPTPEER)", errno);
-  if (Status sent = send_fds(kConsoleFd, "t", {master.get()}); !sent.is_ok()) {
-    close(slave);
-    return sent;
-  }
-  close(kConsoleFd);
-  return slave;
-}
+// The container's namespaces, in the order the child joins them (cgroup after the child
+// wrote itself into the container's cgroups, as the container's process unshared it; mount
+// last: after it, the host's paths are gone). A container without a cgroup namespace of its
+// own names the host's, which the child is in already.
+constexpr std::pair<const char*, int> kNamespaces[] = {{"ipc", CLONE_NEWIPC},
+                                                       {"uts", CLONE_NEWUTS},
+                                                       {"net", CLONE_NEWNET},
+                                                       {"cgroup", CLONE_NEWCGROUP},
+                                                       {"mnt", CLONE_NEWNS}};
 
 [[noreturn]] void run_child(const LaunchSpec& spec, const ProcessSpec& process, const int* ns_fds,
                             int error_fd, int last_cap) {
@@ -107,8 +94,11 @@ Result<int> open_container_terminal() {
   // Its own session: the helper kills the session on SIGTERM, and a terminal needs one.
   ChildFds stdio{0, 1, 2, false};
   if (process.tty) {
-    auto terminal = open_container_terminal();
+    // After the mount namespace is joined: the container's own devpts. The master goes to
+    // the caller over fd 5.
+    auto terminal = open_container_terminal(kConsoleFd);
     if (!terminal.is_ok()) report_child_error(error_fd, terminal.status());
+    close(kConsoleFd);
     stdio = {*terminal, *terminal, *terminal, true};
   }
   if (Status attached = attach_stdio(stdio); !attached.is_ok()) {

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 
 #include "runtime/shim/attach_server.h"
 #include "runtime/shim/container_init.h"
+#include "runtime/shim/container_terminal.h"
 #include "runtime/shim/cri_log.h"
 #include "runtime/shim/identity.h"
 #include "runtime/shim/shim_modes.h"
@@ -85,16 +87,13 @@ Status place_process(const LaunchSpec& spec, pid_t pid) {
 Result<Supervised> start_container(const LaunchSpec& spec) {
   ChildFds child;
   Supervised held;
+  int console = -1;  // ours of the socket the child sends its terminal over
   if (spec.process.tty) {
-    const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
-      return fail("allocate a terminal", errno);
-    }
-    const int slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (slave < 0) return fail("open the terminal", errno);
-    held.out_fd = master;
-    held.stdin_fd = master;
-    child.stdin_fd = child.stdout_fd = child.stderr_fd = slave;
+    int pair[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+      return fail("socketpair", errno);
+    console = pair[0];
+    child.console_fd = pair[1];
     child.tty = true;
   } else {
     int out[2], err[2], in[2];
@@ -139,16 +138,10 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
     close(error_pipe[0]);
     run_container_child(spec, child, last_cap);
   }
-  // The child's ends (with a terminal, the three stdio fds are one).
-  const int child_ends[] = {child.stdin_fd,
-                            child.tty ? -1 : child.stdout_fd,
-                            child.tty ? -1 : child.stderr_fd,
-                            child.error_fd,
-                            child.go_fd,
-                            child.net_fd,
-                            child.ipc_fd,
-                            child.uts_fd,
-                            pid_ns};
+  // The child's ends.
+  const int child_ends[] = {child.stdin_fd, child.stdout_fd, child.stderr_fd, child.console_fd,
+                            child.error_fd, child.go_fd,     child.net_fd,    child.ipc_fd,
+                            child.uts_fd,   pid_ns};
   for (int fd : child_ends) {
     if (fd >= 0) close(fd);
   }
@@ -171,6 +164,15 @@ Result<Supervised> start_container(const LaunchSpec& spec) {
     failure = std::to_string(static_cast<int>(Code::kInternal)) +
               "\nthe container process died before its exec";
   }
+  if (placed.is_ok() && failure.empty() && console >= 0) {
+    auto master = receive_container_terminal(console);
+    if (master.is_ok()) {
+      held.out_fd = held.stdin_fd = *master;
+    } else {
+      placed = master.status();
+    }
+  }
+  if (console >= 0) close(console);
   if (!placed.is_ok() || !failure.empty()) {
     kill(held.pid, SIGKILL);
     waitpid(held.pid, nullptr, 0);

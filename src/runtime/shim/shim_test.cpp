@@ -650,6 +650,18 @@ TEST_CASE("a terminal: the container's stdio is a tty, its output logged as stdo
   CHECK(out[0].rfind("on-a-tty", 0) == 0);  // a terminal turns \n into \r\n
 }
 
+TEST_CASE("a terminal comes from the container's own devpts and is its /dev/console") {
+  REQUIRE_ROOT_AND_BUSYBOX();
+  TestContainer c;
+  c.spec().process.tty = true;
+  // The first pty of the container's new devpts instance; /dev/console is the same device.
+  c.run_to_exit({"sh", "-c", "tty; [ /dev/console -ef /dev/pts/0 ] && echo console-is-pts0"});
+  const auto out = c.lines("stdout");
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].rfind("/dev/pts/0", 0) == 0);
+  CHECK(out[1].rfind("console-is-pts0", 0) == 0);
+}
+
 TEST_CASE("after a log rotation, reopen_container_log makes the shim write the new file") {
   REQUIRE_ROOT_AND_BUSYBOX();
   TestContainer c;
