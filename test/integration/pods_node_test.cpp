@@ -418,7 +418,7 @@ spec:
   CHECK(get("{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}") ==
         "Node/node-1");
   CHECK(get("{.spec.nodeName}") == "node-1");
-  CHECK(get("{.spec.restartPolicy}") == "Always");  // defaulted by the API server
+  CHECK(get("{.spec.restartPolicy}") == "Always");  // defaulted by the kubelet
   REQUIRE(eventually([&] {
     return s.kubectl({"logs", "web-node-1"}).out.find("static pod up") != std::string::npos;
   }));

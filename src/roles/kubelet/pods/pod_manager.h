@@ -11,12 +11,15 @@
 //     gone is removed from the API with gracePeriodSeconds 0 and a uid precondition, as
 //     upstream's status manager does.
 //   - A relist loop (upstream's PLEG) lists the runtime every `relist_period`, queues the
-//     pods whose containers changed (a process exiting), and removes sandboxes that no pod
-//     owns any more (by the pod uid label): left over from force-deleted pods or an earlier
-//     run.
+//     pods whose containers changed (a process exiting), and, once the API's pods were
+//     listed, removes sandboxes that no pod owns any more (by the pod uid label): left over
+//     from force-deleted pods or an earlier run. A pod from the API waits for the first
+//     list of Services (their variables go into its containers).
 //   - Static pods (static_pods.h): with a manifest directory, the relist loop rescans it
-//     every `file_check_frequency`; a sync of a static pod's key runs the pod from its file
-//     and keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
+//     every `file_check_frequency`, from the start and whether or not an API server answers
+//     (as upstream's); a sync of a static pod's key runs the pod from its file (with the
+//     Services known, none before a first list) and, once the API's pods were listed,
+//     keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
 //     Node as owner, replaced when it shows another version or is being deleted, status
 //     written to it); a mirror pod no static pod stands behind is deleted.
 //   - The QoS-tier cgroups (qos_cgroups.h) follow the node's active pods: each relist, and
@@ -144,13 +147,15 @@ class PodManager {
   class Events;
   void process(const std::string& key);
   void relist_loop();
-  Result<std::vector<nlohmann::json>> list_services() const;
+  Result<std::vector<nlohmann::json>> list_services(bool static_pod) const;
   // The summed CPU requests of the Burstable pods this node runs that are not terminal: API
   // pods (not mirrors) and static pods. Reads the cached pods in place.
   int64_t burstable_cpu_requests();
   // Before a pod's first sync: a Burstable pod's tier is sized with it before its cgroup is made.
   void size_qos_for(const nlohmann::json& pod);
-  SyncContext sync_context();
+  // The QoS tiers for the pods known now (only grown while the API's are not listed yet).
+  void resize_qos();
+  SyncContext sync_context(bool static_pod);
   // Writes `status` through pods/status when it differs from what `pod` shows (a static
   // pod's status goes to its mirror this way); remembered under `pod`'s uid.
   Status write_status(const nlohmann::json& pod, const nlohmann::json& status);
@@ -158,7 +163,6 @@ class PodManager {
   Status sync_static(const std::string& key, nlohmann::json pod);
   // Creates, replaces or deletes the mirror pod of `key`; the mirror as it is (null: none).
   Result<client::ObjectPtr> sync_mirror(const std::string& key);
-  Result<nlohmann::json> default_static_pod(const nlohmann::json& pod);
 
   client::Client& client_;
   runtime::RuntimeService& runtime_;

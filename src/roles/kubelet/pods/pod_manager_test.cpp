@@ -34,7 +34,15 @@ json podm_pod(const std::string& name, const std::string& node) {
 
 struct ManagerHarness {
   controllers::testing::FakeApi api;
-  client::InProcessClient client{[this](http::Request& r) { return api.handle(r); }, {}};
+  std::atomic<bool> api_down{false};  // every call fails, as with no API server reachable
+  client::InProcessClient client{[this](http::Request& r) {
+                                   if (!api_down) return api.handle(r);
+                                   http::Response down;
+                                   down.status = 503;
+                                   down.body = "no API server";
+                                   return down;
+                                 },
+                                 {}};
   client::EventRecorder recorder{client, "kubelet"};
   testing::FakeRuntime runtime{SystemClock::instance()};
   std::unique_ptr<PodManager> manager;
@@ -50,7 +58,7 @@ struct ManagerHarness {
   std::string static_pod_dir;
   NodeFacts node{"n1", {"192.168.0.2"}, {}};
   PodCgroupSettings cgroups;
-  void start() {
+  void start(bool wait_synced = true) {
     PodManagerConfig config;
     config.static_pod_dir = static_pod_dir;
     config.file_check_frequency = 20ms;
@@ -65,7 +73,7 @@ struct ManagerHarness {
     if (pod_dirs) manager->set_pod_dirs(pod_dirs);
     if (cleanup) manager->set_pod_cleanup(cleanup);
     manager->start();
-    REQUIRE(manager->wait_synced(5s));
+    if (wait_synced) REQUIRE(manager->wait_synced(5s));
   }
   json object(const std::string& name) { return api.object(std::string(kPods) + "/" + name); }
   template <typename F>
@@ -241,6 +249,46 @@ spec:
   REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
   auto calls = h.runtime.calls();
   CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 4s") != calls.end());
+}
+
+TEST_CASE("a static pod runs while no API server answers; its mirror follows once one does") {
+  ManagerHarness h;
+  TempDir manifests;
+  h.static_pod_dir = manifests.path();
+  h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
+  // Only name, image and command: the kubelet's own v1 defaults make it runnable.
+  std::ofstream(manifests.path() + "/web.yaml") << R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: app, image: "img:1", command: [sleep, "3600"]}]
+)";
+  // A stray sandbox: no pod is known to own it, but the API's pods are not listed yet.
+  const std::string stray = h.runtime.add_stray_sandbox("maybe-an-api-pod");
+  h.api_down = true;
+  h.start(false);
+  REQUIRE(h.eventually([&] {
+    auto app = h.runtime.container("app");
+    return app && app->state == runtime::ContainerState::kRunning;
+  }));
+  std::this_thread::sleep_for(100ms);        // a few relists more
+  CHECK(h.runtime.sandboxes().size() == 2);  // the stray one is left while the API is down
+  CHECK_FALSE(h.manager->wait_synced(0s));
+  const std::string app = h.runtime.container("app")->id;
+
+  // The API server answers: the mirror pod appears with the pod's status; the stray
+  // sandbox goes; the container is the same.
+  h.api_down = false;
+  REQUIRE(h.eventually([&] {
+    json mirror = h.api.object("/api/v1/namespaces/default/pods/web-n1");
+    return mirror.is_object() &&
+           mirror.value("status", json::object()).value("phase", "") == "Running";
+  }));
+  REQUIRE(h.eventually([&] { return h.runtime.sandboxes().size() == 1; }));
+  CHECK(h.runtime.container("app")->id == app);
+  const json mirror = h.api.object("/api/v1/namespaces/default/pods/web-n1");
+  CHECK(mirror["spec"]["restartPolicy"] == "Always");
+  CHECK(mirror["spec"]["terminationGracePeriodSeconds"] == 30);
 }
 
 TEST_CASE("a mirror pod without a static pod behind it is deleted") {
