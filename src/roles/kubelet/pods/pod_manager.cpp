@@ -252,14 +252,33 @@ void PodManager::relist_once() {
     }
     if (cleanup_) cleanup_(s.config.pod_uid);
   }
+  std::set<std::string> sandboxed;  // any state
+  for (const auto& s : *sandboxes) sandboxed.insert(s.config.pod_uid);
+  sweep_pod_cgroups(uid_to_key, sandboxed);
   // Pod directories nothing owns any more: no pod of the node, no sandbox (any state).
   if (cleanup_ && pod_dirs_) {
-    std::set<std::string> sandboxed;
-    for (const auto& s : *sandboxes) sandboxed.insert(s.config.pod_uid);
     for (const std::string& uid : pod_dirs_()) {
       if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
       log::for_role("kubelet")->info("removing the directory of pod {}, which no pod owns", uid);
       cleanup_(uid);
+    }
+  }
+}
+
+void PodManager::sweep_pod_cgroups(const std::map<std::string, std::string>& uid_to_key,
+                                   const std::set<std::string>& sandboxed) {
+  const std::string kubepods = cgroup_under(config_.cgroups.root, "kubepods");
+  for (const std::string& tier : {kubepods, kubepods + "/burstable", kubepods + "/besteffort"}) {
+    auto children = runtime_.list_cgroups(tier);
+    if (!children.is_ok()) continue;  // tried again at the next relist
+    for (const std::string& name : *children) {
+      if (!name.starts_with("pod")) continue;  // a tier, or not the kubelet's
+      const std::string uid = name.substr(3);
+      if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
+      log::for_role("kubelet")->info("removing the cgroup {}/{} of pod {}, which no pod owns", tier,
+                                     name, uid);
+      if (Status s = runtime_.remove_cgroup(tier + "/" + name); !s.is_ok())
+        log::for_role("kubelet")->warn("removing the cgroup of pod {}: {}", uid, s.to_string());
     }
   }
 }

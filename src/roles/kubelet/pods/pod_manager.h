@@ -22,6 +22,9 @@
 //     keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
 //     Node as owner, replaced when it shows another version or is being deleted, status
 //     written to it); a mirror pod no static pod stands behind is deleted.
+//   - At each relist after the first list of the API's pods, pod directories and pod cgroups
+//     that no pod and no sandbox owns are removed (upstream's cleanupOrphanedPodDirs and
+//     cleanupOrphanedPodCgroups; a cgroup's processes are killed first).
 //   - The QoS-tier cgroups (qos_cgroups.h) follow the node's active pods: each relist, and
 //     before a new pod is first synced. So do the /var/log/containers links
 //     (logs/container_log_links.h), at each relist.
@@ -36,6 +39,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -153,6 +157,12 @@ class PodManager {
   int64_t burstable_cpu_requests();
   // Before a pod's first sync: a Burstable pod's tier is sized with it before its cgroup is made.
   void size_qos_for(const nlohmann::json& pod);
+  // Pod cgroups (<root>/kubepods[/tier]/pod<uid>) whose pod is not known and that have no
+  // sandbox: what is left in them is killed and they are removed, as upstream's
+  // cleanupOrphanedPodCgroups (the runtime removes a pod's cgroup with its sandbox; a k3c
+  // stopped in between leaves it).
+  void sweep_pod_cgroups(const std::map<std::string, std::string>& uid_to_key,
+                         const std::set<std::string>& sandboxed);
   // The QoS tiers for the pods known now (only grown while the API's are not listed yet).
   void resize_qos();
   SyncContext sync_context(bool static_pod);

@@ -384,5 +384,25 @@ TEST_CASE("a pod directory no pod and no sandbox owns is cleaned up; the others 
   for (const std::string& uid : cleaned) CHECK(uid == "uid-gone");
 }
 
+TEST_CASE("a pod cgroup no pod and no sandbox owns is removed at the relist; the others stay") {
+  ManagerHarness h;
+  h.cgroups = {"/k3c-test/", 0};
+  h.runtime.add_stray_pod_cgroup("k3c-test/kubepods/besteffort/poduid-gone");
+  h.runtime.add_stray_pod_cgroup("k3c-test/kubepods/podguaranteed-gone");
+  h.runtime.add_stray_pod_cgroup("k3c-test/kubepods/burstable/not-a-pod");
+  h.api.seed(kPods, podm_pod("web", "n1"));
+  h.start();
+  REQUIRE(h.eventually([&] { return h.runtime.container("app").has_value(); }));
+  REQUIRE(h.eventually([&] { return h.runtime.pod_cgroups().size() == 2; }));
+  std::this_thread::sleep_for(100ms);  // a few relists more
+  CHECK(h.runtime.pod_cgroups() == std::set<std::string>{"k3c-test/kubepods/besteffort/poduid-web",
+                                                         "k3c-test/kubepods/burstable/not-a-pod"});
+  auto calls = h.runtime.calls();
+  CHECK(std::count(calls.begin(), calls.end(),
+                   "remove_cgroup k3c-test/kubepods/besteffort/poduid-gone") == 1);
+  CHECK(std::count(calls.begin(), calls.end(),
+                   "remove_cgroup k3c-test/kubepods/podguaranteed-gone") == 1);
+}
+
 }  // namespace
 }  // namespace k3c::kubelet
