@@ -181,6 +181,11 @@ void PodManager::relist_loop() {
 }
 
 void PodManager::relist_once() {
+  // What may be left over is listed before the sandboxes and the pods: a pod directory or
+  // cgroup made after this belongs to a pod the informer already had, or to a sandbox listed
+  // below, never to one the removal below would miss.
+  const std::map<std::string, std::string> cgroups = pod_cgroups();
+  const std::vector<std::string> dirs = pod_dirs_ ? pod_dirs_() : std::vector<std::string>{};
   auto sandboxes = runtime_.list_pod_sandboxes();
   auto containers = runtime_.list_containers();
   if (!sandboxes.is_ok() || !containers.is_ok()) return;
@@ -254,10 +259,18 @@ void PodManager::relist_once() {
   }
   std::set<std::string> sandboxed;  // any state
   for (const auto& s : *sandboxes) sandboxed.insert(s.config.pod_uid);
-  sweep_pod_cgroups(uid_to_key, sandboxed);
+  // Pod cgroups nothing owns any more, as upstream's cleanupOrphanedPodCgroups: what is
+  // left in one is killed, then it is removed.
+  for (const auto& [uid, path] : cgroups) {
+    if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
+    log::for_role("kubelet")->info("removing the cgroup {} of pod {}, which no pod owns", path,
+                                   uid);
+    if (Status s = runtime_.remove_cgroup(path); !s.is_ok())
+      log::for_role("kubelet")->warn("removing the cgroup of pod {}: {}", uid, s.to_string());
+  }
   // Pod directories nothing owns any more: no pod of the node, no sandbox (any state).
-  if (cleanup_ && pod_dirs_) {
-    for (const std::string& uid : pod_dirs_()) {
+  if (cleanup_) {
+    for (const std::string& uid : dirs) {
       if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
       log::for_role("kubelet")->info("removing the directory of pod {}, which no pod owns", uid);
       cleanup_(uid);
@@ -265,22 +278,17 @@ void PodManager::relist_once() {
   }
 }
 
-void PodManager::sweep_pod_cgroups(const std::map<std::string, std::string>& uid_to_key,
-                                   const std::set<std::string>& sandboxed) {
+std::map<std::string, std::string> PodManager::pod_cgroups() {
+  std::map<std::string, std::string> out;
   const std::string kubepods = cgroup_under(config_.cgroups.root, "kubepods");
   for (const std::string& tier : {kubepods, kubepods + "/burstable", kubepods + "/besteffort"}) {
     auto children = runtime_.list_cgroups(tier);
-    if (!children.is_ok()) continue;  // tried again at the next relist
+    if (!children.is_ok()) continue;  // listed again at the next relist
     for (const std::string& name : *children) {
-      if (!name.starts_with("pod")) continue;  // a tier, or not the kubelet's
-      const std::string uid = name.substr(3);
-      if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
-      log::for_role("kubelet")->info("removing the cgroup {}/{} of pod {}, which no pod owns", tier,
-                                     name, uid);
-      if (Status s = runtime_.remove_cgroup(tier + "/" + name); !s.is_ok())
-        log::for_role("kubelet")->warn("removing the cgroup of pod {}: {}", uid, s.to_string());
+      if (name.starts_with("pod")) out[name.substr(3)] = tier + "/" + name;  // else a tier
     }
   }
+  return out;
 }
 
 std::string PodManager::health_problem() const {

@@ -39,7 +39,6 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -157,12 +156,10 @@ class PodManager {
   int64_t burstable_cpu_requests();
   // Before a pod's first sync: a Burstable pod's tier is sized with it before its cgroup is made.
   void size_qos_for(const nlohmann::json& pod);
-  // Pod cgroups (<root>/kubepods[/tier]/pod<uid>) whose pod is not known and that have no
-  // sandbox: what is left in them is killed and they are removed, as upstream's
-  // cleanupOrphanedPodCgroups (the runtime removes a pod's cgroup with its sandbox; a k3c
-  // stopped in between leaves it).
-  void sweep_pod_cgroups(const std::map<std::string, std::string>& uid_to_key,
-                         const std::set<std::string>& sandboxed);
+  // The pod cgroups (<root>/kubepods[/tier]/pod<uid>) by pod uid. The runtime removes a
+  // pod's cgroup with its sandbox; a k3c stopped in between leaves it, and the relist
+  // removes those no pod and no sandbox owns.
+  std::map<std::string, std::string> pod_cgroups();
   // The QoS tiers for the pods known now (only grown while the API's are not listed yet).
   void resize_qos();
   SyncContext sync_context(bool static_pod);
