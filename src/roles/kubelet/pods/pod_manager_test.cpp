@@ -56,6 +56,18 @@ struct ManagerHarness {
     recorder.stop();
   }
   std::string static_pod_dir;
+  std::unique_ptr<TempDir> manifests;
+  // Writes a static pod manifest; the first makes the manifest directory and registers the
+  // node (the mirror's owner). The file's path.
+  std::string write_manifest(const std::string& file, const std::string& yaml) {
+    if (!manifests) {
+      manifests = std::make_unique<TempDir>();
+      static_pod_dir = manifests->path();
+      api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
+    }
+    std::ofstream(manifests->path() + "/" + file) << yaml;
+    return manifests->path() + "/" + file;
+  }
   NodeFacts node{"n1", {"192.168.0.2"}, {}};
   PodCgroupSettings cgroups;
   void start(bool wait_synced = true) {
@@ -194,16 +206,13 @@ TEST_CASE("sandboxes no pod owns are stopped and removed") {
 
 TEST_CASE("a static pod runs from its manifest and is mirrored into the API") {
   ManagerHarness h;
-  TempDir manifests;
-  h.static_pod_dir = manifests.path();
-  h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
-  std::ofstream(manifests.path() + "/web.yaml") << R"(apiVersion: v1
+  const std::string manifest = h.write_manifest("web.yaml", R"(apiVersion: v1
 kind: Pod
 metadata: {name: web, namespace: ns}
 spec:
   terminationGracePeriodSeconds: 4
   containers: [{name: app, image: "img:1"}]
-)";
+)");
   h.start();
   const std::string mirror_name = "web-n1";
   auto running = [&] {
@@ -244,7 +253,7 @@ spec:
   CHECK(h.runtime.container("app")->state == runtime::ContainerState::kRunning);
 
   // Removing the manifest stops the pod within its grace period and deletes the mirror.
-  std::filesystem::remove(manifests.path() + "/web.yaml");
+  std::filesystem::remove(manifest);
   REQUIRE(h.eventually([&] { return h.object(mirror_name).is_null(); }));
   REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
   auto calls = h.runtime.calls();
@@ -253,16 +262,13 @@ spec:
 
 TEST_CASE("a static pod runs while no API server answers; its mirror follows once one does") {
   ManagerHarness h;
-  TempDir manifests;
-  h.static_pod_dir = manifests.path();
-  h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
   // Only name, image and command: the kubelet's own v1 defaults make it runnable.
-  std::ofstream(manifests.path() + "/web.yaml") << R"(apiVersion: v1
+  h.write_manifest("web.yaml", R"(apiVersion: v1
 kind: Pod
 metadata: {name: web}
 spec:
   containers: [{name: app, image: "img:1", command: [sleep, "3600"]}]
-)";
+)");
   // A stray sandbox: no pod is known to own it, but the API's pods are not listed yet.
   const std::string stray = h.runtime.add_stray_sandbox("maybe-an-api-pod");
   h.api_down = true;
