@@ -279,6 +279,9 @@ spec:
   }));
   std::this_thread::sleep_for(100ms);        // a few relists more
   CHECK(h.runtime.sandboxes().size() == 2);  // the stray one is left while the API is down
+  // The QoS tiers are made meanwhile (only grown until every pod is known).
+  CHECK(h.runtime.cgroups().count("kubepods") == 1);
+  CHECK(h.runtime.cgroups().count("kubepods/besteffort") == 1);
   CHECK_FALSE(h.manager->wait_synced(0s));
   const std::string app = h.runtime.container("app")->id;
 
@@ -347,6 +350,20 @@ TEST_CASE("the QoS tiers follow the Burstable pods' CPU requests; pods get the p
   remove.path = std::string(kPods) + "/web";
   h.api.handle(remove);
   CHECK(h.eventually([&] { return shares("k3c-test/kubepods/burstable") == 512; }));
+}
+
+TEST_CASE("the QoS tiers only grow while not every pod is known; update() sets them as they are") {
+  testing::FakeRuntime runtime{SystemClock::instance()};
+  QosCgroups qos(runtime, "/", 2000);
+  auto burstable = [&] { return runtime.cgroups().at("kubepods/burstable").cpu_shares; };
+  qos.grow(500);
+  CHECK(runtime.cgroups().at("kubepods").cpu_shares == 2048);
+  CHECK(runtime.cgroups().at("kubepods/besteffort").cpu_shares == 2);
+  CHECK(burstable() == 512);
+  qos.grow(100);
+  CHECK(burstable() == 512);
+  qos.update(100);
+  CHECK(burstable() == 102);
 }
 
 TEST_CASE("a relist stalled for over 3 minutes is upstream's PLEG not healthy") {
