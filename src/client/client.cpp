@@ -143,11 +143,6 @@ Result<json> create(Client& c, const ResourceId& r, std::string_view ns, const j
   return object_of(c.request("POST", r.path(ns), body_of(object)));
 }
 
-Result<json> dry_run_create(Client& c, const ResourceId& r, std::string_view ns,
-                            const json& object) {
-  return object_of(c.request("POST", r.path(ns) + "?dryRun=All", body_of(object)));
-}
-
 Result<json> update(Client& c, const ResourceId& r, const json& object,
                     std::string_view subresource) {
   return object_of(c.request(

@@ -93,10 +93,6 @@ Result<nlohmann::json> list(Client& c, const ResourceId& r, std::string_view ns,
                             const ListOptions& options = {});
 Result<nlohmann::json> create(Client& c, const ResourceId& r, std::string_view ns,
                               const nlohmann::json& object);
-// A create with dryRun=All: the object as the server would store it (defaulted, validated,
-// admitted), nothing persisted.
-Result<nlohmann::json> dry_run_create(Client& c, const ResourceId& r, std::string_view ns,
-                                      const nlohmann::json& object);
 // PUT of the object (or its subresource); metadata.resourceVersion is the precondition.
 Result<nlohmann::json> update(Client& c, const ResourceId& r, const nlohmann::json& object,
                               std::string_view subresource = {});

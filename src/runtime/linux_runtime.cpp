@@ -595,6 +595,18 @@ Status LinuxRuntime::update_cgroup(const std::string& path, const LinuxResources
   return cgroups_->create(path, r);  // creates what is missing, else updates
 }
 
+Result<std::vector<std::string>> LinuxRuntime::list_cgroups(const std::string& path) {
+  auto children = cgroups_->children(path);
+  if (!children.is_ok() && children.status().code() == Code::kNotFound)
+    return std::vector<std::string>{};
+  return children;
+}
+
+Status LinuxRuntime::remove_cgroup(const std::string& path) {
+  RETURN_IF_ERROR(cgroups_->kill_all(path));
+  return cgroups_->remove(path);  // waits for the killed processes to drain
+}
+
 Status LinuxRuntime::reopen_container_log(const std::string& container_id) {
   ASSIGN_OR_RETURN(ContainerRecord record, running_container(container_id));
   (void)record;  // running: its shim can be asked

@@ -60,6 +60,8 @@ class LinuxRuntime final : public RuntimeService, public ImageService {
   Result<PodListing> list_pod(const PodFilter& filter) override;
   Status reopen_container_log(const std::string& container_id) override;
   Status update_cgroup(const std::string& path, const LinuxResources& r) override;
+  Result<std::vector<std::string>> list_cgroups(const std::string& path) override;
+  Status remove_cgroup(const std::string& path) override;
   Result<ExecResult> exec_sync(const std::string& container_id, const std::vector<std::string>& cmd,
                                std::chrono::milliseconds timeout) override;
   Result<ContainerStats> container_stats(const std::string& container_id) override;

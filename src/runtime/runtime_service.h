@@ -271,6 +271,13 @@ class RuntimeService {
   // node-level cgroups that no sandbox owns (kubepods and its QoS tiers, upstream's qos
   // container manager). `path` is relative to the cgroup roots, as SandboxConfig's.
   virtual Status update_cgroup(const std::string& path, const LinuxResources& r) = 0;
+  // The names of the child cgroups of `path` (in any hierarchy), sorted; empty when `path`
+  // does not exist. The kubelet lists its QoS tiers' pod cgroups with it.
+  virtual Result<std::vector<std::string>> list_cgroups(const std::string& path) = 0;
+  // Kills the processes left in the cgroup and its descendants, then removes them (upstream's
+  // pod cgroup Destroy, for a pod cgroup no pod or sandbox owns). kOk when already gone;
+  // kConflict when processes stay.
+  virtual Status remove_cgroup(const std::string& path) = 0;
 
   // Starts `cmd` in a running container as an interactive session (kubectl exec).
   virtual Result<std::unique_ptr<StreamSession>> exec(const std::string& container_id,

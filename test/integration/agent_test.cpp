@@ -7,7 +7,8 @@
 // through the apiserver over HTTPS, and so does the node proxy (nodes/agent-1/proxy/...,
 // node_proxy_checks.h); a node name cannot be taken over by another machine; a bad token and
 // a CA hash mismatch are refused; SIGTERM stops the agent cleanly, after which its kubelet
-// answers a clear 5xx through the apiserver (logs and the node proxy).
+// answers a clear 5xx through the apiserver (logs and the node proxy). A static pod written
+// while the server does not answer (frozen) runs on the agent; its mirror follows.
 #include <signal.h>
 #include <unistd.h>
 
@@ -109,15 +110,16 @@ std::string server_url(const Sandbox& box) {
 // A server (node server-1) and an agent (node agent-1, label role=edge) joined to it, both
 // Ready, the busybox image in each one's own airgap directory.
 struct JoinedCluster {
-  JoinedCluster() : staged(stage_busybox(box.data_dir())), s(box, {"--node-name", "server-1"}) {
+  explicit JoinedCluster(std::vector<std::string> agent_flags = {})
+      : staged(stage_busybox(box.data_dir())), s(box, {"--node-name", "server-1"}) {
     REQUIRE(eventually([&] { return s.node_ready("server-1"); }, 60s));
     stage_busybox(box.path("agent-data"));
     token = slurp(box.data_dir() + "/server/token");
     // No --node-ip: the agent names the address the kubelet reports (here 127.0.0.1).
-    agent = std::make_unique<RunningAgent>(
-        box, s.server,
-        std::vector<std::string>{"--server", server_url(box), "--token", token, "--node-name",
-                                 "agent-1", "--node-label", "role=edge"});
+    std::vector<std::string> flags = {"--server",    server_url(box), "--token",      token,
+                                      "--node-name", "agent-1",       "--node-label", "role=edge"};
+    flags.insert(flags.end(), agent_flags.begin(), agent_flags.end());
+    agent = std::make_unique<RunningAgent>(box, s.server, std::move(flags));
     INFO(agent->process.err());
     REQUIRE(agent->listener.receive(60s) == "READY=1");
     REQUIRE(eventually([&] { return s.node_ready("agent-1"); }, 60s));
@@ -229,6 +231,61 @@ TEST_CASE("an agent joins; a pod on its node runs; logs and exec reach its kubel
     CHECK_THAT(proxied.err, Catch::Contains("(ServiceUnavailable)") &&
                                 Catch::Contains("cannot reach the kubelet of node agent-1"));
   }
+}
+
+TEST_CASE("an agent runs a new static pod while its server does not answer; the mirror follows") {
+  if (!skip_reason().empty()) return;
+  JoinedCluster c({"--kubelet-arg=file-check-frequency=1s"});
+  // The server stops answering (frozen: its API, store and kubelet), and is resumed whatever
+  // happens below.
+  c.s.server.signal(SIGSTOP);
+  struct Resume {
+    const RunningServer& server;
+    ~Resume() { server.signal(SIGCONT); }
+  } resume{c.s.server};
+  const std::string manifests = c.box.path("agent-data") + "/agent/pod-manifests";
+  // Only name, image and command: the agent's kubelet defaults the rest itself.
+  std::ofstream(manifests + "/.web.yaml.tmp") << R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - name: app
+    image: busybox:1
+    command: [sh, -c, "echo static pod up; while true; do sleep 1; done"]
+)";
+  std::filesystem::rename(manifests + "/.web.yaml.tmp", manifests + "/web.yaml");
+  // The runtime ran it: its container's log (under the agent's pod-logs-dir) says so.
+  auto logged = [&] {
+    std::error_code ec;
+    namespace fs = std::filesystem;
+    for (fs::recursive_directory_iterator it(c.box.path("agent-logs"), ec), end; !ec && it != end;
+         it.increment(ec)) {
+      const std::string path = it->path().string();
+      if (path.find("default_web-agent-1_") != std::string::npos && it->is_regular_file(ec) &&
+          slurp(path).find("static pod up") != std::string::npos)
+        return true;
+    }
+    return false;
+  };
+  REQUIRE(eventually(logged, 60s));
+  {
+    // The server still has not answered meanwhile.
+    std::ifstream stat("/proc/" + std::to_string(c.s.server.server_pid()) + "/stat");
+    std::string pid, comm, state;
+    stat >> pid >> comm >> state;
+    CHECK(state == "T");
+  }
+
+  // The server answers again: the mirror pod shows the static pod running, as the kubelet
+  // defaulted it.
+  c.s.server.signal(SIGCONT);
+  REQUIRE(eventually(
+      [&] { return c.s.jsonpath("pod/web-agent-1", "{.status.phase}") == "Running"; }, 90s));
+  CHECK(c.s.jsonpath("pod/web-agent-1", "{.spec.restartPolicy}/{.spec.dnsPolicy}") ==
+        "Always/ClusterFirst");
+  CHECK(c.s.jsonpath("pod/web-agent-1", "{.spec.nodeName}") == "agent-1");
+  CHECK(c.s.kubectl({"logs", "web-agent-1"}).out.find("static pod up") != std::string::npos);
 }
 
 // Not a test (hidden; run by name): kubectl exec round trips to a pod on the server's own node

@@ -3,7 +3,8 @@
 // the other's processes, kept across a restart); a grpc readiness probe against a real gRPC
 // health server flipping its status; eviction (a pod past its emptyDir sizeLimit; memory
 // pressure from a hard threshold above the machine's memory); a static pod from the manifest
-// directory with its mirror pod; a local-path claim that outlives its pod (with hostIPC and
+// directory with its mirror pod; a pod cgroup nothing owns swept at the relist (its process
+// killed); a local-path claim that outlives its pod (with hostIPC and
 // an in-memory emptyDir on the side); the node proxy to the in-process kubelet (kubectl 1.27
 // and 1.33, node_proxy_checks.h). Fixtures: pod_session.h; root only.
 #include <catch2/catch.hpp>
@@ -418,7 +419,7 @@ spec:
   CHECK(get("{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}") ==
         "Node/node-1");
   CHECK(get("{.spec.nodeName}") == "node-1");
-  CHECK(get("{.spec.restartPolicy}") == "Always");  // defaulted by the API server
+  CHECK(get("{.spec.restartPolicy}") == "Always");  // defaulted by the kubelet
   REQUIRE(eventually([&] {
     return s.kubectl({"logs", "web-node-1"}).out.find("static pod up") != std::string::npos;
   }));
@@ -437,6 +438,54 @@ spec:
   REQUIRE(eventually([&] {
     return s.kubectl({"get", "pod", "web-node-1"}).err.find("NotFound") != std::string::npos;
   }));
+}
+
+TEST_CASE("a pod cgroup left with no pod and no sandbox is emptied and removed at the relist") {
+  if (!skip_reason().empty()) return;
+  Sandbox box;
+  NodeSession s(box, {"--node-name", "node-1"});
+  REQUIRE(eventually([&] { return s.node_ready("node-1"); }));
+  // As a k3c stopped between removing a sandbox and its cgroup leaves it: the pod cgroup in
+  // every hierarchy where the kubelet made its BestEffort tier, a process still in it.
+  namespace fs = std::filesystem;
+  const std::string tier = s.server.cgroups.name() + "/kubepods/besteffort";
+  std::vector<fs::path> tiers;
+  REQUIRE(eventually([&] {
+    tiers.clear();
+    std::error_code ec;
+    for (const auto& h : fs::directory_iterator("/sys/fs/cgroup", ec))
+      if (fs::exists(h.path() / tier / "cgroup.procs", ec)) tiers.push_back(h.path() / tier);
+    if (fs::exists(fs::path("/sys/fs/cgroup") / tier / "cgroup.procs", ec))
+      tiers.push_back(fs::path("/sys/fs/cgroup") / tier);
+    return !tiers.empty();
+  }));
+  // The process is in the server's PID namespace, as a pod's would be (a k3c cannot signal
+  // what it cannot see): nsenter's child.
+  ChildProcess enter({"/usr/bin/nsenter", "--target", std::to_string(s.server.server_pid()),
+                      "--pid", "--", "/bin/sleep", "600"},
+                     {}, box.path("left-behind"));
+  pid_t left = 0;
+  REQUIRE(eventually(
+      [&] {
+        const std::string pid = std::to_string(enter.pid());
+        std::ifstream children("/proc/" + pid + "/task/" + pid + "/children");
+        return static_cast<bool>(children >> left) && left > 0;
+      },
+      5s));
+  for (const fs::path& t : tiers) {
+    REQUIRE(fs::create_directory(t / "pod0c0ffee0-dead-beef-0000-000000000000"));
+    std::ofstream(t / "pod0c0ffee0-dead-beef-0000-000000000000" / "cgroup.procs") << left << "\n";
+  }
+  // Removed in every hierarchy, and its process killed.
+  const bool removed = eventually([&] {
+    for (const fs::path& t : tiers)
+      if (fs::exists(t / "pod0c0ffee0-dead-beef-0000-000000000000")) return false;
+    return true;
+  });
+  INFO(s.server.process.err());
+  CHECK(removed);
+  CHECK(enter.wait(5s).has_value());  // its child was killed
+  CHECK_FALSE(fs::exists("/proc/" + std::to_string(left)));
 }
 
 TEST_CASE("the node proxy reaches the kubelet of the server's own node, in-process") {

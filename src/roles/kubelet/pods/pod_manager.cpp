@@ -125,9 +125,7 @@ PodManager::PodManager(client::Client& client, runtime::RuntimeService& runtime,
                                                 const client::ObjectPtr& now) { enqueue(now); },
                          .on_delete = enqueue});
   if (!config_.static_pod_dir.empty()) {
-    static_ = std::make_unique<StaticPodSource>(
-        config_.static_pod_dir, config_.node_name, clock_,
-        [this](const json& pod) { return default_static_pod(pod); });
+    static_ = std::make_unique<StaticPodSource>(config_.static_pod_dir, config_.node_name, clock_);
   }
 }
 
@@ -165,34 +163,36 @@ void PodManager::process(const std::string& key) {
 }
 
 void PodManager::relist_loop() {
-  // Containers need the Service variables: no sync before the Services were listed once.
-  while (!services_.wait_synced(std::chrono::milliseconds(100))) {
-    std::lock_guard lock(stop_mu_);
-    if (stopping_) return;
-  }
+  // Static pods need no API server, as upstream's: they are read, run and relisted from the
+  // start; what depends on the API's pods waits for the first list (relist_once).
   workers_.run(config_.workers);
   std::unique_lock lock(stop_mu_);
   std::optional<Clock::TimePoint> next_scan;
   while (!stopping_) {
     lock.unlock();
-    if (informer_.has_synced()) {
-      if (static_ && (!next_scan || clock_.now() >= *next_scan)) {
-        scan_static_pods();
-        next_scan = clock_.now() + config_.file_check_frequency;
-      }
-      relist_once();
+    if (static_ && (!next_scan || clock_.now() >= *next_scan)) {
+      scan_static_pods();
+      next_scan = clock_.now() + config_.file_check_frequency;
     }
+    relist_once();
     lock.lock();
     stop_cv_.wait_for(lock, config_.relist_period, [this] { return stopping_; });
   }
 }
 
 void PodManager::relist_once() {
+  // What may be left over is listed before the sandboxes and the pods: a pod directory or
+  // cgroup made after this belongs to a pod the informer already had, or to a sandbox listed
+  // below, never to one the removal below would miss.
+  const std::map<std::string, std::string> cgroups = pod_cgroups();
+  const std::vector<std::string> dirs = pod_dirs_ ? pod_dirs_() : std::vector<std::string>{};
   auto sandboxes = runtime_.list_pod_sandboxes();
   auto containers = runtime_.list_containers();
   if (!sandboxes.is_ok() || !containers.is_ok()) return;
   last_relist_ns_ = clock_.now().time_since_epoch().count();
   relisted_ = true;
+  // Before the API's pods were listed once (no API server yet) only static pods are known.
+  const bool api_listed = informer_.has_synced();
   std::map<std::string, std::string> uid_to_key;
   for (const auto& pod : informer_.list()) {
     if (on_node(*pod, config_.node_name))
@@ -222,18 +222,21 @@ void PodManager::relist_once() {
   for (const auto& uid : changed) {
     if (auto it = uid_to_key.find(uid); it != uid_to_key.end()) queue_.add(it->second);
   }
-  {
-    std::lock_guard lock(mu_);
-    std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
-    std::erase_if(evictions_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
-  }
-  qos_.update(burstable_cpu_requests());
   log_links_.sync(*containers);
   std::vector<std::string> live;
   for (const auto& c : *containers) live.push_back(c.id);
   probes_.retain(live);
   crash_backoff_.gc();
   pull_backoff_.gc();
+  resize_qos();
+  // A sandbox, directory or record no known pod owns may yet belong to a pod the API has
+  // not listed: nothing is removed before that list.
+  if (!api_listed) return;
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(written_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
+    std::erase_if(evictions_, [&](const auto& kv) { return !uid_to_key.count(kv.first); });
+  }
   // Sandboxes of pods that are gone: stop and remove them (SIGKILL; the pod is gone, there
   // is no grace period left to honour).
   for (const auto& s : *sandboxes) {
@@ -254,16 +257,38 @@ void PodManager::relist_once() {
     }
     if (cleanup_) cleanup_(s.config.pod_uid);
   }
+  std::set<std::string> sandboxed;  // any state
+  for (const auto& s : *sandboxes) sandboxed.insert(s.config.pod_uid);
+  // Pod cgroups nothing owns any more, as upstream's cleanupOrphanedPodCgroups: what is
+  // left in one is killed, then it is removed.
+  for (const auto& [uid, path] : cgroups) {
+    if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
+    log::for_role("kubelet")->info("removing the cgroup {} of pod {}, which no pod owns", path,
+                                   uid);
+    if (Status s = runtime_.remove_cgroup(path); !s.is_ok())
+      log::for_role("kubelet")->warn("removing the cgroup of pod {}: {}", uid, s.to_string());
+  }
   // Pod directories nothing owns any more: no pod of the node, no sandbox (any state).
-  if (cleanup_ && pod_dirs_) {
-    std::set<std::string> sandboxed;
-    for (const auto& s : *sandboxes) sandboxed.insert(s.config.pod_uid);
-    for (const std::string& uid : pod_dirs_()) {
+  if (cleanup_) {
+    for (const std::string& uid : dirs) {
       if (uid_to_key.count(uid) || sandboxed.count(uid)) continue;
       log::for_role("kubelet")->info("removing the directory of pod {}, which no pod owns", uid);
       cleanup_(uid);
     }
   }
+}
+
+std::map<std::string, std::string> PodManager::pod_cgroups() {
+  std::map<std::string, std::string> out;
+  const std::string kubepods = cgroup_under(config_.cgroups.root, "kubepods");
+  for (const std::string& tier : {kubepods, kubepods + "/burstable", kubepods + "/besteffort"}) {
+    auto children = runtime_.list_cgroups(tier);
+    if (!children.is_ok()) continue;  // listed again at the next relist
+    for (const std::string& name : *children) {
+      if (name.starts_with("pod")) out[name.substr(3)] = tier + "/" + name;  // else a tier
+    }
+  }
+  return out;
 }
 
 std::string PodManager::health_problem() const {
@@ -279,7 +304,7 @@ std::string PodManager::health_problem() const {
 
 ConfigSource& PodManager::objects() { return *objects_; }
 
-SyncContext PodManager::sync_context() {
+SyncContext PodManager::sync_context(bool static_pod) {
   return SyncContext{runtime_,
                      images_,
                      *objects_,
@@ -293,7 +318,7 @@ SyncContext PodManager::sync_context() {
                      config_.seccomp_root,
                      mounts_,
                      &probes_,
-                     [this] { return list_services(); },
+                     [this, static_pod] { return list_services(static_pod); },
                      config_.cgroups,
                      std::nullopt};
 }
@@ -309,6 +334,11 @@ Status PodManager::sync(const std::string& key) {
                  kConfigMirrorAnnotation)
            .empty())
     return delete_pod(*cached);
+  // Containers need the Service variables: no sync before the Services were listed once.
+  if (!services_.has_synced()) {
+    queue_.add_after(key, std::chrono::milliseconds(100));
+    return Status::ok();
+  }
   json pod = *cached;
   const std::string uid = manager_meta(pod, "uid");
   {
@@ -322,7 +352,7 @@ Status PodManager::sync(const std::string& key) {
     if (api::member(pod, "metadata").contains("deletionTimestamp")) return delete_pod(pod);
     return Status::ok();
   }
-  SyncContext ctx = sync_context();
+  SyncContext ctx = sync_context(false);
   std::optional<EvictionMark> evicted;
   {
     std::lock_guard lock(mu_);
@@ -352,21 +382,6 @@ void PodManager::scan_static_pods() {
   const auto live = static_->uids();
   std::lock_guard lock(mu_);
   std::erase_if(static_status_, [&](const auto& kv) { return !live.count(kv.first); });
-}
-
-Result<json> PodManager::default_static_pod(const json& pod) {
-  // The API server defaults and validates it as it will the mirror pod (the mirror
-  // annotation keeps the ServiceAccount admission off it, as upstream's mirror pods).
-  json body = pod;
-  body.erase("status");
-  body["metadata"].erase("uid");
-  body["metadata"]["annotations"][kConfigMirrorAnnotation] = manager_meta(pod, "uid");
-  auto defaulted =
-      client::dry_run_create(client_, resources::kPods, manager_meta(pod, "namespace"), body);
-  // A missing namespace may come: try again later rather than give the manifest up.
-  if (!defaulted.is_ok() && defaulted.status().code() == Code::kNotFound)
-    return error(Code::kServiceUnavailable, defaulted.status().message());
-  return defaulted;
 }
 
 Result<client::ObjectPtr> PodManager::sync_mirror(const std::string& key) {
@@ -415,7 +430,7 @@ Status PodManager::sync_static(const std::string& key, json pod) {
     if (auto it = static_status_.find(uid); it != static_status_.end()) pod["status"] = it->second;
   }
   size_qos_for(pod);
-  SyncContext ctx = sync_context();
+  SyncContext ctx = sync_context(true);
   if (refresh_) refresh_(pod);
   SyncResult result = sync_pod(pod, ctx);
   json shown = result.status.is_null() ? pod["status"] : result.status;
@@ -433,6 +448,12 @@ Status PodManager::sync_static(const std::string& key, json pod) {
     queue_.add(key);
     return result.error;
   }
+  if (result.requeue_after) queue_.add_after(key, *result.requeue_after);
+  if (!informer_.has_synced()) {
+    // No API server has answered yet: the pod runs; its mirror waits for the first list.
+    queue_.add_after(key, std::chrono::seconds(1));
+    return result.error;
+  }
   auto mirror = sync_mirror(key);
   if (!mirror.is_ok()) return mirror.status();
   if (*mirror) {
@@ -442,14 +463,22 @@ Status PodManager::sync_static(const std::string& key, json pod) {
   } else if (static_->desired_mirror(key)) {
     queue_.add_after(key, std::chrono::seconds(1));  // the mirror comes once the old one went
   }
-  if (result.requeue_after) queue_.add_after(key, *result.requeue_after);
   return result.error;
 }
 
 void PodManager::size_qos_for(const json& pod) {
   if (!api::member(pod, "status").contains("startTime") &&
       api::qos_class(pod) == api::QosClass::kBurstable)
+    resize_qos();
+}
+
+void PodManager::resize_qos() {
+  // Before the API's pods were listed once only the static ones are known.
+  if (informer_.has_synced()) {
     qos_.update(burstable_cpu_requests());
+  } else {
+    qos_.grow(burstable_cpu_requests());
+  }
 }
 
 int64_t PodManager::burstable_cpu_requests() {
@@ -477,9 +506,10 @@ int64_t PodManager::burstable_cpu_requests() {
   return total;
 }
 
-Result<std::vector<json>> PodManager::list_services() const {
-  // As upstream: without a first list of Services the env cannot be built.
-  if (!services_.has_synced()) {
+Result<std::vector<json>> PodManager::list_services(bool static_pod) const {
+  // As upstream: without a first list of Services the env cannot be built, except for a
+  // static pod, which takes what is known (nothing while no API server answers).
+  if (!static_pod && !services_.has_synced()) {
     return error(Code::kServiceUnavailable,
                  "services have not yet been read at least once, cannot construct envvars");
   }

@@ -11,14 +11,20 @@
 //     gone is removed from the API with gracePeriodSeconds 0 and a uid precondition, as
 //     upstream's status manager does.
 //   - A relist loop (upstream's PLEG) lists the runtime every `relist_period`, queues the
-//     pods whose containers changed (a process exiting), and removes sandboxes that no pod
-//     owns any more (by the pod uid label): left over from force-deleted pods or an earlier
-//     run.
+//     pods whose containers changed (a process exiting), and, once the API's pods were
+//     listed, removes sandboxes that no pod owns any more (by the pod uid label): left over
+//     from force-deleted pods or an earlier run. A pod from the API waits for the first
+//     list of Services (their variables go into its containers).
 //   - Static pods (static_pods.h): with a manifest directory, the relist loop rescans it
-//     every `file_check_frequency`; a sync of a static pod's key runs the pod from its file
-//     and keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
+//     every `file_check_frequency`, from the start and whether or not an API server answers
+//     (as upstream's); a sync of a static pod's key runs the pod from its file (with the
+//     Services known, none before a first list) and, once the API's pods were listed,
+//     keeps its mirror pod in the API (created with kubernetes.io/config.mirror and the
 //     Node as owner, replaced when it shows another version or is being deleted, status
 //     written to it); a mirror pod no static pod stands behind is deleted.
+//   - At each relist after the first list of the API's pods, pod directories and pod cgroups
+//     that no pod and no sandbox owns are removed (upstream's cleanupOrphanedPodDirs and
+//     cleanupOrphanedPodCgroups; a cgroup's processes are killed first).
 //   - The QoS-tier cgroups (qos_cgroups.h) follow the node's active pods: each relist, and
 //     before a new pod is first synced. So do the /var/log/containers links
 //     (logs/container_log_links.h), at each relist.
@@ -145,13 +151,19 @@ class PodManager {
   class Events;
   void process(const std::string& key);
   void relist_loop();
-  Result<std::vector<nlohmann::json>> list_services() const;
+  Result<std::vector<nlohmann::json>> list_services(bool static_pod) const;
   // The summed CPU requests of the Burstable pods this node runs that are not terminal: API
   // pods (not mirrors) and static pods. Reads the cached pods in place.
   int64_t burstable_cpu_requests();
   // Before a pod's first sync: a Burstable pod's tier is sized with it before its cgroup is made.
   void size_qos_for(const nlohmann::json& pod);
-  SyncContext sync_context();
+  // The pod cgroups (<root>/kubepods[/tier]/pod<uid>) by pod uid. The runtime removes a
+  // pod's cgroup with its sandbox; a k3c stopped in between leaves it, and the relist
+  // removes those no pod and no sandbox owns.
+  std::map<std::string, std::string> pod_cgroups();
+  // The QoS tiers for the pods known now (only grown while the API's are not listed yet).
+  void resize_qos();
+  SyncContext sync_context(bool static_pod);
   // Writes `status` through pods/status when it differs from what `pod` shows (a static
   // pod's status goes to its mirror this way); remembered under `pod`'s uid.
   Status write_status(const nlohmann::json& pod, const nlohmann::json& status);
@@ -159,7 +171,6 @@ class PodManager {
   Status sync_static(const std::string& key, nlohmann::json pod);
   // Creates, replaces or deletes the mirror pod of `key`; the mirror as it is (null: none).
   Result<client::ObjectPtr> sync_mirror(const std::string& key);
-  Result<nlohmann::json> default_static_pod(const nlohmann::json& pod);
 
   client::Client& client_;
   runtime::RuntimeService& runtime_;

@@ -34,7 +34,15 @@ json podm_pod(const std::string& name, const std::string& node) {
 
 struct ManagerHarness {
   controllers::testing::FakeApi api;
-  client::InProcessClient client{[this](http::Request& r) { return api.handle(r); }, {}};
+  std::atomic<bool> api_down{false};  // every call fails, as with no API server reachable
+  client::InProcessClient client{[this](http::Request& r) {
+                                   if (!api_down) return api.handle(r);
+                                   http::Response down;
+                                   down.status = 503;
+                                   down.body = "no API server";
+                                   return down;
+                                 },
+                                 {}};
   client::EventRecorder recorder{client, "kubelet"};
   testing::FakeRuntime runtime{SystemClock::instance()};
   std::unique_ptr<PodManager> manager;
@@ -48,9 +56,21 @@ struct ManagerHarness {
     recorder.stop();
   }
   std::string static_pod_dir;
+  std::unique_ptr<TempDir> manifests;
+  // Writes a static pod manifest; the first makes the manifest directory and registers the
+  // node (the mirror's owner). The file's path.
+  std::string write_manifest(const std::string& file, const std::string& yaml) {
+    if (!manifests) {
+      manifests = std::make_unique<TempDir>();
+      static_pod_dir = manifests->path();
+      api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
+    }
+    std::ofstream(manifests->path() + "/" + file) << yaml;
+    return manifests->path() + "/" + file;
+  }
   NodeFacts node{"n1", {"192.168.0.2"}, {}};
   PodCgroupSettings cgroups;
-  void start() {
+  void start(bool wait_synced = true) {
     PodManagerConfig config;
     config.static_pod_dir = static_pod_dir;
     config.file_check_frequency = 20ms;
@@ -65,7 +85,7 @@ struct ManagerHarness {
     if (pod_dirs) manager->set_pod_dirs(pod_dirs);
     if (cleanup) manager->set_pod_cleanup(cleanup);
     manager->start();
-    REQUIRE(manager->wait_synced(5s));
+    if (wait_synced) REQUIRE(manager->wait_synced(5s));
   }
   json object(const std::string& name) { return api.object(std::string(kPods) + "/" + name); }
   template <typename F>
@@ -186,16 +206,13 @@ TEST_CASE("sandboxes no pod owns are stopped and removed") {
 
 TEST_CASE("a static pod runs from its manifest and is mirrored into the API") {
   ManagerHarness h;
-  TempDir manifests;
-  h.static_pod_dir = manifests.path();
-  h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "n1"}}}});
-  std::ofstream(manifests.path() + "/web.yaml") << R"(apiVersion: v1
+  const std::string manifest = h.write_manifest("web.yaml", R"(apiVersion: v1
 kind: Pod
 metadata: {name: web, namespace: ns}
 spec:
   terminationGracePeriodSeconds: 4
   containers: [{name: app, image: "img:1"}]
-)";
+)");
   h.start();
   const std::string mirror_name = "web-n1";
   auto running = [&] {
@@ -236,11 +253,51 @@ spec:
   CHECK(h.runtime.container("app")->state == runtime::ContainerState::kRunning);
 
   // Removing the manifest stops the pod within its grace period and deletes the mirror.
-  std::filesystem::remove(manifests.path() + "/web.yaml");
+  std::filesystem::remove(manifest);
   REQUIRE(h.eventually([&] { return h.object(mirror_name).is_null(); }));
   REQUIRE(h.eventually([&] { return h.runtime.sandboxes().empty(); }));
   auto calls = h.runtime.calls();
   CHECK(std::find(calls.begin(), calls.end(), "stop_container " + app + " 4s") != calls.end());
+}
+
+TEST_CASE("a static pod runs while no API server answers; its mirror follows once one does") {
+  ManagerHarness h;
+  // Only name, image and command: the kubelet's own v1 defaults make it runnable.
+  h.write_manifest("web.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: app, image: "img:1", command: [sleep, "3600"]}]
+)");
+  // A stray sandbox: no pod is known to own it, but the API's pods are not listed yet.
+  const std::string stray = h.runtime.add_stray_sandbox("maybe-an-api-pod");
+  h.api_down = true;
+  h.start(false);
+  REQUIRE(h.eventually([&] {
+    auto app = h.runtime.container("app");
+    return app && app->state == runtime::ContainerState::kRunning;
+  }));
+  std::this_thread::sleep_for(100ms);        // a few relists more
+  CHECK(h.runtime.sandboxes().size() == 2);  // the stray one is left while the API is down
+  // The QoS tiers are made meanwhile (only grown until every pod is known).
+  CHECK(h.runtime.cgroups().count("kubepods") == 1);
+  CHECK(h.runtime.cgroups().count("kubepods/besteffort") == 1);
+  CHECK_FALSE(h.manager->wait_synced(0s));
+  const std::string app = h.runtime.container("app")->id;
+
+  // The API server answers: the mirror pod appears with the pod's status; the stray
+  // sandbox goes; the container is the same.
+  h.api_down = false;
+  REQUIRE(h.eventually([&] {
+    json mirror = h.api.object("/api/v1/namespaces/default/pods/web-n1");
+    return mirror.is_object() &&
+           mirror.value("status", json::object()).value("phase", "") == "Running";
+  }));
+  REQUIRE(h.eventually([&] { return h.runtime.sandboxes().size() == 1; }));
+  CHECK(h.runtime.container("app")->id == app);
+  const json mirror = h.api.object("/api/v1/namespaces/default/pods/web-n1");
+  CHECK(mirror["spec"]["restartPolicy"] == "Always");
+  CHECK(mirror["spec"]["terminationGracePeriodSeconds"] == 30);
 }
 
 TEST_CASE("a mirror pod without a static pod behind it is deleted") {
@@ -295,6 +352,20 @@ TEST_CASE("the QoS tiers follow the Burstable pods' CPU requests; pods get the p
   CHECK(h.eventually([&] { return shares("k3c-test/kubepods/burstable") == 512; }));
 }
 
+TEST_CASE("the QoS tiers only grow while not every pod is known; update() sets them as they are") {
+  testing::FakeRuntime runtime{SystemClock::instance()};
+  QosCgroups qos(runtime, "/", 2000);
+  auto burstable = [&] { return runtime.cgroups().at("kubepods/burstable").cpu_shares; };
+  qos.grow(500);
+  CHECK(runtime.cgroups().at("kubepods").cpu_shares == 2048);
+  CHECK(runtime.cgroups().at("kubepods/besteffort").cpu_shares == 2);
+  CHECK(burstable() == 512);
+  qos.grow(100);
+  CHECK(burstable() == 512);
+  qos.update(100);
+  CHECK(burstable() == 102);
+}
+
 TEST_CASE("a relist stalled for over 3 minutes is upstream's PLEG not healthy") {
   controllers::testing::FakeApi api;
   client::InProcessClient client{[&](http::Request& r) { return api.handle(r); }, {}};
@@ -334,6 +405,26 @@ TEST_CASE("a pod directory no pod and no sandbox owns is cleaned up; the others 
   std::this_thread::sleep_for(100ms);  // a few relists more
   std::lock_guard lock(mu);
   for (const std::string& uid : cleaned) CHECK(uid == "uid-gone");
+}
+
+TEST_CASE("a pod cgroup no pod and no sandbox owns is removed at the relist; the others stay") {
+  ManagerHarness h;
+  h.cgroups = {"/k3c-test/", 0};
+  h.runtime.add_stray_pod_cgroup("k3c-test/kubepods/besteffort/poduid-gone");
+  h.runtime.add_stray_pod_cgroup("k3c-test/kubepods/podguaranteed-gone");
+  h.runtime.add_stray_pod_cgroup("k3c-test/kubepods/burstable/not-a-pod");
+  h.api.seed(kPods, podm_pod("web", "n1"));
+  h.start();
+  REQUIRE(h.eventually([&] { return h.runtime.container("app").has_value(); }));
+  REQUIRE(h.eventually([&] { return h.runtime.pod_cgroups().size() == 2; }));
+  std::this_thread::sleep_for(100ms);  // a few relists more
+  CHECK(h.runtime.pod_cgroups() == std::set<std::string>{"k3c-test/kubepods/besteffort/poduid-web",
+                                                         "k3c-test/kubepods/burstable/not-a-pod"});
+  auto calls = h.runtime.calls();
+  CHECK(std::count(calls.begin(), calls.end(),
+                   "remove_cgroup k3c-test/kubepods/besteffort/poduid-gone") == 1);
+  CHECK(std::count(calls.begin(), calls.end(),
+                   "remove_cgroup k3c-test/kubepods/podguaranteed-gone") == 1);
 }
 
 }  // namespace

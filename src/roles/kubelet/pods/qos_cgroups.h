@@ -9,7 +9,8 @@
 // update() is called with the summed CPU requests of the node's active Burstable pods
 // (api::burstable_cpu_request_milli) when they may have changed (the relist loop, and before
 // a new pod's sandbox is made so that it starts in a tier sized for it); only what differs
-// from what was last applied is written. Thread-safe.
+// from what was last applied is written; grow() while not every pod is known yet.
+// Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +28,13 @@ class QosCgroups {
 
   // A write that fails is logged and tried again at the next call.
   void update(int64_t burstable_cpu_request_milli);
+  // The same while only some of the node's pods are known (static pods before the API
+  // server answered): the tiers are made, the Burstable one may grow but never shrinks.
+  void grow(int64_t known_burstable_cpu_request_milli);
 
  private:
+  void apply_shares(int64_t burstable_shares, bool grow_only);
+
   runtime::RuntimeService& runtime_;
   const std::string kubepods_;  // "<root>/kubepods", relative to the cgroup roots
   const int64_t node_shares_;

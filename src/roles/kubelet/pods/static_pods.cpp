@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "api/json_fields.h"
+#include "api/strict_json.h"
+#include "api/validation.h"
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/names.h"
 #include "core/yaml_json.h"
 #include "runtime/digest.h"
 
@@ -29,28 +31,57 @@ std::string key_of(const json& pod) {
 
 std::string static_uid(const json& pod) { return pod["metadata"].value("uid", ""); }
 
-// Errors that mean "try again later" (the API server is not answering), not "this manifest
-// is wrong".
-bool transient(const Status& s) {
-  switch (s.code()) {
-    case Code::kServiceUnavailable:
-    case Code::kTimeout:
-    case Code::kInternal:
-    case Code::kTooManyRequests:
-      return true;
-    default:
-      return false;
+// Upstream's ValidateObjectMeta for a Pod: the name a DNS subdomain, the namespace a DNS
+// label, labels and annotations qualified keys (labels with valid values).
+api::FieldErrors metadata_errors(const json& meta) {
+  api::FieldErrors errors;
+  const std::string name = api::text(meta, "name");
+  for (const auto& why : names::dns1123_subdomain_problems(name))
+    errors.push_back(api::invalid("metadata.name", name, why));
+  const std::string ns = api::text(meta, "namespace");
+  for (const auto& why : names::dns1123_label_problems(ns))
+    errors.push_back(api::invalid("metadata.namespace", ns, why));
+  for (const char* field : {"labels", "annotations"}) {
+    const json& map = api::member(meta, field);
+    const std::string path = std::string("metadata.") + field;
+    if (!map.is_object()) {
+      if (!map.is_null()) errors.push_back(api::invalid(path, map, "must be a map of strings"));
+      continue;
+    }
+    for (const auto& [key, value] : map.items()) {
+      for (const auto& why : names::qualified_name_problems(key))
+        errors.push_back(api::invalid(path, key, why));
+      if (!value.is_string()) {
+        errors.push_back(api::invalid(api::key(path, key), value, "must be a string"));
+      } else if (std::string_view(field) == "labels") {
+        for (const auto& why : names::label_value_problems(value.get<std::string>()))
+          errors.push_back(api::invalid(api::key(path, key), value, why));
+      }
+    }
   }
+  return errors;
 }
 
 }  // namespace
 
-StaticPodSource::StaticPodSource(std::string directory, std::string node_name, const Clock& clock,
-                                 PodDefaulter defaulter)
-    : directory_(std::move(directory)),
-      node_name_(std::move(node_name)),
-      clock_(clock),
-      defaulter_(std::move(defaulter)) {}
+Result<json> default_and_validate_pod(json pod, const api::SchemaSet& schemas) {
+  const api::MessageType* type = schemas.kind({"", "v1", "Pod"});
+  if (type == nullptr) return error(Code::kInternal, "the schemas describe no v1 Pod");
+  // Upstream's decoder refuses a value of the wrong JSON type before anything is defaulted.
+  if (auto wrong = api::type_mismatch(pod, *type)) return error(Code::kInvalid, *wrong);
+  api::apply_defaults(pod, *type);
+  api::FieldErrors errors = metadata_errors(api::member(pod, "metadata"));
+  for (api::FieldError& e : api::validate(pod, nullptr, *type)) errors.push_back(std::move(e));
+  if (errors.empty()) return pod;
+  // As upstream prints its field.ErrorList: "invalid pod: [a: Required value b: ...]".
+  std::string listed;
+  for (const api::FieldError& e : errors)
+    listed += (listed.empty() ? "" : " ") + e.field + ": " + e.body();
+  return error(Code::kInvalid, "invalid pod: [" + listed + "]");
+}
+
+StaticPodSource::StaticPodSource(std::string directory, std::string node_name, const Clock& clock)
+    : directory_(std::move(directory)), node_name_(std::move(node_name)), clock_(clock) {}
 
 Result<json> StaticPodSource::load(const std::string& path, const std::string& content) const {
   auto parsed = yaml_to_json(content);
@@ -60,7 +91,7 @@ Result<json> StaticPodSource::load(const std::string& path, const std::string& c
     return error(Code::kInvalid, "the manifest is not a v1 Pod");
   json& meta = pod["metadata"];
   if (!meta.is_object() || api::text(meta, "name").empty())
-    return error(Code::kInvalid, "metadata.name: Required value: name or generateName is required");
+    return error(Code::kInvalid, "invalid pod: name is needed for the pod");
   // The uid: a hash of what defines this pod here (upstream hashes the decoded pod; the
   // file's bytes serve the same purpose: same file, same node, same path, same uid).
   std::string hash = runtime::sha256_of(content + "host:" + node_name_ + "file:" + path);
@@ -74,20 +105,22 @@ Result<json> StaticPodSource::load(const std::string& path, const std::string& c
   meta["annotations"][kConfigSourceAnnotation] = "file";
   meta["annotations"][kConfigSeenAnnotation] = rfc3339_micro(clock_.wall_now());
   meta["creationTimestamp"] = rfc3339(clock_.wall_now());
-  if (!pod["spec"].is_object()) return error(Code::kInvalid, "spec: Required value");
-  pod["spec"]["nodeName"] = node_name_;
-  auto defaulted = defaulter_(pod);
-  if (!defaulted.is_ok()) return defaulted.status();
-  if (!defaulted->is_object() || !(*defaulted)["spec"].is_object())
-    return error(Code::kInternal, "the API server's defaulting returned no pod spec");
-  pod["spec"] = (*defaulted)["spec"];
+  if (!pod["spec"].is_object()) return error(Code::kInvalid, "invalid pod: [spec: Required value]");
   pod["spec"]["nodeName"] = node_name_;
   // Static pods tolerate every NoExecute taint, so node problems never evict them.
   json& tolerations = pod["spec"]["tolerations"];
-  if (!tolerations.is_array()) tolerations = json::array();
+  if (tolerations.is_null()) tolerations = json::array();
   const json everything = {{"operator", "Exists"}, {"effect", "NoExecute"}};
-  if (std::find(tolerations.begin(), tolerations.end(), everything) == tolerations.end())
+  if (tolerations.is_array() &&
+      std::find(tolerations.begin(), tolerations.end(), everything) == tolerations.end())
     tolerations.push_back(everything);
+  pod.erase("status");  // what the file says of a status is not this pod's
+  if (!schemas_) {
+    auto loaded = api::SchemaSet::builtin();
+    if (!loaded.is_ok()) return loaded.status();
+    schemas_ = std::move(*loaded);
+  }
+  ASSIGN_OR_RETURN(pod, default_and_validate_pod(std::move(pod), *schemas_));
   pod["status"] = {{"phase", "Pending"}};
   return pod;
 }
@@ -123,7 +156,6 @@ std::vector<std::string> StaticPodSource::scan() {
     std::string file, fingerprint;
   };
   std::map<std::string, Found> desired;
-  std::set<std::string> kept;  // keys whose files cannot be decided now: left as they are
   for (const std::string& path : paths) {
     std::error_code size_error;
     const uintmax_t size = fs::file_size(path, size_error);
@@ -145,13 +177,8 @@ std::vector<std::string> StaticPodSource::scan() {
     if (!pod) {
       auto loaded = load(path, content);
       if (!loaded.is_ok()) {
-        const bool later = transient(loaded.status());
-        if (later) {
-          for (const auto& [key, entry] : entries_)
-            if (entry.file == path) kept.insert(key);
-        }
-        logger->warn("could not process static pod manifest {}: {}{}", path,
-                     loaded.status().message(), later ? " (tried again later)" : "");
+        logger->warn("could not process static pod manifest {}: {}", path,
+                     loaded.status().message());
         continue;
       }
       pod = std::move(*loaded);
@@ -168,7 +195,7 @@ std::vector<std::string> StaticPodSource::scan() {
   std::vector<std::string> changed;
   // Pods whose file went or now describes another pod terminate first.
   for (auto& [key, entry] : entries_) {
-    if (kept.count(key) || !entry.pod) continue;
+    if (!entry.pod) continue;
     auto want = desired.find(key);
     if (want == desired.end() || static_uid(want->second.pod) != static_uid(*entry.pod)) {
       entry.terminating.push_back(terminating_copy(*entry.pod));

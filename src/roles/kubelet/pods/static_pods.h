@@ -11,14 +11,16 @@
 //   - a changed file is a new pod (new uid): the old one terminates gracefully first; a
 //     removed file terminates its pod gracefully (deletionTimestamp and the pod's grace
 //     period, as if deleted through the API).
-// Defaults and validation are the API server's: the source asks `defaulter` (a dry-run
-// create of the mirror pod in production) and takes the defaulted spec; a manifest that
-// does not decode or validate is skipped with a warning, as upstream logs it and goes on.
+// Defaults and validation are the kubelet's own, as upstream's file source applies the v1
+// scheme's defaulters and ValidatePodCreate without any API server: the project's schemas
+// (src/api/schemas) through api::apply_defaults and api::validate, loaded on the first
+// manifest. A manifest that does not decode or validate is skipped with a warning carrying
+// the field errors, as upstream logs it and goes on. What the API server adds at create
+// (ServiceAccount admission, LimitRanger, priority) a static pod does not get, as upstream's.
 //
 // Thread-safety: every method may be called from any thread (one mutex).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "api/schema.h"
 #include "core/clock.h"
 #include "core/status.h"
 
@@ -36,13 +39,14 @@ inline constexpr const char* kConfigMirrorAnnotation = "kubernetes.io/config.mir
 inline constexpr const char* kConfigSourceAnnotation = "kubernetes.io/config.source";
 inline constexpr const char* kConfigSeenAnnotation = "kubernetes.io/config.seen";
 
-// The pod as the API server would default it (its spec is taken), or why it is invalid.
-using PodDefaulter = std::function<Result<nlohmann::json>(const nlohmann::json& pod)>;
+// A pod with the v1 defaults filled in (pod_defaults, container_defaults, ... and every
+// field's schema default), then validated as upstream's ValidatePodCreate: kInvalid with
+// upstream's "invalid pod: [<field>: <error> ...]" when it does not hold.
+Result<nlohmann::json> default_and_validate_pod(nlohmann::json pod, const api::SchemaSet& schemas);
 
 class StaticPodSource {
  public:
-  StaticPodSource(std::string directory, std::string node_name, const Clock& clock,
-                  PodDefaulter defaulter);
+  StaticPodSource(std::string directory, std::string node_name, const Clock& clock);
 
   // Reads the directory again; the keys ("namespace/name") whose pods appeared, changed or
   // went. A missing directory holds no pods.
@@ -60,8 +64,8 @@ class StaticPodSource {
 
  private:
   struct Entry {
-    std::optional<nlohmann::json> pod;           // from the file as it is now
-    std::vector<nlohmann::json> terminating;     // older versions still stopping
+    std::optional<nlohmann::json> pod;        // from the file as it is now
+    std::vector<nlohmann::json> terminating;  // older versions still stopping
     std::string file;
     std::string fingerprint;  // the file's content hash: unchanged files are not decoded again
   };
@@ -72,8 +76,10 @@ class StaticPodSource {
   const std::string directory_;
   const std::string node_name_;
   const Clock& clock_;
-  const PodDefaulter defaulter_;
   mutable std::mutex mu_;
+  // The built-in schemas, loaded by the first manifest that needs them (a node without
+  // static pods never pays for them); guarded by mu_.
+  mutable std::optional<api::SchemaSet> schemas_;
   std::map<std::string, Entry> entries_;  // by key; guarded by mu_
 };
 

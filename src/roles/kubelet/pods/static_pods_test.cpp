@@ -1,11 +1,13 @@
 // The static pod source over a temporary manifest directory: names, uids, annotations and
 // tolerations as upstream; unchanged files keep their pod, changed and removed files
-// terminate it first; bad manifests are skipped; the API's defaults are taken.
+// terminate it first; the v1 defaults are the kubelet's own (the project's schemas, no API
+// server); bad manifests are skipped with upstream's "invalid pod: [...]".
 #include "roles/kubelet/pods/static_pods.h"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "core/yaml_json.h"
 #include "temp_dir.h"
 
 namespace k3c::kubelet {
@@ -16,17 +18,7 @@ using nlohmann::json;
 struct Dir {
   TempDir dir;
   ManualClock clock;
-  bool api_down = false;
-  StaticPodSource source{dir.path(), "node1", clock, [this](const json& pod) -> Result<json> {
-                           if (api_down) return error(Code::kServiceUnavailable, "no API yet");
-                           if (pod["spec"].value("restartPolicy", "") == "Sometimes")
-                             return error(Code::kInvalid,
-                                          "Pod \"x\" is invalid: spec.restartPolicy: Unsupported "
-                                          "value: \"Sometimes\"");
-                           json defaulted = pod;
-                           defaulted["spec"]["dnsPolicy"] = "ClusterFirst";  // as the API would
-                           return defaulted;
-                         }};
+  StaticPodSource source{dir.path(), "node1", clock};
   void write(const std::string& name, const std::string& text) {
     std::ofstream(dir.path() + "/" + name) << text;
   }
@@ -104,7 +96,60 @@ TEST_CASE("a removed manifest terminates its pod, then it is forgotten") {
   CHECK(d.source.uids().empty());
 }
 
-TEST_CASE("bad manifests are skipped; an API that is not up yet keeps what runs") {
+TEST_CASE("the v1 defaults are filled in without an API server, as upstream's file source") {
+  Dir d;
+  d.write("app.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: app}
+spec:
+  containers:
+  - {name: latest, image: busybox, command: [sleep, "3600"]}
+  - {name: tagged, image: "busybox:1.36", command: [sleep, "3600"]}
+)");
+  REQUIRE(d.source.scan() == std::vector<std::string>{"default/app-node1"});
+  const json pod = *d.source.current("default/app-node1");
+  const json& spec = pod["spec"];
+  CHECK(spec["restartPolicy"] == "Always");
+  CHECK(spec["dnsPolicy"] == "ClusterFirst");
+  CHECK(spec["terminationGracePeriodSeconds"] == 30);
+  CHECK(spec["schedulerName"] == "default-scheduler");
+  CHECK(spec["enableServiceLinks"] == true);
+  CHECK(spec["securityContext"] == json::object());
+  CHECK(spec["nodeName"] == "node1");
+  const json& latest = spec["containers"][0];
+  CHECK(latest["imagePullPolicy"] == "Always");
+  CHECK(latest["terminationMessagePath"] == "/dev/termination-log");
+  CHECK(latest["terminationMessagePolicy"] == "File");
+  CHECK(spec["containers"][1]["imagePullPolicy"] == "IfNotPresent");
+  // What only the API server's admission adds is not there, as with upstream's kubelet.
+  CHECK_FALSE(spec.contains("priority"));
+  CHECK_FALSE(spec.contains("serviceAccountName"));
+  CHECK_FALSE(spec.contains("volumes"));
+  CHECK(pod["status"] == json{{"phase", "Pending"}});
+}
+
+TEST_CASE("invalid manifests are skipped with upstream's field errors") {
+  auto schemas = api::SchemaSet::builtin();
+  REQUIRE(schemas.is_ok());
+  auto check = [&](const std::string& yaml) {
+    auto pod = yaml_to_json(yaml);
+    REQUIRE(pod.is_ok());
+    auto r = default_and_validate_pod(*pod, *schemas);
+    REQUIRE_FALSE(r.is_ok());
+    CHECK(r.status().code() == Code::kInvalid);
+    return r.status().message();
+  };
+  CHECK(check("apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: default}\n"
+              "spec: {containers: []}\n") == "invalid pod: [spec.containers: Required value]");
+  CHECK(check("apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name-node1, namespace: default}\n"
+              "spec: {containers: [{name: c, image: busybox}]}\n")
+            .starts_with("invalid pod: [metadata.name: Invalid value: \"Bad_Name-node1\": a "
+                         "lowercase RFC 1123 subdomain must consist of"));
+  CHECK(check("apiVersion: v1\nkind: Pod\nmetadata: {name: x, namespace: default}\n"
+              "spec: {restartPolicy: Sometimes, containers: [{name: c, image: busybox}]}\n") ==
+        "invalid pod: [spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: "
+        "\"Always\", \"OnFailure\", \"Never\"]");
+
   Dir d;
   d.write("a-garbage.yaml", "{{{ not yaml");
   d.write("b-deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
@@ -112,21 +157,24 @@ TEST_CASE("bad manifests are skipped; an API that is not up yet keeps what runs"
   d.write("d-invalid.yaml", std::string(kWeb) + "  restartPolicy: Sometimes\n");
   d.write("e-web.yaml", kWeb);
   d.write("f-same-name.yaml", std::string(kWeb) + "  hostNetwork: true\n");  // web again
+  d.write("g-nocontainers.yaml",
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: empty}\nspec: {containers: []}\n");
+  d.write("h-badname.yaml",
+          "apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name}\n"
+          "spec: {containers: [{name: c, image: busybox}]}\n");
   CHECK(d.source.scan() == std::vector<std::string>{"default/web-node1"});
   CHECK(d.source.uids().size() == 1);
   CHECK_FALSE((*d.source.current("default/web-node1"))["spec"].contains("hostNetwork"));
-  // A change that cannot be defaulted now (no API) leaves the running pod as it is.
-  d.api_down = true;
-  d.write("e-web.yaml", std::string(kWeb) + "  restartPolicy: Never\n");
-  CHECK(d.source.scan().empty());
-  CHECK_FALSE(d.source.current("default/web-node1")->at("metadata").contains("deletionTimestamp"));
-  d.api_down = false;
+  // A change that does not validate leaves nothing running from that file (as upstream:
+  // the file source no longer has the pod).
+  d.write("e-web.yaml", std::string(kWeb) + "  restartPolicy: Sometimes\n");
   CHECK(d.source.scan() == std::vector<std::string>{"default/web-node1"});
+  CHECK(d.source.current("default/web-node1")->at("metadata").contains("deletionTimestamp"));
 }
 
 TEST_CASE("a missing manifest directory holds no pods") {
   ManualClock clock;
-  StaticPodSource source("/no/such/dir", "n", clock, [](const json& p) -> Result<json> { return p; });
+  StaticPodSource source("/no/such/dir", "n", clock);
   CHECK(source.scan().empty());
 }
 

@@ -139,6 +139,7 @@ Result<std::string> FakeRuntime::run_pod_sandbox(const SandboxConfig& config) {
   s.created_at = clock_.wall_now();
   s.ip = config.host_network ? "" : "10.42.0." + std::to_string(next_id_);
   sandboxes_[s.id] = s;
+  if (!config.cgroup_parent.empty()) pod_cgroups_.insert(config.cgroup_parent);
   return s.id;
 }
 
@@ -157,6 +158,9 @@ Status FakeRuntime::stop_pod_sandbox(const std::string& sandbox_id) {
 Status FakeRuntime::remove_pod_sandbox(const std::string& sandbox_id) {
   std::lock_guard lock(mu_);
   log("remove_pod_sandbox " + sandbox_id);
+  // The pod's cgroup goes with its sandbox, as the runtime's.
+  if (auto it = sandboxes_.find(sandbox_id); it != sandboxes_.end())
+    pod_cgroups_.erase(it->second.config.cgroup_parent);
   sandboxes_.erase(sandbox_id);
   std::erase_if(containers_,
                 [&](const auto& kv) { return kv.second.status.sandbox_id == sandbox_id; });
@@ -333,6 +337,39 @@ Status FakeRuntime::reopen_container_log(const std::string& container_id) {
 Status FakeRuntime::update_cgroup(const std::string& path, const runtime::LinuxResources& r) {
   std::lock_guard lock(mu_);
   cgroups_[path] = r;
+  return Status::ok();
+}
+
+void FakeRuntime::add_stray_pod_cgroup(const std::string& path) {
+  std::lock_guard lock(mu_);
+  pod_cgroups_.insert(path);
+}
+
+std::set<std::string> FakeRuntime::pod_cgroups() const {
+  std::lock_guard lock(mu_);
+  return pod_cgroups_;
+}
+
+Result<std::vector<std::string>> FakeRuntime::list_cgroups(const std::string& path) {
+  std::lock_guard lock(mu_);
+  std::set<std::string> children;
+  auto add_child = [&](const std::string& cgroup) {
+    if (cgroup.size() <= path.size() + 1 || cgroup.compare(0, path.size() + 1, path + "/") != 0)
+      return;
+    const std::string rest = cgroup.substr(path.size() + 1);
+    children.insert(rest.substr(0, rest.find('/')));
+  };
+  for (const auto& [cgroup, resources] : cgroups_) add_child(cgroup);
+  for (const std::string& cgroup : pod_cgroups_) add_child(cgroup);
+  return std::vector<std::string>(children.begin(), children.end());
+}
+
+Status FakeRuntime::remove_cgroup(const std::string& path) {
+  std::lock_guard lock(mu_);
+  log("remove_cgroup " + path);
+  std::erase_if(pod_cgroups_, [&](const std::string& cgroup) {
+    return cgroup == path || cgroup.rfind(path + "/", 0) == 0;
+  });
   return Status::ok();
 }
 

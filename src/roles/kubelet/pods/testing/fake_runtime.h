@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   void set_attach_command(const std::string& container_name, std::vector<std::string> argv);
   // Adds a sandbox no pod asked for, as if left behind by an earlier run.
   std::string add_stray_sandbox(const std::string& pod_uid);
+  // Adds a pod-level cgroup with no sandbox, as if left behind by a k3c stopped between
+  // removing a sandbox and its cgroup.
+  void add_stray_pod_cgroup(const std::string& path);
 
   // ---- inspection ---------------------------------------------------------------------
   std::vector<std::string> calls() const;
@@ -59,6 +63,8 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::vector<runtime::SandboxStatus> sandboxes() const;
   // The node-level cgroups update_cgroup() was given, as last given (not in calls()).
   std::map<std::string, runtime::LinuxResources> cgroups() const;
+  // The pod-level cgroups that exist: each sandbox's until it is removed, and stray ones.
+  std::set<std::string> pod_cgroups() const;
 
   // ---- RuntimeService -------------------------------------------------------------------
   Result<std::string> run_pod_sandbox(const runtime::SandboxConfig& config) override;
@@ -75,6 +81,8 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   Result<std::vector<runtime::ContainerStatus>> list_containers() override;
   Status reopen_container_log(const std::string& container_id) override;
   Status update_cgroup(const std::string& path, const runtime::LinuxResources& r) override;
+  Result<std::vector<std::string>> list_cgroups(const std::string& path) override;
+  Status remove_cgroup(const std::string& path) override;
   Result<runtime::ExecResult> exec_sync(const std::string& container_id,
                                         const std::vector<std::string>& cmd,
                                         std::chrono::milliseconds timeout) override;
@@ -115,6 +123,7 @@ class FakeRuntime final : public runtime::RuntimeService, public runtime::ImageS
   std::map<std::string, runtime::ContainerStats> stats_;  // by container name
   std::map<std::string, std::vector<std::string>> attach_commands_;
   std::map<std::string, runtime::LinuxResources> cgroups_;
+  std::set<std::string> pod_cgroups_;
 };
 
 }  // namespace k3c::kubelet::testing
