@@ -53,6 +53,9 @@ struct Resource {
   // The store key prefix ("/registry/pods"); objects live at <prefix>/<namespace>/<name>
   // or <prefix>/<name>. Empty for resources that are never stored (reviews, bindings).
   std::string storage_prefix;
+  // A delete that removes the object at once answers with the object, not a Status (upstream's
+  // ReturnDeletedObject: pods, services, serviceaccounts, persistentvolumes and claims).
+  bool returns_deleted_object = false;
 
   GroupVersionKind gvk() const { return {group, version, kind}; }
   std::string group_version() const { return group_version_string(group, version); }

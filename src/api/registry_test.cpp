@@ -144,6 +144,8 @@ TEST_CASE("pods carry upstream's facts") {
   CHECK(pods.short_names == Strings{"po"});
   CHECK(pods.categories == Strings{"all"});
   CHECK(pods.storage_prefix == "/registry/pods");
+  CHECK(pods.returns_deleted_object);  // upstream's ReturnDeletedObject
+  CHECK_FALSE(must_find(registry, "", "v1", "configmaps").returns_deleted_object);
   // v1.32 serves pods/resize only behind the alpha InPlacePodVerticalScaling gate.
   CHECK(subresource_names(pods) == Strings{"attach", "binding", "ephemeralcontainers", "eviction",
                                            "exec", "log", "portforward", "proxy", "status"});

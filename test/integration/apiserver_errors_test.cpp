@@ -400,6 +400,15 @@ TEST_CASE("delete preconditions and deletecollection answer as upstream") {
               {"status", "Success"},
               {"details", {{"name", "c"}, {"kind", "configmaps"}, {"uid", uid}}}}));
   CHECK(api.get(std::string(kConfigMaps) + "/c").status == 404);
+  // Pods (as services, serviceaccounts, persistentvolumes and claims) answer an immediate
+  // delete with the object as it was stored, as upstream's ReturnDeletedObject.
+  auto made = api.post(kPods, pod("gone"));
+  REQUIRE(made.status == 201);
+  auto gone = api.remove(std::string(kPods) + "/gone");
+  CHECK(gone.status == 200);
+  INFO(gone.object().dump());
+  CHECK(gone.object()["kind"] == "Pod");
+  CHECK(gone.object()["metadata"] == made.object()["metadata"]);
 
   // deletecollection removes what the selector matches and answers with the list it deleted.
   for (const auto& [name, app] : {std::pair{"a1", "a"}, {"a2", "a"}, {"b1", "b"}})

@@ -80,10 +80,11 @@ Result<Subresource> parse_subresource(const YAML::Node& node, const Resource& pa
 Result<Resource> parse_resource(const YAML::Node& node, const std::string& group,
                                 const std::string& version, const std::string& where_gv) {
   std::string where = where_gv + " " + optional_string(node, "plural", "?");
-  RETURN_IF_ERROR(check_registry_keys(node,
-                                      {"plural", "singular", "kind", "namespaced", "verbs",
-                                       "shortNames", "categories", "storage", "subresources"},
-                                      where));
+  RETURN_IF_ERROR(
+      check_registry_keys(node,
+                          {"plural", "singular", "kind", "namespaced", "verbs", "shortNames",
+                           "categories", "storage", "subresources", "returnsDeletedObject"},
+                          where));
   Resource r;
   r.group = group;
   r.version = version;
@@ -97,6 +98,8 @@ Result<Resource> parse_resource(const YAML::Node& node, const std::string& group
   r.categories = string_list(node, "categories");
   const std::string storage = optional_string(node, "storage", "/registry/" + r.plural);
   r.storage_prefix = storage == "none" ? "" : storage;
+  if (node["returnsDeletedObject"])
+    r.returns_deleted_object = node["returnsDeletedObject"].as<bool>();
   if (const YAML::Node subs = node["subresources"]) {
     if (!subs.IsSequence()) return registry_yaml_invalid(where, "\"subresources\" must be a list");
     for (const auto& sub_node : subs) {

@@ -379,6 +379,8 @@ http::Response Rest::finish_delete(const Call& c, const Current& current) {
   std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
   auto removed = store_.remove(key, current.revision);
   if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
+  // Upstream answers some kinds' deletes with the object as it was last stored.
+  if (c.resource.returns_deleted_object) return json_response(200, current.object.dump());
   json status = success_status();
   status["details"] = {{"name", c.info.name},
                        {"kind", c.resource.plural},
