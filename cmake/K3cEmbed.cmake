@@ -22,8 +22,6 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-set(K3C_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_FILE}")
-
 function(k3c_embed target name file)
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "k3c_embed: NAME '${name}' is not a C++ identifier")
@@ -33,8 +31,8 @@ function(k3c_embed target name file)
   add_custom_command(
     OUTPUT "${output}"
     COMMAND "${CMAKE_COMMAND}" -DINPUT=${input} -DOUTPUT=${output} -DNAME=${name}
-            -P "${K3C_EMBED_SCRIPT}"
-    DEPENDS "${input}" "${K3C_EMBED_SCRIPT}"
+            -P "${CMAKE_CURRENT_FUNCTION_LIST_FILE}"
+    DEPENDS "${input}" "${CMAKE_CURRENT_FUNCTION_LIST_FILE}"
     COMMENT "Embedding ${file} as k3c_embedded_${name}"
     VERBATIM)
   target_sources(${target} PRIVATE "${output}")

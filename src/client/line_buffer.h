@@ -13,27 +13,50 @@ class LineBuffer {
   void append(std::string_view bytes) { buffer_ += bytes; }
   // The next complete line (without its newline); with `at_end`, a last line without one.
   std::optional<std::string> pop(bool at_end) {
-    const size_t nl = buffer_.find('\n', scanned_);
+    const size_t nl = buffer_.find('\n', start_ + scanned_);
     if (nl == std::string::npos) {
-      scanned_ = buffer_.size();
-      if (at_end && !buffer_.empty()) {
-        std::string line = std::move(buffer_);
-        buffer_.clear();
-        scanned_ = 0;
+      scanned_ = buffer_.size() - start_;
+      if (at_end && !empty()) {
+        std::string line = buffer_.substr(start_);
+        reset();
         return line;
       }
       return std::nullopt;
     }
-    std::string line = buffer_.substr(0, nl);
-    buffer_.erase(0, nl + 1);
+    std::string line = buffer_.substr(start_, nl - start_);
+    start_ = nl + 1;
     scanned_ = 0;
+    // Lines are taken from the front by moving start_; the bytes before it are dropped once
+    // they are half the buffer (erasing each line as it went moved the whole rest of the
+    // buffer per line: quadratic in a poll's backlog, which can be thousands of events).
+    if (empty()) {
+      reset();
+    } else if (start_ > buffer_.size() / 2) {
+      buffer_.erase(0, start_);
+      start_ = 0;
+    }
     return line;
   }
-  bool empty() const { return buffer_.empty(); }
+  bool empty() const { return start_ == buffer_.size(); }
 
  private:
+  // A backlog (an informer's first events after a relist, say) grows the buffer to megabytes;
+  // a watch lives for minutes, so such capacity is given back rather than kept.
+  static constexpr size_t kKeptCapacity = 64 * 1024;
+
+  void reset() {
+    if (buffer_.capacity() > kKeptCapacity) {
+      std::string().swap(buffer_);
+    } else {
+      buffer_.clear();
+    }
+    start_ = 0;
+    scanned_ = 0;
+  }
+
   std::string buffer_;
-  size_t scanned_ = 0;  // bytes known to hold no newline
+  size_t start_ = 0;    // where the next line begins
+  size_t scanned_ = 0;  // bytes from start_ known to hold no newline
 };
 
 }  // namespace k3c::client

@@ -191,12 +191,10 @@ Result<FieldSelector> FieldSelector::parse(std::string_view text) {
 }
 
 bool FieldSelector::matches(const Labels& fields) const {
-  for (const auto& r : requirements_) {
-    auto it = fields.find(r.field);
-    std::string_view have = it == fields.end() ? std::string_view() : std::string_view(it->second);
-    if ((have == r.value) != r.equals) return false;
-  }
-  return true;
+  return matches_with([&](const std::string& field) -> const std::string* {
+    auto it = fields.find(field);
+    return it == fields.end() ? nullptr : &it->second;
+  });
 }
 
 const std::string* FieldSelector::required_value(std::string_view field) const {

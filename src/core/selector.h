@@ -85,6 +85,10 @@ class FieldSelector {
   // `fields` holds the values of the selectable fields of an object; a requirement on a
   // field that is not there compares against "".
   bool matches(const Labels& fields) const;
+  // The same over fields held elsewhere: `value_of(field)` returns a pointer to the field's
+  // value, nullptr when it is not there (compared as "").
+  template <typename Lookup>
+  bool matches_with(Lookup value_of) const;
   bool empty() const { return requirements_.empty(); }
   const std::vector<Requirement>& requirements() const { return requirements_; }
   // The value required by `field=value`, if the selector has such a requirement (used to
@@ -94,5 +98,15 @@ class FieldSelector {
  private:
   std::vector<Requirement> requirements_;
 };
+
+template <typename Lookup>
+bool FieldSelector::matches_with(Lookup value_of) const {
+  for (const auto& r : requirements_) {
+    const std::string* value = value_of(r.field);
+    std::string_view have = value ? std::string_view(*value) : std::string_view();
+    if ((have == r.value) != r.equals) return false;
+  }
+  return true;
+}
 
 }  // namespace k3c

@@ -96,23 +96,29 @@ CachedObject make_cached(const std::string& key, json object, int64_t revision) 
       if (v.is_string()) o.labels.emplace(k, v.get<std::string>());
     }
   }
-  o.fields.emplace("metadata.name", o.name);
-  o.fields.emplace("metadata.namespace", o.namespace_);
+  // metadata.name and metadata.namespace are o.name and o.namespace_ (CachedObject::field).
+  // Names view the static field table; empty values are left out (they read as "").
+  auto add = [&](std::string_view name, std::string value) {
+    if (!value.empty()) o.fields.emplace_back(name, std::move(value));
+  };
   std::string api_version = object.value("apiVersion", "");
   std::string kind = object.value("kind", "");
-  for (const auto& f : selectable_fields(group_of(api_version), kind)) {
-    o.fields.emplace(f, field_value(object, f));
-  }
+  const auto& own = selectable_fields(group_of(api_version), kind);
   // Events are stored in the core shape and also listed through events.k8s.io/v1, whose
   // field selectors name the same fields differently.
-  if (api_version == "v1" && kind == "Event") {
-    for (const auto& f : selectable_fields("events.k8s.io", "Event")) {
+  const bool core_event = api_version == "v1" && kind == "Event";
+  const auto& events_api = core_event ? selectable_fields("events.k8s.io", "Event") : own;
+  o.fields.reserve(own.size() + (core_event ? events_api.size() : 0));
+  for (const auto& f : own) add(f, field_value(object, f));
+  if (core_event) {
+    for (const auto& f : events_api) {
       std::string core = f.starts_with("regarding.") ? "involvedObject." + f.substr(10)
                          : f == "reportingController" ? "reportingComponent"
                                                       : f;
-      o.fields.emplace(f, field_value(object, core));
+      add(f, field_value(object, core));
     }
   }
+  o.fields.shrink_to_fit();  // values left out: no slack held for as long as the cache holds it
   o.json = object.dump();
   // dump() grows the string by doubling: up to half of it would be slack, held as long as the
   // cache (and its history) holds the object.

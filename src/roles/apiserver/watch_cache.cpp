@@ -64,8 +64,23 @@ std::string watch_event_line(std::string_view type, const std::string& object_js
   return line;
 }
 
+const std::string* CachedObject::field(std::string_view path) const {
+  if (path == "metadata.name") return &name;
+  if (path == "metadata.namespace") return &namespace_;
+  for (const auto& [field_name, value] : fields) {
+    if (field_name == path) return &value;
+  }
+  return nullptr;
+}
+
+namespace {
+bool fields_match(const FieldSelector& selector, const CachedObject& o) {
+  return selector.matches_with([&](const std::string& path) { return o.field(path); });
+}
+}  // namespace
+
 bool Filter::matches(const CachedObject& o) const {
-  return has_prefix(o.key, prefix) && labels.matches(o.labels) && fields.matches(o.fields);
+  return has_prefix(o.key, prefix) && labels.matches(o.labels) && fields_match(fields, o);
 }
 
 // One watch: a filter and a bounded queue. Shared by the cache (producer, under the cache's
@@ -366,7 +381,7 @@ Result<ListSnapshot> WatchCache::list(const Filter& filter, int64_t min_revision
   auto it = after.empty() ? objects_.lower_bound(filter.prefix) : objects_.upper_bound(after);
   for (; it != objects_.end() && has_prefix(it->first, filter.prefix); ++it) {
     const CachedObject& o = *it->second;
-    if (!filter.labels.matches(o.labels) || !filter.fields.matches(o.fields)) continue;
+    if (!filter.labels.matches(o.labels) || !fields_match(filter.fields, o)) continue;
     if (limit > 0 && static_cast<int64_t>(out.items.size()) == limit) {
       if (out.next_key.empty()) out.next_key = out.items.back()->key;
       ++out.remaining;

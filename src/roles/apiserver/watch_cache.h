@@ -25,6 +25,14 @@
 
 namespace k3c::apiserver {
 
+// The selectable fields of a cached object besides metadata.name and metadata.namespace
+// (those are the object's name and namespace_), only those whose value is not empty: a field
+// selector reads a field that is not there as "". Each name views a string that lives as long
+// as the process (the kinds' field tables, object_codec.cpp). A vector rather than a Labels
+// map: an Event has 21 selectable fields, and a map node with its heap-allocated name took
+// ~150 bytes a field, three times the Event's JSON between them (doc/benchmarks.md).
+using SelectableFields = std::vector<std::pair<std::string_view, std::string>>;
+
 struct CachedObject {
   std::string key;       // the store key
   std::string json;      // the object, serialized, with metadata.resourceVersion set
@@ -33,7 +41,11 @@ struct CachedObject {
   std::string name;
   std::string uid;
   Labels labels;
-  Labels fields;  // selectable fields: metadata.name, metadata.namespace, spec.nodeName, ...
+  SelectableFields fields;  // spec.nodeName, status.phase, ... (not metadata.name/namespace)
+
+  // The value of a selectable field (metadata.name and metadata.namespace included), nullptr
+  // when it is empty or not selectable.
+  const std::string* field(std::string_view path) const;
 };
 using ObjectPtr = std::shared_ptr<const CachedObject>;
 

@@ -50,7 +50,7 @@ TEST_CASE("the cache loads, follows writes, and serves consistent reads") {
   auto a = f.cache->get("/registry/pods/default/a", 0);
   REQUIRE(a.is_ok());
   REQUIRE(json::parse((*a)->json)["metadata"]["resourceVersion"] == "1");
-  REQUIRE((*a)->fields.at("spec.nodeName") == "n1");
+  REQUIRE(*(*a)->field("spec.nodeName") == "n1");
   auto b = f.store->create("/registry/pods/default/b", pod("b", "db"));
   // A read after an acknowledged write sees it.
   auto listed = f.cache->list({"/registry/pods/default/", {}, {}}, 0, "", 0);
@@ -62,6 +62,33 @@ TEST_CASE("the cache loads, follows writes, and serves consistent reads") {
   REQUIRE(page->items.size() == 1);
   REQUIRE(page->next_key == "/registry/pods/default/a");
   REQUIRE(page->remaining == 1);
+}
+
+TEST_CASE("cached objects keep their non-empty selectable fields; selectors read the rest as empty") {
+  json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"name", "p.1"}, {"namespace", "default"}}},
+                {"involvedObject", {{"kind", "Pod"}, {"name", "p"}, {"namespace", "default"}}},
+                {"reason", "FailedScheduling"},
+                {"source", {{"component", "default-scheduler"}}},
+                {"type", "Warning"}};
+  CachedObject o = make_cached("/registry/events/default/p.1", event, 7);
+  REQUIRE(*o.field("metadata.name") == "p.1");
+  REQUIRE(*o.field("metadata.namespace") == "default");
+  // The core name and the events.k8s.io/v1 name of one field.
+  REQUIRE(*o.field("involvedObject.name") == "p");
+  REQUIRE(*o.field("regarding.name") == "p");
+  REQUIRE(*o.field("source") == "default-scheduler");
+  REQUIRE(o.field("reportingController") == nullptr);  // reportingComponent is absent
+  REQUIRE(o.field("involvedObject.uid") == nullptr);
+  REQUIRE(o.fields.size() == 11);  // of 21 names, only the non-empty values
+  auto matches = [&](const char* text) {
+    return Filter{"/registry/events/", {}, *FieldSelector::parse(text)}.matches(o);
+  };
+  REQUIRE(matches("regarding.kind=Pod,type=Warning,metadata.name=p.1"));
+  REQUIRE(matches("involvedObject.uid="));
+  REQUIRE_FALSE(matches("involvedObject.uid!="));
+  REQUIRE_FALSE(matches("reason!=FailedScheduling"));
 }
 
 TEST_CASE("watches: synthetic adds, resume, and selector transitions") {
