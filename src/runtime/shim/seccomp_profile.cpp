@@ -103,12 +103,16 @@ Result<scmp_compare> compare_op(const json& op) {
   return invalid("unknown argument operator " + op.dump());
 }
 
-std::vector<std::string> string_list(const json& object, const char* key) {
+// A list of strings, or none when the key is absent or null. Anything else is an error: a
+// rule whose names were silently dropped would leave a syscall unfiltered.
+Result<std::vector<std::string>> string_list(const json& object, const char* key) {
   std::vector<std::string> out;
-  if (auto it = object.find(key); it != object.end() && it->is_array()) {
-    for (const json& v : *it) {
-      if (v.is_string()) out.push_back(v.get<std::string>());
-    }
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return out;
+  if (!it->is_array()) return invalid(std::string(key) + " is not a list of strings");
+  for (const json& v : *it) {
+    if (!v.is_string()) return invalid(std::string(key) + " is not a list of strings");
+    out.push_back(v.get<std::string>());
   }
   return out;
 }
@@ -133,11 +137,12 @@ Result<bool> rule_applies(const json& rule, uint64_t capabilities) {
     if (filter == rule.end() || filter->is_null()) continue;
     if (!filter->is_object()) return invalid(std::string(key) + " is not an object");
     const bool include = key[0] == 'i';
-    for (const std::string& cap : string_list(*filter, "caps")) {
+    ASSIGN_OR_RETURN(const auto caps, string_list(*filter, "caps"));
+    for (const std::string& cap : caps) {
       ASSIGN_OR_RETURN(bool has, kept(cap));
       if (has != include) return false;
     }
-    const auto arches = string_list(*filter, "arches");
+    ASSIGN_OR_RETURN(const auto arches, string_list(*filter, "arches"));
     if (!arches.empty()) {
       const bool here = std::find(arches.begin(), arches.end(), kGoArch) != arches.end();
       if (here != include) return false;
@@ -155,7 +160,7 @@ Result<bool> rule_applies(const json& rule, uint64_t capabilities) {
 // The architectures to add beside the native one: "architectures", else the archMap entry of
 // the native architecture with its sub-architectures.
 Result<std::vector<uint32_t>> profile_arches(const json& profile) {
-  std::vector<std::string> names = string_list(profile, "architectures");
+  ASSIGN_OR_RETURN(std::vector<std::string> names, string_list(profile, "architectures"));
   if (names.empty()) {
     if (auto map = profile.find("archMap"); map != profile.end() && map->is_array()) {
       for (const json& entry : *map) {
@@ -164,7 +169,7 @@ Result<std::vector<uint32_t>> profile_arches(const json& profile) {
         if (!arch.is_string() || arch_token(arch.get<std::string>()) != seccomp_arch_native()) {
           continue;
         }
-        names = string_list(entry, "subArchitectures");
+        ASSIGN_OR_RETURN(names, string_list(entry, "subArchitectures"));
       }
     }
   }
@@ -202,7 +207,7 @@ Status add_rule(void* ctx, const json& rule, uint32_t default_action) {
                                         rule.contains("errnoRet") ? &rule["errnoRet"] : nullptr));
   ASSIGN_OR_RETURN(std::vector<scmp_arg_cmp> conds, conditions(rule));
   if (act == default_action) return Status::ok();  // libseccomp refuses it; it changes nothing
-  std::vector<std::string> names = string_list(rule, "names");
+  ASSIGN_OR_RETURN(std::vector<std::string> names, string_list(rule, "names"));
   if (auto name = rule.find("name"); name != rule.end() && name->is_string()) {
     names.push_back(name->get<std::string>());
   }

@@ -324,6 +324,15 @@ TEST_CASE("a malformed seccomp profile is refused with what is wrong") {
       "includes": {"caps": ["CAP_FLY"]}}]})") == "seccomp profile: unknown capability \"CAP_FLY\"");
   CHECK(message(rule_start + R"("read"]})") ==
         "seccomp profile: a syscalls entry is not an object");
+  // A names (or caps) value of the wrong type is refused, not dropped: the rule would filter
+  // nothing.
+  CHECK(message(rule_start + R"({"names": "mkdir", "action": "SCMP_ACT_ALLOW"}]})") ==
+        "seccomp profile: names is not a list of strings");
+  CHECK(message(rule_start + R"({"names": ["read", 3], "action": "SCMP_ACT_ALLOW"}]})") ==
+        "seccomp profile: names is not a list of strings");
+  CHECK(message(rule_start + R"({"names": ["read"], "action": "SCMP_ACT_ALLOW",
+      "includes": {"caps": "CAP_SYS_ADMIN"}}]})") ==
+        "seccomp profile: caps is not a list of strings");
   auto notify = shim::compile_seccomp_profile(
       rule_start + R"({"names": ["read"], "action": "SCMP_ACT_NOTIFY"}]})", 0);
   CHECK(notify.status().code() == Code::kNotImplemented);
