@@ -56,6 +56,9 @@ struct Resource {
   // A delete that removes the object at once answers with the object, not a Status (upstream's
   // ReturnDeletedObject: pods, services, serviceaccounts, persistentvolumes and claims).
   bool returns_deleted_object = false;
+  // Held in the API server's watch cache (false: read from the store, as upstream serves
+  // Events straight from etcd: DefaultWatchCacheSizes gives them no cache).
+  bool watch_cached = true;
 
   GroupVersionKind gvk() const { return {group, version, kind}; }
   std::string group_version() const { return group_version_string(group, version); }

@@ -146,6 +146,10 @@ TEST_CASE("pods carry upstream's facts") {
   CHECK(pods.storage_prefix == "/registry/pods");
   CHECK(pods.returns_deleted_object);  // upstream's ReturnDeletedObject
   CHECK_FALSE(must_find(registry, "", "v1", "configmaps").returns_deleted_object);
+  // Events are read from the store, as upstream serves them from etcd.
+  CHECK(pods.watch_cached);
+  CHECK_FALSE(must_find(registry, "", "v1", "events").watch_cached);
+  CHECK_FALSE(must_find(registry, "events.k8s.io", "v1", "events").watch_cached);
   // v1.32 serves pods/resize only behind the alpha InPlacePodVerticalScaling gate.
   CHECK(subresource_names(pods) == Strings{"attach", "binding", "ephemeralcontainers", "eviction",
                                            "exec", "log", "portforward", "proxy", "status"});

@@ -83,7 +83,8 @@ Result<Resource> parse_resource(const YAML::Node& node, const std::string& group
   RETURN_IF_ERROR(
       check_registry_keys(node,
                           {"plural", "singular", "kind", "namespaced", "verbs", "shortNames",
-                           "categories", "storage", "subresources", "returnsDeletedObject"},
+                           "categories", "storage", "subresources", "returnsDeletedObject",
+                           "watchCache"},
                           where));
   Resource r;
   r.group = group;
@@ -100,6 +101,7 @@ Result<Resource> parse_resource(const YAML::Node& node, const std::string& group
   r.storage_prefix = storage == "none" ? "" : storage;
   if (node["returnsDeletedObject"])
     r.returns_deleted_object = node["returnsDeletedObject"].as<bool>();
+  if (node["watchCache"]) r.watch_cached = node["watchCache"].as<bool>();
   if (const YAML::Node subs = node["subresources"]) {
     if (!subs.IsSequence()) return registry_yaml_invalid(where, "\"subresources\" must be a list");
     for (const auto& sub_node : subs) {

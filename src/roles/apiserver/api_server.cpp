@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <future>
 
@@ -125,7 +126,15 @@ Status ApiServerRole::start() {
       config_.advertise_address.empty() ? config_.bind_address : config_.advertise_address;
   if (address == "0.0.0.0" || address == "::") address = "127.0.0.1";
 
-  cache_ = std::make_unique<WatchCache>(*store, decode_stored);
+  WatchCacheOptions cache_options;
+  for (const api::Resource& r : registry->resources()) {
+    if (r.watch_cached || !r.stored()) continue;
+    std::string prefix = r.storage_prefix + "/";
+    auto& uncached = cache_options.uncached_prefixes;
+    if (std::find(uncached.begin(), uncached.end(), prefix) == uncached.end())
+      uncached.push_back(std::move(prefix));
+  }
+  cache_ = std::make_unique<WatchCache>(*store, decode_stored, std::move(cache_options));
   RETURN_IF_ERROR(cache_->start());
   strategies_ = std::make_unique<Strategies>(
       *cache_,

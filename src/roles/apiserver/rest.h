@@ -79,10 +79,6 @@ class Rest {
     int64_t revision;
   };
   std::variant<Current, http::Response> read_current(const Call& call);
-  // A list page read from the store at a past `revision` (a continue token the watch cache
-  // has moved past); kCompacted when the store no longer has that revision.
-  Result<ListSnapshot> list_at(const Filter& filter, int64_t revision, const std::string& after,
-                               int64_t limit);
   // The list a LIST call reads, by its continue token, resourceVersion and
   // resourceVersionMatch (upstream's semantics: Exact and paged lists with a version from the
   // store's history, the rest from the cache).

@@ -241,7 +241,7 @@ ApiResult<ListSnapshot> Rest::list_snapshot(const Call& c, const Filter& filter,
     } else {
       // The cache has moved on: the rest of the list comes from the store's history at the
       // first page's revision (as etcd serves it), until compaction removes that revision.
-      snapshot = list_at(filter, t->revision, t->after, limit);
+      snapshot = cache_.list_at(filter, t->revision, t->after, limit);
       if (!snapshot.is_ok() && snapshot.status().code() == Code::kCompacted) {
         return api_error(
             Code::kGone,
@@ -270,7 +270,7 @@ ApiResult<ListSnapshot> Rest::list_snapshot(const Call& c, const Filter& filter,
   const int64_t at = std::get<int64_t>(revision);
   if (at == cache_.revision()) snapshot = cache_.list(filter, -1, "", limit);
   // The cache may have moved on meanwhile: then the store's history serves it.
-  if (!snapshot.is_ok() || snapshot->revision != at) snapshot = list_at(filter, at, "", limit);
+  if (!snapshot.is_ok() || snapshot->revision != at) snapshot = cache_.list_at(filter, at, "", limit);
   if (snapshot.is_ok()) return std::move(snapshot).value();
   switch (snapshot.status().code()) {
     case Code::kCompacted:
@@ -328,34 +328,6 @@ http::Response Rest::list_answer(const Call& c, OutputFormat format, const Filte
   }
   body += "]}";
   return json_response(200, std::move(body));
-}
-
-Result<ListSnapshot> Rest::list_at(const Filter& filter, int64_t revision, const std::string& after,
-                                   int64_t limit) {
-  ListSnapshot out;
-  out.revision = revision;
-  out.remaining = -1;  // not counted: remainingItemCount is left out, as it may be
-  store::ListOptions o;
-  o.revision = revision;
-  o.after = after;
-  // Read in pages of the store until `limit` objects match (selectors filter here).
-  o.limit = limit > 0 ? std::max<int64_t>(limit, 100) : 0;
-  for (;;) {
-    auto page = store_.list(filter.prefix, o);
-    if (!page.is_ok()) return page.status();
-    for (const store::KeyValue& kv : page->items) {
-      auto decoded = decode_stored(kv);
-      if (!decoded.is_ok()) return decoded.status();
-      if (!filter.matches(*decoded)) continue;
-      if (limit > 0 && static_cast<int64_t>(out.items.size()) == limit) {
-        out.next_key = out.items.back()->key;  // one more matches: the page is cut here
-        return out;
-      }
-      out.items.push_back(std::make_shared<const CachedObject>(std::move(*decoded)));
-    }
-    if (!page->more || page->items.empty()) return out;
-    o.after = page->items.back().key;
-  }
 }
 
 http::Response Rest::watch(const Call& c) {

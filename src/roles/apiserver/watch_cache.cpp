@@ -232,6 +232,7 @@ Status WatchCache::load() {
     ASSIGN_OR_RETURN(auto list, store_.list(kRegistryPrefix, page));
     revision = list.revision;
     for (const auto& kv : list.items) {
+      if (uncached(kv.key)) continue;
       auto decoded = decode_(kv);
       if (!decoded.is_ok()) {
         // A stored object we cannot read must not take the server down; it is reported and
@@ -289,36 +290,56 @@ void WatchCache::run() {
 }
 
 void WatchCache::apply(const std::vector<store::Event>& events) {
+  struct Change {
+    store::Event::Type type;
+    ObjectPtr object;
+    bool uncached = false;
+    ObjectPtr previous;  // uncached updates only: the cache has no earlier version to offer
+  };
+  auto decode_logged = [this](const store::KeyValue& kv) -> ObjectPtr {
+    auto o = decoded(kv);
+    if (o.is_ok()) return std::move(o).value();
+    log::for_role("apiserver")
+        ->error("watch cache: cannot decode {} at {}: {}", kv.key, kv.mod_revision,
+                o.status().to_string());
+    return nullptr;
+  };
   // Decode outside the lock: parsing is the expensive part.
-  std::vector<std::pair<store::Event::Type, ObjectPtr>> decoded;
-  decoded.reserve(events.size());
+  std::vector<Change> changes;
+  changes.reserve(events.size());
   int64_t last = 0;
   for (const auto& e : events) {
     last = e.kv.mod_revision;
     if (!has_prefix(e.kv.key, kRegistryPrefix)) continue;
-    auto o = decode_(e.kv);
-    if (!o.is_ok()) {
-      log::for_role("apiserver")
-          ->error("watch cache: cannot decode {} at {}: {}", e.kv.key, e.kv.mod_revision,
-                  o.status().to_string());
-      continue;
+    Change change{e.type, decode_logged(e.kv), uncached(e.kv.key), nullptr};
+    if (!change.object) continue;
+    // Watches with selectors need the version before an update to see it leave or enter.
+    if (change.uncached && e.type == store::Event::Type::kUpdate && e.prev) {
+      change.previous = decode_logged(*e.prev);
     }
-    decoded.emplace_back(e.type, std::make_shared<const CachedObject>(std::move(o).value()));
+    changes.push_back(std::move(change));
   }
   {
     std::lock_guard lock(mu_);
-    for (auto& [type, object] : decoded) {
+    for (auto& [type, object, is_uncached, prior] : changes) {
       ObjectPtr previous;
-      auto it = objects_.find(object->key);
-      if (it != objects_.end()) previous = it->second;
       WatchEvent ev;
       ev.object = object;
-      if (type == store::Event::Type::kDelete) {
-        ev.type = EventType::kDeleted;
-        if (it != objects_.end()) objects_.erase(it);
+      if (is_uncached) {
+        previous = prior;
+        ev.type = type == store::Event::Type::kDelete   ? EventType::kDeleted
+                  : type == store::Event::Type::kUpdate ? EventType::kModified
+                                                        : EventType::kAdded;
       } else {
-        ev.type = previous ? EventType::kModified : EventType::kAdded;
-        objects_[object->key] = object;
+        auto it = objects_.find(object->key);
+        if (it != objects_.end()) previous = it->second;
+        if (type == store::Event::Type::kDelete) {
+          ev.type = EventType::kDeleted;
+          if (it != objects_.end()) objects_.erase(it);
+        } else {
+          ev.type = previous ? EventType::kModified : EventType::kAdded;
+          objects_[object->key] = object;
+        }
       }
       deliver(ev, previous);
       history_.emplace_back(ev, previous);
@@ -364,8 +385,26 @@ bool WatchCache::has(int64_t revision) const {
   return revision_ >= revision;
 }
 
+bool WatchCache::uncached(std::string_view key) const {
+  for (const auto& prefix : options_.uncached_prefixes) {
+    if (has_prefix(key, prefix)) return true;
+  }
+  return false;
+}
+
+Result<ObjectPtr> WatchCache::decoded(const store::KeyValue& kv) const {
+  ASSIGN_OR_RETURN(CachedObject o, decode_(kv));
+  return std::make_shared<const CachedObject>(std::move(o));
+}
+
 Result<ObjectPtr> WatchCache::get(const std::string& key, int64_t min_revision) {
   RETURN_IF_ERROR(wait_for(min_revision));
+  if (uncached(key)) {
+    // The store is at least as new as the cache, so this read sees what the cache has.
+    auto kv = store_.get(key);
+    if (!kv.is_ok()) return kv.status();
+    return decoded(*kv);
+  }
   std::lock_guard lock(mu_);
   auto it = objects_.find(key);
   if (it == objects_.end()) return error(Code::kNotFound, key);
@@ -375,6 +414,7 @@ Result<ObjectPtr> WatchCache::get(const std::string& key, int64_t min_revision) 
 Result<ListSnapshot> WatchCache::list(const Filter& filter, int64_t min_revision,
                                       const std::string& after, int64_t limit) {
   RETURN_IF_ERROR(wait_for(min_revision));
+  if (uncached(filter.prefix)) return list_at(filter, revision(), after, limit);
   ListSnapshot out;
   std::lock_guard lock(mu_);
   out.revision = revision_;
@@ -395,6 +435,7 @@ Result<ListSnapshot> WatchCache::list(const Filter& filter, int64_t min_revision
 Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter,
                                                         int64_t from_revision) {
   if (from_revision > 0) RETURN_IF_ERROR(wait_for(from_revision));
+  if (from_revision == 0 && uncached(filter.prefix)) return watch_uncached(filter);
   auto w = std::make_shared<Watch>(filter, options_.watcher_queue);
   std::lock_guard lock(mu_);
   if (stopping_) return error(Code::kServiceUnavailable, "apiserver is shutting down");
@@ -420,6 +461,61 @@ Result<std::unique_ptr<CacheWatcher>> WatchCache::watch(const Filter& filter,
   }
   watchers_.push_back(w);
   return std::unique_ptr<CacheWatcher>(std::make_unique<WatchHandle>(w));
+}
+
+Result<std::unique_ptr<CacheWatcher>> WatchCache::watch_uncached(const Filter& filter) {
+  // The current objects come from the store at the cache's revision R, read without the
+  // lock; what the cache applied after R is then replayed from its history, as a watch from
+  // R would get it. Only when the history moved past R meanwhile (thousands of changes during
+  // one read) is the read done again.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const int64_t at = revision();
+    ASSIGN_OR_RETURN(ListSnapshot current, list_at(filter, at, "", 0));
+    std::vector<WatchEvent> initial;
+    initial.reserve(current.items.size());
+    for (auto& item : current.items) initial.push_back({EventType::kAdded, std::move(item)});
+    auto w = std::make_shared<Watch>(filter, options_.watcher_queue);
+    std::lock_guard lock(mu_);
+    if (stopping_) return error(Code::kServiceUnavailable, "apiserver is shutting down");
+    if (at < history_floor_) continue;
+    w->push_initial(std::move(initial));
+    for (const auto& [event, previous] : history_) {
+      if (event.object->revision <= at) continue;
+      EventLines lines;
+      w->offer(event, previous, lines);
+    }
+    watchers_.push_back(w);
+    return std::unique_ptr<CacheWatcher>(std::make_unique<WatchHandle>(w));
+  }
+  return error(Code::kServiceUnavailable,
+               "the objects changed faster than they could be listed; try again");
+}
+
+Result<ListSnapshot> WatchCache::list_at(const Filter& filter, int64_t revision,
+                                         const std::string& after, int64_t limit) {
+  ListSnapshot out;
+  out.revision = revision;
+  out.remaining = -1;  // not counted: remainingItemCount is left out, as it may be
+  store::ListOptions o;
+  o.revision = revision;
+  o.after = after;
+  // Read in pages of the store until `limit` objects match (selectors filter here).
+  o.limit = limit > 0 ? std::max<int64_t>(limit, 100) : 0;
+  for (;;) {
+    auto page = store_.list(filter.prefix, o);
+    if (!page.is_ok()) return page.status();
+    for (const store::KeyValue& kv : page->items) {
+      ASSIGN_OR_RETURN(ObjectPtr object, decoded(kv));
+      if (!filter.matches(*object)) continue;
+      if (limit > 0 && static_cast<int64_t>(out.items.size()) == limit) {
+        out.next_key = out.items.back()->key;  // one more matches: the page is cut here
+        return out;
+      }
+      out.items.push_back(std::move(object));
+    }
+    if (!page->more || page->items.empty()) return out;
+    o.after = page->items.back().key;
+  }
 }
 
 }  // namespace k3c::apiserver

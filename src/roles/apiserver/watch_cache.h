@@ -4,6 +4,12 @@
 // here by writing the stored bytes out (DESIGN.md decision 1); a ring of recent events lets
 // watches resume from a resourceVersion.
 //
+// Objects under an uncached prefix (Events, as upstream's DefaultWatchCacheSizes leaves them
+// out of its cache: many, large, rarely read) are not held: get and list read them from the
+// store (at the cache's revision, so a list is as consistent as a cached one), while their
+// changes still pass through the cache's watches and history. A list or watch whose prefix
+// is wider than an uncached prefix (none of the API's is) does not see those objects.
+//
 // Thread-safety: every public method from any thread. mu_ guards objects_, history_,
 // watchers_ and revision_; the applier thread is the only writer.
 #pragma once
@@ -102,6 +108,8 @@ struct WatchCacheOptions {
   size_t history_events = 2000;  // ring of recent events for resuming watches
   size_t watcher_queue = 5000;   // events one watcher may have waiting before it is ended
   std::chrono::milliseconds catch_up_timeout{3000};  // waiting for a revision to arrive
+  // Key prefixes ("/registry/events/") whose objects are read from the store, not held.
+  std::vector<std::string> uncached_prefixes;
 };
 
 class WatchCache {
@@ -129,9 +137,17 @@ class WatchCache {
   // history kept), or with synthetic ADDED events for every current match first
   // (from_revision == 0).
   Result<std::unique_ptr<CacheWatcher>> watch(const Filter& filter, int64_t from_revision);
+  // A list read from the store at `revision` (which may be older than the cache's, as for a
+  // continue token; kCompacted when the store no longer has it). Items are decoded and
+  // filtered here; `remaining` is not counted (-1).
+  Result<ListSnapshot> list_at(const Filter& filter, int64_t revision, const std::string& after,
+                               int64_t limit);
 
  private:
   class Watch;
+  bool uncached(std::string_view key) const;
+  Result<ObjectPtr> decoded(const store::KeyValue& kv) const;
+  Result<std::unique_ptr<CacheWatcher>> watch_uncached(const Filter& filter);
   void run();
   Status load();
   void apply(const std::vector<store::Event>& events);
