@@ -1,96 +1,12 @@
-// The watch event scan (see event_peek.h): a cursor over the line that reads object keys
-// and skips values by their brackets and quotes.
+// The watch event scan (see event_peek.h), with core/json_scan.h's cursor.
 #include "client/event_peek.h"
 
+#include "core/json_scan.h"
+
 namespace k3c::client {
-namespace {
 
-class Cursor {
- public:
-  explicit Cursor(std::string_view text) : text_(text) {}
-
-  bool consume(char c) {
-    skip_space();
-    if (pos_ >= text_.size() || text_[pos_] != c) return false;
-    ++pos_;
-    return true;
-  }
-  // A string without escapes; nullopt for anything else (escapes included).
-  std::optional<std::string_view> plain_string() {
-    skip_space();
-    if (pos_ >= text_.size() || text_[pos_] != '"') return std::nullopt;
-    size_t end = text_.find_first_of("\"\\", pos_ + 1);
-    if (end == std::string_view::npos || text_[end] != '"') return std::nullopt;
-    std::string_view s = text_.substr(pos_ + 1, end - pos_ - 1);
-    pos_ = end + 1;
-    return s;
-  }
-  // Skips one value of any kind; false when the text ends or is malformed.
-  bool skip_value() {
-    skip_space();
-    if (pos_ >= text_.size()) return false;
-    char c = text_[pos_];
-    if (c == '"') return skip_string();
-    if (c != '{' && c != '[') {
-      size_t end = text_.find_first_of(",}] \t\r\n", pos_);
-      if (end == pos_ || end == std::string_view::npos) return false;
-      pos_ = end;
-      return true;
-    }
-    int depth = 0;
-    while (pos_ < text_.size()) {
-      c = text_[pos_];
-      if (c == '"') {
-        if (!skip_string()) return false;
-        continue;
-      }
-      ++pos_;
-      if (c == '{' || c == '[') ++depth;
-      if ((c == '}' || c == ']') && --depth == 0) return true;
-    }
-    return false;
-  }
-
- private:
-  void skip_space() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
-      ++pos_;
-  }
-  bool skip_string() {
-    for (size_t i = pos_ + 1; i < text_.size(); ++i) {
-      if (text_[i] == '\\') {
-        ++i;
-      } else if (text_[i] == '"') {
-        pos_ = i + 1;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  std::string_view text_;
-  size_t pos_ = 0;
-};
-
-// Walks the members of the object at the cursor, calling `member(key)` with the cursor before
-// each value; `member` reads the value (returning true to stop the walk) or leaves it to be
-// skipped (returning false). False when the object is malformed or ends before a stop.
-template <typename Member>
-bool walk_object(Cursor& c, Member member) {
-  if (!c.consume('{')) return false;
-  if (c.consume('}')) return false;
-  do {
-    auto key = c.plain_string();
-    if (!key || !c.consume(':')) return false;
-    std::optional<bool> stop = member(*key);
-    if (!stop) return false;  // the member's value was malformed
-    if (*stop) return true;
-  } while (c.consume(','));
-  return false;
-}
-
-}  // namespace
+using json_scan::Cursor;
+using json_scan::walk_object;
 
 std::optional<EventPeek> peek_event(std::string_view line) {
   Cursor c(line);

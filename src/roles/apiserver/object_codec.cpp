@@ -2,6 +2,9 @@
 #include "roles/apiserver/object_codec.h"
 
 #include <map>
+#include <optional>
+
+#include "core/json_scan.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -82,6 +85,205 @@ std::string field_value(const json& object, std::string_view path) {
   return at->dump();
 }
 
+namespace {
+
+// Fills o.fields with the kind's non-empty selectable fields, read by `read(path)` (nullopt:
+// the reader failed, and so does this). One loop for both decoders below.
+template <typename Reader>
+bool fill_fields(CachedObject& o, std::string_view api_version, std::string_view kind,
+                 Reader read) {
+  // metadata.name and metadata.namespace are o.name and o.namespace_ (CachedObject::field).
+  // Names view the static field table; empty values are left out (they read as "").
+  auto add = [&](std::string_view name, std::string_view path) {
+    std::optional<std::string> value = read(path);
+    if (!value) return false;
+    if (!value->empty()) o.fields.emplace_back(name, std::move(*value));
+    return true;
+  };
+  const auto& own = selectable_fields(group_of(api_version), kind);
+  // Events are stored in the core shape and also listed through events.k8s.io/v1, whose
+  // field selectors name the same fields differently.
+  const bool core_event = api_version == "v1" && kind == "Event";
+  const auto& events_api = core_event ? selectable_fields("events.k8s.io", "Event") : own;
+  o.fields.reserve(own.size() + (core_event ? events_api.size() : 0));
+  for (const auto& f : own) {
+    // "source" on core Events selects source.component.
+    if (!add(f, f == "source" ? "source.component" : std::string_view(f))) return false;
+  }
+  if (core_event) {
+    for (const auto& f : events_api) {
+      std::string core = f.starts_with("regarding.") ? "involvedObject." + f.substr(10)
+                         : f == "reportingController" ? "reportingComponent"
+                                                      : f;
+      if (!add(f, core)) return false;
+    }
+  }
+  o.fields.shrink_to_fit();  // values left out: no slack held for as long as the cache holds it
+  return true;
+}
+
+// A JSON string's contents without escapes ("\"abc\"" -> abc); nullopt for other values and
+// strings with escapes.
+std::optional<std::string_view> plain_contents(std::string_view value) {
+  if (value.size() < 2 || value.front() != '"' || value.back() != '"') return std::nullopt;
+  std::string_view inner = value.substr(1, value.size() - 2);
+  if (inner.find('\\') != std::string_view::npos) return std::nullopt;
+  return inner;
+}
+
+// A scalar's selector form from its JSON text, as field_value() gives it from the tree.
+std::optional<std::string> selector_text(std::string_view value) {
+  if (auto plain = plain_contents(value)) return std::string(*plain);
+  if (value == "null") return std::string();
+  if (value == "true" || value == "false") return std::string(value);
+  // An integer as the encoder writes it prints the same; anything else goes through a parse.
+  std::string_view digits = value.starts_with('-') ? value.substr(1) : value;
+  if (!digits.empty() && digits.size() < 18 && (digits[0] != '0' || value == "0") &&
+      digits.find_first_not_of("0123456789") == std::string_view::npos)
+    return std::string(value);
+  // Escaped strings, other numbers, objects and arrays: as the tree would read and print them.
+  json parsed = json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return std::nullopt;
+  if (parsed.is_string()) return parsed.get<std::string>();
+  return parsed.dump();
+}
+
+// The stored object scanned instead of parsed (a tree and a dump cost about ten times as
+// much): the top-level members' texts, metadata's members, the selectable fields' values,
+// and the JSON with "resourceVersion" spliced into metadata where the encoder's sorted keys
+// put it, so that the bytes are those a parse and dump would give. nullopt for anything this
+// does not handle in the same way (escaped metadata strings, duplicate or odd members):
+// decode_stored parses those. What it skips it does not validate: the store's values are
+// what the API server's encoder wrote (a full validation, json::accept, would cost twice
+// this scan).
+std::optional<CachedObject> scan_cached(const std::string& key, std::string_view text,
+                                        int64_t revision) {
+  namespace js = json_scan;
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  std::string_view metadata;
+  size_t metadata_at = 0;
+  js::Cursor top(text);
+  bool ok = js::walk_object(
+      top,
+      [&](std::string_view k) -> std::optional<bool> {
+        size_t at = top.next_offset();
+        auto v = top.value();
+        if (!v) return std::nullopt;
+        if (k == "metadata") {
+          if (!metadata.empty()) return std::nullopt;  // a duplicate: the parser keeps the last
+          metadata = *v;
+          metadata_at = at;
+        }
+        members.emplace_back(k, *v);
+        return false;
+      },
+      /*to_end=*/true);
+  if (!ok || top.next_offset() != text.size()) return std::nullopt;
+  if (metadata.empty() || metadata.front() != '{') return std::nullopt;
+  auto top_member = [&](std::string_view k) -> std::optional<std::string_view> {
+    for (auto it = members.rbegin(); it != members.rend(); ++it)
+      if (it->first == k) return it->second;
+    return std::nullopt;
+  };
+  auto top_string = [&](std::string_view k) -> std::optional<std::string_view> {
+    auto v = top_member(k);
+    return v ? plain_contents(*v) : std::optional<std::string_view>("");
+  };
+  auto api_version = top_string("apiVersion");
+  auto kind = top_string("kind");
+  if (!api_version || !kind) return std::nullopt;
+
+  CachedObject o;
+  o.key = key;
+  o.revision = revision;
+  // metadata: name, namespace, uid, labels, and where resourceVersion goes.
+  const std::string rv = "\"" + std::to_string(revision) + "\"";
+  js::Cursor m(metadata);
+  size_t after_value = 1;  // just after '{', then after each member's value
+  size_t insert_at = std::string_view::npos, replace_from = 0, replace_to = 0;
+  bool replace = false, first_member = true, insert_first = false;
+  std::string_view labels;
+  ok = js::walk_object(
+      m,
+      [&](std::string_view k) -> std::optional<bool> {
+        if (!replace && insert_at == std::string_view::npos && k > "resourceVersion") {
+          insert_at = after_value;
+          insert_first = first_member;
+        }
+        size_t value_at = m.next_offset();
+        auto v = m.value();
+        if (!v) return std::nullopt;
+        first_member = false;
+        after_value = m.offset();
+        std::string* target = k == "name"        ? &o.name
+                              : k == "namespace" ? &o.namespace_
+                              : k == "uid"       ? &o.uid
+                                                 : nullptr;
+        if (target) {
+          auto plain = plain_contents(*v);
+          if (!plain || !target->empty()) return std::nullopt;  // escaped, or a duplicate
+          *target = *plain;
+        } else if (k == "labels") {
+          labels = *v;
+        } else if (k == "resourceVersion") {
+          if (replace) return std::nullopt;
+          replace = true;
+          replace_from = value_at;
+          replace_to = after_value;
+        }
+        return false;
+      },
+      /*to_end=*/true);
+  if (!ok) return std::nullopt;
+  if (!labels.empty()) {
+    json parsed = json::parse(labels, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_discarded()) return std::nullopt;
+    if (parsed.is_object()) {
+      for (auto& [k, v] : parsed.items()) {
+        if (v.is_string()) o.labels.emplace(k, v.get<std::string>());
+      }
+    }
+  }
+  auto read_field = [&](std::string_view path) -> std::optional<std::string> {
+    size_t dot = path.find('.');
+    auto at = top_member(path.substr(0, dot));
+    while (at && dot != std::string_view::npos) {
+      if (at->empty() || at->front() != '{') return std::string();  // not an object: ""
+      size_t next = path.find('.', dot + 1);
+      std::string_view part = path.substr(dot + 1, next == std::string_view::npos
+                                                       ? std::string_view::npos
+                                                       : next - dot - 1);
+      // member() fails both on a missing key and a bad text; the text was scanned already.
+      at = js::member(*at, part);
+      dot = next;
+    }
+    if (!at) return std::string();
+    return selector_text(*at);
+  };
+  if (!fill_fields(o, *api_version, *kind, read_field)) return std::nullopt;
+
+  // The JSON with metadata.resourceVersion set.
+  o.json.reserve(text.size() + rv.size() + 20);
+  if (replace) {
+    o.json.append(text.substr(0, metadata_at + replace_from));
+    o.json.append(rv);
+    o.json.append(text.substr(metadata_at + replace_to));
+  } else {
+    const bool at_end = insert_at == std::string_view::npos;
+    const size_t at = metadata_at + (at_end ? after_value : insert_at);
+    const bool empty = at_end && first_member;
+    o.json.append(text.substr(0, at));
+    if (!insert_first && !empty) o.json += ',';
+    o.json += "\"resourceVersion\":";
+    o.json += rv;
+    if (insert_first && !at_end) o.json += ',';
+    o.json.append(text.substr(at));
+  }
+  return o;
+}
+
+}  // namespace
+
 CachedObject make_cached(const std::string& key, json object, int64_t revision) {
   CachedObject o;
   o.key = key;
@@ -96,29 +298,10 @@ CachedObject make_cached(const std::string& key, json object, int64_t revision) 
       if (v.is_string()) o.labels.emplace(k, v.get<std::string>());
     }
   }
-  // metadata.name and metadata.namespace are o.name and o.namespace_ (CachedObject::field).
-  // Names view the static field table; empty values are left out (they read as "").
-  auto add = [&](std::string_view name, std::string value) {
-    if (!value.empty()) o.fields.emplace_back(name, std::move(value));
-  };
-  std::string api_version = object.value("apiVersion", "");
-  std::string kind = object.value("kind", "");
-  const auto& own = selectable_fields(group_of(api_version), kind);
-  // Events are stored in the core shape and also listed through events.k8s.io/v1, whose
-  // field selectors name the same fields differently.
-  const bool core_event = api_version == "v1" && kind == "Event";
-  const auto& events_api = core_event ? selectable_fields("events.k8s.io", "Event") : own;
-  o.fields.reserve(own.size() + (core_event ? events_api.size() : 0));
-  for (const auto& f : own) add(f, field_value(object, f));
-  if (core_event) {
-    for (const auto& f : events_api) {
-      std::string core = f.starts_with("regarding.") ? "involvedObject." + f.substr(10)
-                         : f == "reportingController" ? "reportingComponent"
-                                                      : f;
-      add(f, field_value(object, core));
-    }
-  }
-  o.fields.shrink_to_fit();  // values left out: no slack held for as long as the cache holds it
+  fill_fields(o, object.value("apiVersion", ""), object.value("kind", ""),
+              [&](std::string_view path) -> std::optional<std::string> {
+                return field_value(object, path);
+              });
   o.json = object.dump();
   // dump() grows the string by doubling: up to half of it would be slack, held as long as the
   // cache (and its history) holds the object.
@@ -127,6 +310,11 @@ CachedObject make_cached(const std::string& key, json object, int64_t revision) 
 }
 
 Result<CachedObject> decode_stored(const store::KeyValue& kv) {
+  if (auto scanned = scan_cached(kv.key, kv.value, kv.mod_revision)) return std::move(*scanned);
+  return parse_stored(kv);
+}
+
+Result<CachedObject> parse_stored(const store::KeyValue& kv) {
   json object = json::parse(kv.value, nullptr, /*allow_exceptions=*/false);
   if (object.is_discarded() || !object.is_object()) {
     return error(Code::kInternal, "stored object " + kv.key + " is not a JSON object");

@@ -20,9 +20,12 @@ const std::vector<std::string>& selectable_fields(std::string_view group, std::s
 // Whether `field` may be used in a field selector for the kind.
 bool is_selectable(std::string_view group, std::string_view kind, std::string_view field);
 
-// Parses a stored value, sets metadata.resourceVersion to kv.mod_revision, and builds the
-// cache entry.
+// Reads a stored value, sets metadata.resourceVersion to kv.mod_revision, and builds the
+// cache entry. The value is scanned, not parsed, when it is what our encoder writes; the
+// result is the same as parse_stored's (the same JSON bytes and fields).
 Result<CachedObject> decode_stored(const store::KeyValue& kv);
+// decode_stored through a full parse and dump (what it falls back to).
+Result<CachedObject> parse_stored(const store::KeyValue& kv);
 // The same from an object already parsed (the apiserver's write path has it in hand).
 CachedObject make_cached(const std::string& key, nlohmann::json object, int64_t revision);
 

@@ -31,9 +31,29 @@ NodeIpamController::NodeIpamController(ControllerContext& ctx,
       mask_(settings.node_cidr_mask_size),
       nodes_(ctx.informers.informer(client::resources::kNodes)) {
   auto changed = [this](const client::ObjectPtr& node) {
+    observe(*node, false);
     if (pod_cidrs_of(*node).empty()) enqueue(name_of(*node));
   };
-  nodes_.add_handler({changed, [=](auto&, auto& now) { changed(now); }, nullptr});
+  nodes_.add_handler({changed, [=](auto&, auto& now) { changed(now); },
+                      [this](const client::ObjectPtr& node) { observe(*node, true); }});
+}
+
+void NodeIpamController::observe(const json& node, bool deleted) {
+  std::vector<uint32_t> slices;
+  if (!deleted) {
+    for (const auto& text : pod_cidrs_of(node)) {
+      auto cidr = parse_ipv4_cidr(text);
+      if (cidr && is_slice_of(*cidr, cluster_, mask_)) slices.push_back(cidr->network);
+    }
+  }
+  const std::string& name = name_of(node);
+  std::lock_guard lock(mu_);
+  if (deleted || !slices.empty()) handed_out_.erase(name);  // the cache has it now, or it is gone
+  if (slices.empty()) {
+    cached_.erase(name);
+  } else {
+    cached_[name] = std::move(slices);
+  }
 }
 
 Status NodeIpamController::reconcile(const std::string& key) {
@@ -41,22 +61,18 @@ Status NodeIpamController::reconcile(const std::string& key) {
   if (!node || being_deleted(*node) || !pod_cidrs_of(*node).empty()) return Status::ok();
 
   std::set<uint32_t> used;
-  std::set<std::string> cached;
-  for (const auto& other : nodes_.list()) {
-    cached.insert(name_of(*other));
-    for (const auto& text : pod_cidrs_of(*other)) {
-      auto cidr = parse_ipv4_cidr(text);
-      if (cidr && is_slice_of(*cidr, cluster_, mask_)) used.insert(cidr->network);
-      handed_out_.erase(name_of(*other));  // the cache has it now
-    }
-  }
-  // Slices given to nodes the cache does not show with one yet; a node gone frees its slice.
-  for (auto it = handed_out_.begin(); it != handed_out_.end();) {
-    if (!cached.count(it->first)) {
-      it = handed_out_.erase(it);
-    } else {
-      used.insert(it->second);
-      ++it;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, slices] : cached_) used.insert(slices.begin(), slices.end());
+    // Slices given to nodes the cache does not show with one yet; a node gone (its deletion
+    // seen before the slice was recorded) frees its slice.
+    for (auto it = handed_out_.begin(); it != handed_out_.end();) {
+      if (!nodes_.get(it->first)) {
+        it = handed_out_.erase(it);
+      } else {
+        used.insert(it->second);
+        ++it;
+      }
     }
   }
   auto slice = first_free_slice(cluster_, mask_, used);
@@ -73,7 +89,9 @@ Status NodeIpamController::reconcile(const std::string& key) {
   if (!patched.is_ok()) {
     return patched.status().code() == Code::kNotFound ? Status::ok() : patched.status();
   }
-  handed_out_[key] = slice->network;
+  std::lock_guard lock(mu_);
+  // Unless the cache has already shown the node with it.
+  if (!cached_.count(key)) handed_out_[key] = slice->network;
   return Status::ok();
 }
 

@@ -67,5 +67,27 @@ TEST_CASE("node IPAM reports an exhausted cluster CIDR instead of patching") {
   }
 }
 
+TEST_CASE("node IPAM gives a deleted node's slice to the next node") {
+  ControllerHarness h;
+  h.api.seed("/api/v1/nodes",
+             {{"metadata", {{"name", "a"}}}, {"spec", {{"podCIDR", "10.42.0.0/24"}}}});
+  h.api.seed("/api/v1/nodes", {{"metadata", {{"name", "b"}}}});
+  ControllerManagerSettings settings;
+  settings.cluster_cidr = {0x0a2a0000, 23};  // room for two /24s
+  NodeIpamController controller(h.ctx, settings);
+  auto running = h.start(controller);
+  REQUIRE(running);
+  auto pod_cidr = [&](const std::string& node) {
+    json spec = h.api.object("/api/v1/nodes/" + node)["spec"];
+    return spec.is_object() ? spec.value("podCIDR", "") : "";
+  };
+  REQUIRE(ControllerHarness::eventually([&] { return pod_cidr("b") == "10.42.1.0/24"; }));
+  REQUIRE(client::remove(h.ctx.client, client::resources::kNodes, "", "a", {}).is_ok());
+  REQUIRE(client::create(h.ctx.client, client::resources::kNodes, "",
+                         json{{"metadata", {{"name", "c"}}}})
+              .is_ok());
+  CHECK(ControllerHarness::eventually([&] { return pod_cidr("c") == "10.42.0.0/24"; }));
+}
+
 }  // namespace
 }  // namespace k3c::controllers
