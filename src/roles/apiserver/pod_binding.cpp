@@ -2,6 +2,7 @@
 // spec.nodeName once (a second binding is a Conflict on pods/binding, as upstream), merges
 // the binding's annotations and marks the pod PodScheduled=True. Written straight to the
 // store as upstream's BindingREST does, since spec.nodeName is immutable to updates.
+#include "api/json_fields.h"
 #include "core/ids.h"
 #include "roles/apiserver/actions.h"
 #include "roles/apiserver/content.h"
@@ -92,7 +93,7 @@ http::Response Actions::bind(const Call& c, const std::string& url_name) {
           conflict("", "pods/binding", name,
                    "pod " + name + " is being deleted, cannot be assigned to a host"));
     }
-    std::string bound = pod.value("spec", json::object()).value("nodeName", "");
+    std::string bound = api::text(api::member(pod, "spec"), "nodeName");
     if (!bound.empty()) {
       return error_response(
           conflict("", "pods/binding", name,

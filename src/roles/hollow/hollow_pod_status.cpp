@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "api/json_fields.h"
 #include "roles/kubelet/pods/pod_status.h"
 
 namespace k3c::hollow {
@@ -27,18 +28,18 @@ std::string fake_digest(const std::string& seed) {
 
 kubelet::PodRuntimeState simulated_runtime(const json& pod, const std::string& pod_ip,
                                            runtime::WallTime started) {
-  const json meta = pod.value("metadata", json::object());
-  const json spec = pod.value("spec", json::object());
-  const std::string uid = meta.value("uid", "");
+  const json& meta = api::member(pod, "metadata");
+  const json& spec = api::member(pod, "spec");
+  const std::string uid = api::text(meta, "uid");
   kubelet::PodRuntimeState state;
   runtime::SandboxStatus sandbox;
   sandbox.id = fake_digest("sandbox/" + uid);
   sandbox.config.pod_uid = uid;
-  sandbox.config.pod_name = meta.value("name", "");
-  sandbox.config.pod_namespace = meta.value("namespace", "");
+  sandbox.config.pod_name = api::text(meta, "name");
+  sandbox.config.pod_namespace = api::text(meta, "namespace");
   sandbox.state = runtime::SandboxState::kReady;
   sandbox.created_at = started;
-  sandbox.ip = spec.value("hostNetwork", false) ? "" : pod_ip;
+  sandbox.ip = api::member(spec, "hostNetwork") == true ? "" : pod_ip;
   state.sandboxes.push_back(sandbox);
   auto add = [&](const json& container, bool init) {
     runtime::ContainerStatus c;
@@ -60,8 +61,9 @@ kubelet::PodRuntimeState simulated_runtime(const json& pod, const std::string& p
     }
     state.containers.push_back(std::move(c));
   };
-  for (const json& c : spec.value("initContainers", json::array())) add(c, true);
-  for (const json& c : spec.value("containers", json::array())) add(c, false);
+  // (null, for a missing list, iterates as empty)
+  for (const json& c : api::member(spec, "initContainers")) add(c, true);
+  for (const json& c : api::member(spec, "containers")) add(c, false);
   return state;
 }
 

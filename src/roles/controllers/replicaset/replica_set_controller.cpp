@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <future>
 
+#include "api/json_fields.h"
 #include "api/object_selectors.h"
 #include "core/ids.h"
 #include "roles/controllers/common/claim.h"
@@ -22,19 +23,17 @@ namespace {
 constexpr int kBurst = 500;       // pods created or deleted per reconcile, as upstream
 constexpr int kMaxParallel = 32;  // requests in flight in one slow-start batch
 
+// Members are read in place (api::member): value("spec", ...) would copy the subtree.
 int64_t replicas_of(const json& owner) {
-  const json& spec = owner.value("spec", json::object());
-  auto r = spec.find("replicas");
-  return r != spec.end() && r->is_number_integer() ? r->get<int64_t>() : 1;
+  const json& r = api::member(api::member(owner, "spec"), "replicas");
+  return r.is_number_integer() ? r.get<int64_t>() : 1;
 }
 
-std::string phase_of(const json& pod) {
-  return pod.value("status", json::object()).value("phase", "");
-}
+std::string phase_of(const json& pod) { return api::text(api::member(pod, "status"), "phase"); }
 
 int restarts_of(const json& pod) {
   int most = 0;
-  for (const auto& c : pod.value("status", json::object()).value("containerStatuses", json())) {
+  for (const auto& c : api::member(api::member(pod, "status"), "containerStatuses")) {
     if (c.is_object()) most = std::max(most, c.value("restartCount", 0));
   }
   return most;
@@ -94,12 +93,14 @@ void ReplicaSetController::pod_changed(const client::ObjectPtr& pod) {
 }
 
 std::optional<LabelSelector> ReplicaSetController::selector_of(const json& owner) const {
-  const json& spec = owner.value("spec", json::object());
+  const json& spec = api::member(owner, "spec");
+  const json& selector = api::member(spec, "selector");
   if (flavour_.map_selector) {
     // An RC without a selector selects its template's labels (defaulted by the API).
-    return api::map_selector_of(spec.value("selector", json::object()));
+    static const json kNone = json::object();
+    return api::map_selector_of(selector.is_null() ? kNone : selector);
   }
-  return api::label_selector_of(spec.value("selector", json()));
+  return api::label_selector_of(selector);
 }
 
 Status ReplicaSetController::reconcile(const std::string& key) {
@@ -134,8 +135,8 @@ void ReplicaSetController::rank_for_deletion(std::vector<client::ObjectPtr>& pod
     return 2;
   };
   std::stable_sort(pods.begin(), pods.end(), [&](const auto& a, const auto& b) {
-    bool a_bound = !a->value("spec", json::object()).value("nodeName", "").empty();
-    bool b_bound = !b->value("spec", json::object()).value("nodeName", "").empty();
+    bool a_bound = !api::text(api::member(*a, "spec"), "nodeName").empty();
+    bool b_bound = !api::text(api::member(*b, "spec"), "nodeName").empty();
     if (a_bound != b_bound) return !a_bound;
     if (phase_rank(*a) != phase_rank(*b)) return phase_rank(*a) < phase_rank(*b);
     if (pod_ready(*a) != pod_ready(*b)) return !pod_ready(*a);
@@ -220,10 +221,11 @@ Status ReplicaSetController::create_pods(const std::string& key, const json& own
 Status ReplicaSetController::update_status(const json& owner,
                                            const std::vector<client::ObjectPtr>& active,
                                            const Status& manage_error) {
-  const json& spec = owner.value("spec", json::object());
-  int64_t min_ready = spec.value("minReadySeconds", int64_t{0});
+  const json& spec = api::member(owner, "spec");
+  const json& min_ready_member = api::member(spec, "minReadySeconds");
+  int64_t min_ready = min_ready_member.is_number_integer() ? min_ready_member.get<int64_t>() : 0;
   // A pod is fully labeled when it carries every label of the template (none: every pod).
-  const json& template_meta = spec.value("template", json::object()).value("metadata", json());
+  const json& template_meta = api::member(api::member(spec, "template"), "metadata");
   auto template_labels = api::map_selector_of(
       template_meta.is_object() ? template_meta.value("labels", json::object()) : json::object());
   auto now = ctx_.clock.wall_now();

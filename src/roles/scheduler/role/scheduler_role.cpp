@@ -2,6 +2,7 @@
 // (see scheduler_role.h).
 #include "roles/scheduler/role/scheduler_role.h"
 
+#include "api/json_fields.h"
 #include "client/event_recorder.h"
 #include "client/in_process_client.h"
 #include "client/informer.h"
@@ -18,14 +19,12 @@ using nlohmann::json;
 
 namespace {
 
-std::string pod_uid(const json& object) {
-  const json& meta = object.value("metadata", json::object());
-  return meta.is_object() ? meta.value("uid", "") : "";
-}
+// (Members are read in place: value("metadata", ...) would copy the whole subtree per event.)
+std::string pod_uid(const json& object) { return api::text(api::member(object, "metadata"), "uid"); }
 
 bool assigned(const json& pod) {
-  const json& spec = pod.value("spec", json::object());
-  return spec.is_object() && !spec.value("nodeName", "").empty();
+  const json& name = api::member(api::member(pod, "spec"), "nodeName");
+  return name.is_string() && !name.get_ref<const std::string&>().empty();
 }
 
 }  // namespace
