@@ -269,7 +269,8 @@ http::Response Rest::update(const Call& c) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
     const json current_bare = without_resource_version(current.object);
-    auto updated = prepare_update(body.value(), current_bare, c.resource, c.info);
+    auto updated =
+        prepare_update(body.value(), current_bare, c.resource, c.info, NewUid::kPrecondition);
     if (!updated.ok()) return error_response(updated.error());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
@@ -351,7 +352,7 @@ http::Response Rest::patch(const Call& c) {
     // no-op check; the patched object is moved, not copied.
     const json current_bare = without_resource_version(current.object);
     auto updated = prepare_update(without_resource_version(std::move(patched)), current_bare,
-                                  c.resource, c.info);
+                                  c.resource, c.info, NewUid::kImmutable);
     if (!updated.ok()) return error_response(updated.error());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
