@@ -194,6 +194,90 @@ TEST_CASE("bodies that do not fit the URL are refused as kube-apiserver refuses 
                 "the name of the object (other) does not match the name on the URL (p)"));
 }
 
+TEST_CASE("bodies upstream cannot decode, patched uids and missing accounts, raw and in kubectl") {
+  ServerUnderTest s;
+  const Api& api = s.api;
+  const std::string dir = kubectl_dir();
+  REQUIRE_FALSE(dir.empty());
+  KubectlRunner kubectl{s.box, dir + "/kubectl.1.33"};
+  const std::string scheme = " in scheme \"pkg/api/legacyscheme/scheme.go:30\"";
+
+  // An apiVersion/kind upstream's scheme does not register: the body cannot be decoded.
+  json v2 = pod("p");
+  v2["apiVersion"] = "v2";
+  const std::string no_v2 =
+      "Pod in version \"v2\" cannot be handled as a Pod: no kind \"Pod\" is registered for "
+      "version \"v2\"" +
+      scheme;
+  auto undecodable = api.post(kPods, v2);
+  CHECK(undecodable.status == 400);
+  CHECK(undecodable.object() == failure(400, "BadRequest", no_v2));
+  const std::string v2_file = s.box.path("v2.json");
+  write_file(v2_file, v2.dump());
+  auto raw = kubectl({"create", "--raw", kPods, "-f", v2_file});
+  CHECK(raw.exit_code == 1);
+  CHECK_THAT(raw.err, Catch::Contains("Error from server (BadRequest): " + no_v2));
+  // kubectl maps a kind case-insensitively and sends it as written.
+  const std::string lower_file = s.box.path("lower.yaml");
+  write_file(lower_file,
+             "apiVersion: v1\nkind: pod\nmetadata: {name: lower}\n"
+             "spec: {containers: [{name: c, image: busybox}]}\n");
+  auto lower = kubectl({"apply"}, lower_file);
+  CHECK(lower.exit_code == 1);
+  CHECK_THAT(lower.err,
+             Catch::Contains("Error from server (BadRequest): error when creating \"" + lower_file +
+                             "\": pod in version \"v1\" cannot be handled as a Pod: "
+                             "no kind \"pod\" is registered for version \"v1\"" +
+                             scheme));
+
+  // A patch that changes the uid: no precondition, an immutable field (the cause twice, as
+  // upstream validates the common metadata and then the pod's).
+  REQUIRE(api.post(kPods, pod("u")).status == 201);
+  const json cause = {{"reason", "FieldValueInvalid"},
+                      {"message", "Invalid value: \"2222\": field is immutable"},
+                      {"field", "metadata.uid"}};
+  const json immutable =
+      failure(422, "Invalid",
+              "Pod \"u\" is invalid: metadata.uid: Invalid value: \"2222\": field is immutable",
+              {{"name", "u"}, {"kind", "Pod"}, {"causes", {cause, cause}}});
+  auto merge = api.call("PATCH", std::string(kPods) + "/u", R"({"metadata":{"uid":"2222"}})",
+                        "application/merge-patch+json");
+  CHECK(merge.status == 422);
+  CHECK(merge.object() == immutable);
+  auto json_patch = api.call("PATCH", std::string(kPods) + "/u",
+                             R"([{"op":"replace","path":"/metadata/uid","value":"2222"}])",
+                             "application/json-patch+json");
+  CHECK(json_patch.status == 422);
+  CHECK(json_patch.object() == immutable);
+  auto patched = kubectl({"patch", "pod", "u", "-p", R"({"metadata":{"uid":"2222"}})"});
+  CHECK(patched.exit_code == 1);
+  CHECK_THAT(patched.err,
+             Catch::Contains("The Pod \"u\" is invalid: metadata.uid: Invalid value: \"2222\": "
+                             "field is immutable"));
+
+  // A pod naming an account that does not exist.
+  json bot = pod("b");
+  bot["spec"]["serviceAccountName"] = "bot";
+  auto refused = api.post(kPods, bot);
+  CHECK(refused.status == 403);
+  CHECK(refused.object() == failure(403, "Forbidden",
+                                    "pods \"b\" is forbidden: error looking up service account "
+                                    "default/bot: serviceaccount \"bot\" not found",
+                                    {{"name", "b"}, {"kind", "pods"}}));
+  auto run = kubectl(
+      {"run", "b", "--image=busybox", R"(--overrides={"spec":{"serviceAccountName":"bot"}})"});
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.err, Catch::Contains("Error from server (Forbidden): pods \"b\" is forbidden: "
+                                      "error looking up service account default/bot: "
+                                      "serviceaccount \"bot\" not found"));
+  // Admission sees a pod by its generateName until the name is made.
+  json generated = pod("");
+  generated["metadata"] = {{"generateName", "web-"}};
+  generated["spec"]["serviceAccountName"] = "bot";
+  CHECK_THAT(api.post(kPods, generated).object().value("message", ""),
+             Catch::StartsWith("pods \"web-\" is forbidden: error looking up service account"));
+}
+
 TEST_CASE("stale and malformed resourceVersions get upstream's answers") {
   ServerUnderTest s;
   const Api& api = s.api;

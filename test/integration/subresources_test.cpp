@@ -221,6 +221,8 @@ TEST_CASE("subresources, tokens and reviews through kubectl") {
   }
 
   SECTION("binding, eviction with a disruption budget, and the kubelet's subresources") {
+    // No controller manager makes the namespace's default account: a pod needs one.
+    REQUIRE(kubectl({"create", "serviceaccount", "default"}).exit_code == 0);
     REQUIRE(kubectl({"run", "p", "--image=busybox"}).exit_code == 0);
     const std::string binding = box.path("binding.json");
     write_file(

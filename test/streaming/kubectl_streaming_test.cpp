@@ -50,6 +50,10 @@ struct Cluster {
     a.kubelets = endpoints;
     apiserver = std::make_unique<apiserver::ApiServerRole>(a, [this] { return db.get(); });
     REQUIRE(apiserver->start().is_ok());
+    // No controller manager here makes the namespace's default account, which a pod needs.
+    REQUIRE(
+        KubectlRunner{box, kubectl_dir() + "/kubectl.1.33"}({"create", "serviceaccount", "default"})
+            .exit_code == 0);
     runtime.add_image("busybox:1");
     kubelet::KubeletConfig k;
     k.handler = [this](http::Request& r) { return apiserver->handle(r); };

@@ -21,14 +21,8 @@ std::string object_name(const json& o) {
   return meta.is_object() ? meta.value("name", "") : "";
 }
 
-// upstream's admission.NewForbidden: `<resource> "<name>" is forbidden: <reason>`.
 ApiError forbidden(const api::Resource& r, const std::string& name, const std::string& reason) {
-  ApiError e = api_error(Code::kForbidden, qualified_resource(r.group, r.plural) + " \"" + name +
-                                               "\" is forbidden: " + reason);
-  e.name = name;
-  e.group = r.group;
-  e.kind = r.plural;
-  return e;
+  return admission_forbidden(r.group, r.plural, name, reason);
 }
 
 }  // namespace

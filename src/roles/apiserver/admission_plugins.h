@@ -7,7 +7,7 @@
 //   validate (after validation, just before the write): LimitRanger min/max/ratio, the
 //   single global default PriorityClass, and ResourceQuota, which charges each quota that
 //   applies by compare-and-swap on its status.used (not under dryRun).
-// NamespaceLifecycle lives in rest_write.cpp, ServiceAccount in strategies.cpp.
+// NamespaceLifecycle lives in rest_write.cpp, ServiceAccount in service_account_admission.h.
 //
 // Usage only grows here; deleting objects frees it when the quota is recalculated. Until a
 // quota controller does that, a quota that would refuse a write is first recalculated from

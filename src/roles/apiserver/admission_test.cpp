@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "roles/apiserver/object_meta.h"
+
 using namespace k3c;
 using namespace k3c::apiserver;
 
@@ -123,4 +125,112 @@ TEST_CASE("defaults, then a 422 with one cause per field error") {
   CHECK(e->causes[1].reason == "FieldValueRequired");
   CHECK(e->causes[1].field == "spec.template.spec.containers[0].image");
   CHECK(d["spec"]["replicas"] == 1);  // defaults were applied first
+}
+
+TEST_CASE("a body's apiVersion/kind is judged as upstream's legacy scheme judges it") {
+  AdmissionFixture f;
+  const api::Resource& pods = *f.registry.find("", "v1", "pods");
+  auto decode = [&](const api::Resource& r, const std::string& body) {
+    http::Request req = admission_request("application/json", body);
+    return decode_object(req, f.codecs, r, FieldValidation::kWarn);
+  };
+  struct Row {
+    const api::Resource& resource;
+    std::string type;  // "apiVersion" and "kind" members of the body
+    std::string message;
+  };
+  const std::string scheme = " in scheme \"pkg/api/legacyscheme/scheme.go:30\"";
+  std::vector<Row> rows = {
+      // Not registered at all: the body cannot be decoded.
+      {pods, R"("apiVersion": "v2", "kind": "Pod")",
+       "Pod in version \"v2\" cannot be handled as a Pod: no kind \"Pod\" is registered for "
+       "version \"v2\"" +
+           scheme},
+      {pods, R"("apiVersion": "v1", "kind": "pod")",
+       "pod in version \"v1\" cannot be handled as a Pod: no kind \"pod\" is registered for "
+       "version \"v1\"" +
+           scheme},
+      {pods, R"("apiVersion": "v1", "kind": "Widget")",
+       "Widget in version \"v1\" cannot be handled as a Pod: no kind \"Widget\" is registered "
+       "for version \"v1\"" +
+           scheme},
+      {f.deployments, R"("apiVersion": "v1", "kind": "Deployment")",
+       "Deployment in version \"v1\" cannot be handled as a Deployment: no kind \"Deployment\" "
+       "is registered for version \"v1\"" +
+           scheme},
+      {f.deployments, R"("apiVersion": "apps/v2", "kind": "Deployment")",
+       "Deployment in version \"v2\" cannot be handled as a Deployment: no kind \"Deployment\" "
+       "is registered for version \"apps/v2\"" +
+           scheme},
+      // CustomResourceDefinitions live in another scheme.
+      {pods, R"("apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition")",
+       "CustomResourceDefinition in version \"v1\" cannot be handled as a Pod: no kind "
+       "\"CustomResourceDefinition\" is registered for version \"apiextensions.k8s.io/v1\"" +
+           scheme},
+      // Registered kinds of another type do not convert.
+      {pods, R"("apiVersion": "v1", "kind": "PodList")",
+       "PodList in version \"v1\" cannot be handled as a Pod: converting (v1.PodList) to "
+       "(core.Pod): unknown conversion"},
+      {pods, R"("apiVersion": "apps/v1beta1", "kind": "StatefulSet")",
+       "StatefulSet in version \"v1beta1\" cannot be handled as a Pod: converting "
+       "(v1beta1.StatefulSet) to (core.Pod): unknown conversion"},
+      // The same type in a version upstream registers (served or not): the version check.
+      {f.deployments, R"("apiVersion": "apps/v1beta1", "kind": "Deployment")",
+       "the API version in the data (apps/v1beta1) does not match the expected API version "
+       "(apps/v1)"},
+      {f.deployments, R"("apiVersion": "extensions/v1beta1", "kind": "Deployment")",
+       "the API version in the data (extensions/v1beta1) does not match the expected API "
+       "version (apps/v1)"},
+  };
+  for (const auto& row : rows) {
+    INFO(row.type);
+    auto decoded = decode(row.resource, "{" + row.type + R"(, "metadata": {"name": "x"}})");
+    REQUIRE_FALSE(decoded.ok());
+    CHECK(decoded.error().code == Code::kBadRequest);
+    CHECK(decoded.error().message == row.message);
+  }
+  // An empty apiVersion or kind is the URL's, as upstream's decoder defaults it.
+  auto defaulted = decode(pods, R"({"apiVersion": "", "kind": "", "metadata": {"name": "x"}})");
+  REQUIRE(defaulted.ok());
+  CHECK(defaulted.value().object["apiVersion"] == "v1");
+  CHECK(defaulted.value().object["kind"] == "Pod");
+}
+
+TEST_CASE("a new uid is a PUT's precondition (409) and a patch's immutable field (422)") {
+  AdmissionFixture f;
+  const api::Resource& pods = *f.registry.find("", "v1", "pods");
+  const nlohmann::json old = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "x"}, {"namespace", "default"}, {"uid", "1111"}}}};
+  nlohmann::json changed = old;
+  changed["metadata"]["uid"] = "2222";
+  RequestInfo info;
+  info.namespace_ = "default";
+  info.name = "x";
+
+  auto put = prepare_update(changed, old, pods, info, NewUid::kPrecondition);
+  REQUIRE_FALSE(put.ok());
+  CHECK(put.error().code == Code::kConflict);
+  CHECK(put.error().message.ends_with(
+      "Precondition failed: UID in precondition: 2222, UID in object meta: 1111"));
+
+  auto patch = prepare_update(changed, old, pods, info, NewUid::kImmutable);
+  REQUIRE_FALSE(patch.ok());
+  CHECK(patch.error().code == Code::kInvalid);
+  CHECK(patch.error().message ==
+        "Pod \"x\" is invalid: metadata.uid: Invalid value: \"2222\": field is immutable");
+  // Upstream validates the common metadata and then the kind's: the cause comes twice.
+  REQUIRE(patch.error().causes.size() == 2);
+  CHECK(patch.error().causes[0].reason == "FieldValueInvalid");
+  CHECK(patch.error().causes[0].field == "metadata.uid");
+  CHECK(patch.error().causes[0].message == "Invalid value: \"2222\": field is immutable");
+
+  // The same uid, or none, changes nothing.
+  CHECK(prepare_update(old, old, pods, info, NewUid::kImmutable).ok());
+  nlohmann::json none = old;
+  none["metadata"].erase("uid");
+  auto kept = prepare_update(none, old, pods, info, NewUid::kImmutable);
+  REQUIRE(kept.ok());
+  CHECK(kept.value()["metadata"]["uid"] == "1111");
 }

@@ -62,6 +62,17 @@ ApiError object_modified(std::string_view group, std::string_view resource, std:
                   "version and try again");
 }
 
+ApiError admission_forbidden(std::string_view group, std::string_view resource,
+                             std::string_view name, std::string_view reason) {
+  ApiError e =
+      api_error(Code::kForbidden, qualified_resource(group, resource) + " \"" + std::string(name) +
+                                      "\" is forbidden: " + std::string(reason));
+  e.name = name;
+  e.group = group;
+  e.kind = resource;
+  return e;
+}
+
 ApiError invalid(std::string_view group, std::string_view kind, std::string_view name,
                  std::vector<StatusCause> causes) {
   // As upstream's aggregate: each distinct message once, bracketed when there are several.

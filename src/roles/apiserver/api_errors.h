@@ -46,6 +46,10 @@ ApiError already_exists(std::string_view group, std::string_view resource, std::
 ApiError conflict(std::string_view group, std::string_view resource, std::string_view name,
                   std::string_view why);
 ApiError object_modified(std::string_view group, std::string_view resource, std::string_view name);
+// An admission plugin's refusal, as upstream's admission.NewForbidden words it:
+// `<resource> "<name>" is forbidden: <reason>`.
+ApiError admission_forbidden(std::string_view group, std::string_view resource,
+                             std::string_view name, std::string_view reason);
 // `Kind.group "name" is invalid: field: message, ...`
 ApiError invalid(std::string_view group, std::string_view kind, std::string_view name,
                  std::vector<StatusCause> causes);

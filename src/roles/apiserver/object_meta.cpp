@@ -1,8 +1,10 @@
 // Metadata rules on create and update (see object_meta.h).
 #include "roles/apiserver/object_meta.h"
 
+#include "core/go_format.h"
 #include "core/ids.h"
 #include "core/names.h"
+#include "roles/apiserver/legacy_scheme.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -81,37 +83,42 @@ json spec_part(const json& object) {
   return copy;
 }
 
-// The Go package of a group's internal types, as upstream's conversion errors name them
-// (core.Pod, apps.Deployment); events.k8s.io's Event is core's.
-std::string internal_package(std::string_view group) {
-  if (group.empty() || group == "events.k8s.io") return "core";
-  if (group == "internal.apiserver.k8s.io") return "apiserverinternal";
-  return std::string(group.substr(0, group.find('.')));
+// An apiVersion or kind left out (or empty) takes the URL's, as upstream's decoder defaults it.
+bool absent(const json& object, const char* field) {
+  auto it = object.find(field);
+  return it == object.end() || it->is_null() ||
+         (it->is_string() && it->get_ref<const std::string&>().empty());
 }
 
-// A body of a built-in kind that is not the resource's type: upstream decodes it as that
-// kind (apiVersion defaulting to the URL's, kind to the resource's) and fails converting it
-// to the resource's internal type. The same kind in another version of its group converts,
-// and is left to the version check.
-std::optional<ApiError> unconvertible_kind(const json& object, const api::Resource& r,
-                                           const api::ResourceRegistry* scheme) {
-  if (!scheme || !scheme->find_kind(r.group, r.version, r.kind)) return std::nullopt;
-  auto api_version = object.find("apiVersion");
-  auto kind = object.find("kind");
-  const bool no_version = api_version == object.end() || api_version->is_null();
-  const bool no_kind = kind == object.end() || kind->is_null();
-  if ((!no_version && !api_version->is_string()) || (!no_kind && !kind->is_string()))
+// A body of a built-in resource decodes upstream with the legacy scheme (apiVersion
+// defaulting to the URL's, kind to the resource's): an apiVersion/kind that scheme does not
+// register cannot be decoded; a registered kind that is not the resource's type fails
+// converting to it. The same kind in another version of its group converts, and is left to
+// the version check.
+std::optional<ApiError> undecodable_kind(const json& object, const api::Resource& r,
+                                         const api::ResourceRegistry* scheme) {
+  if (!scheme || !scheme->find_kind(r.group, r.version, r.kind) || !decoded_by_legacy_scheme(r))
     return std::nullopt;
-  const std::string gv = no_version ? r.group_version() : api_version->get<std::string>();
-  const std::string k = no_kind ? r.kind : kind->get<std::string>();
+  const bool no_version = absent(object, "apiVersion");
+  const bool no_kind = absent(object, "kind");
+  if ((!no_version && !object.at("apiVersion").is_string()) ||
+      (!no_kind && !object.at("kind").is_string()))
+    return std::nullopt;
+  const std::string gv =
+      no_version ? r.group_version() : object.at("apiVersion").get<std::string>();
+  const std::string k = no_kind ? r.kind : object.at("kind").get<std::string>();
   const size_t slash = gv.find('/');
   const std::string group = slash == std::string::npos ? "" : gv.substr(0, slash);
   const std::string version = slash == std::string::npos ? gv : gv.substr(slash + 1);
-  if (!scheme->find_kind(group, version, k)) return std::nullopt;
-  if (k == r.kind && internal_package(group) == internal_package(r.group)) return std::nullopt;
-  return bad_request(k + " in version \"" + version + "\" cannot be handled as a " + r.kind +
-                     ": converting (" + version + "." + k + ") to (" + internal_package(r.group) +
-                     "." + r.kind + "): unknown conversion");
+  const std::string cannot = k + " in version \"" + version + "\" cannot be handled as a " + r.kind;
+  if (!legacy_scheme_knows(*scheme, group, version, k)) {
+    return bad_request(cannot + ": no kind \"" + k + "\" is registered for version \"" + gv +
+                       "\" in scheme \"" + std::string(kLegacySchemeName) + "\"");
+  }
+  const std::string into = internal_package(r.group, r.kind);
+  if (k == r.kind && internal_package(group, k) == into) return std::nullopt;
+  return bad_request(cannot + ": converting (" + version + "." + k + ") to (" + into + "." +
+                     r.kind + "): unknown conversion");
 }
 
 }  // namespace
@@ -130,9 +137,9 @@ std::optional<ApiError> check_type(json& object, const api::Resource& r,
                                    const api::ResourceRegistry* scheme) {
   if (!object.is_object()) return bad_request("the body of the request is not a JSON object");
   const std::string expected = r.group_version();
-  if (auto e = unconvertible_kind(object, r, scheme)) return e;
+  if (auto e = undecodable_kind(object, r, scheme)) return e;
   auto api_version = object.find("apiVersion");
-  if (api_version == object.end() || api_version->is_null()) {
+  if (absent(object, "apiVersion")) {
     object["apiVersion"] = expected;
   } else if (!api_version->is_string() || *api_version != expected) {
     return bad_request(
@@ -141,7 +148,7 @@ std::optional<ApiError> check_type(json& object, const api::Resource& r,
         ") does not match the expected API version (" + expected + ")");
   }
   auto kind = object.find("kind");
-  if (kind == object.end() || kind->is_null()) {
+  if (absent(object, "kind")) {
     object["kind"] = r.kind;
   } else if (!kind->is_string() || *kind != r.kind) {
     return bad_request("the kind in the data (" +
@@ -279,7 +286,7 @@ std::optional<ApiError> prepare_create(json& object, const api::Resource& r,
 }
 
 ApiResult<json> prepare_update(json object, const json& old, const api::Resource& r,
-                               const RequestInfo& info) {
+                               const RequestInfo& info, NewUid new_uid) {
   if (auto e = check_type(object, r)) return *e;
   json& meta = metadata_of(object);
   std::string name = meta_string(object, "name");
@@ -296,6 +303,13 @@ ApiResult<json> prepare_update(json object, const json& old, const api::Resource
   }
   const json& old_meta = old.at("metadata");
   std::string uid = meta_string(object, "uid");
+  if (!uid.empty() && uid != old_meta.value("uid", "") && new_uid == NewUid::kImmutable) {
+    // Upstream validates metadata twice on update (the common fields, then the kind's own
+    // update validation), so the cause comes twice; the message shows it once.
+    StatusCause cause{"FieldValueInvalid",
+                      "Invalid value: " + go_quote(uid) + ": field is immutable", "metadata.uid"};
+    return invalid(r.group, r.kind, info.name, {cause, cause});
+  }
   if (!uid.empty() && uid != old_meta.value("uid", "")) {
     // The storage layer's UID precondition, in the words of upstream's StorageError.
     return conflict(

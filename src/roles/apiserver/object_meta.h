@@ -27,10 +27,16 @@ std::optional<ApiError> prepare_create(nlohmann::json& object, const api::Resour
                                        const RequestInfo& info,
                                        std::chrono::system_clock::time_point now);
 
+// What an update makes of a metadata.uid that is not the stored object's. A PUT's body uid is
+// a precondition: 409 in the storage layer's words. A patch (any type, apply too) has no
+// precondition upstream, so the patched uid is a change of an immutable field: 422.
+enum class NewUid { kPrecondition, kImmutable };
+
 // Prepares an update of `old` to `object` through the main resource (subresource "") or the
 // status subresource. Returns the object to store.
 ApiResult<nlohmann::json> prepare_update(nlohmann::json object, const nlohmann::json& old,
-                                         const api::Resource& resource, const RequestInfo& info);
+                                         const api::Resource& resource, const RequestInfo& info,
+                                         NewUid new_uid);
 
 // `o` without metadata.resourceVersion: stored objects carry theirs, and comparisons and
 // updates must not see it.

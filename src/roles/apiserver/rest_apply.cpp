@@ -103,7 +103,7 @@ http::Response Rest::apply(const Call& c) {
     if (!applied->conflicts.empty()) return error_response(apply_conflict(applied->conflicts));
     json old = without_resource_version(live);
     auto updated = prepare_update(without_resource_version(std::move(applied->object)), old,
-                                  c.resource, c.info);
+                                  c.resource, c.info, NewUid::kImmutable);
     if (!updated.ok()) return error_response(updated.error());
     if (!c.info.subresource.empty()) {
       if (auto e = default_and_validate(updated.value(), &live, *schemas_, c.resource))

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "api/json_fields.h"
 #include "api/patch.h"
 #include "api/strategic_merge.h"
 #include "core/ids.h"
@@ -175,12 +176,19 @@ http::Response Rest::create(const Call& c) {
 
 http::Response Rest::create_object(const Call& c, json object, bool applied,
                                    const std::vector<std::string>& warnings) {
+  // Upstream's mutating admission runs before the name is generated: it knows a pod by its
+  // generateName until then.
+  const json& meta = api::member(object, "metadata");
+  const std::string requested_name =
+      api::text(meta, "name").empty() ? api::text(meta, "generateName") : api::text(meta, "name");
   if (auto e = prepare_create(object, c.resource, c.info, clock_.wall_now()))
     return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
-  if (c.resource.group.empty() && c.resource.plural == "pods" && !c.custom)
-    admit_pod_service_account(cache_, c.info.namespace_, object);
+  if (c.resource.group.empty() && c.resource.plural == "pods" && !c.custom) {
+    if (auto e = admit_pod_service_account(cache_, c.info.namespace_, requested_name, object))
+      return error_response(*e);
+  }
   if (auto e = admit(c, object, nullptr)) return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
   if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
@@ -269,7 +277,8 @@ http::Response Rest::update(const Call& c) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
     const json current_bare = without_resource_version(current.object);
-    auto updated = prepare_update(body.value(), current_bare, c.resource, c.info);
+    auto updated =
+        prepare_update(body.value(), current_bare, c.resource, c.info, NewUid::kPrecondition);
     if (!updated.ok()) return error_response(updated.error());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
@@ -351,7 +360,7 @@ http::Response Rest::patch(const Call& c) {
     // no-op check; the patched object is moved, not copied.
     const json current_bare = without_resource_version(current.object);
     auto updated = prepare_update(without_resource_version(std::move(patched)), current_bare,
-                                  c.resource, c.info);
+                                  c.resource, c.info, NewUid::kImmutable);
     if (!updated.ok()) return error_response(updated.error());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))

@@ -1,4 +1,7 @@
+// The ServiceAccount admission plugin for pods (see service_account_admission.h).
 #include "roles/apiserver/service_account_admission.h"
+
+#include <thread>
 
 #include "core/ids.h"
 
@@ -9,17 +12,39 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kMountPath = "/var/run/secrets/kubernetes.io/serviceaccount";
+constexpr const char* kDefaultAccount = "default";
+
+ApiError refused(const std::string& name, const std::string& reason) {
+  return admission_forbidden("", "pods", name, reason);
+}
+
+// The account as the cache has it now; if it is not there, read again after every
+// acknowledged write, as upstream falls back from its informer to a direct GET. The
+// `default` account is tried several times: its controller creates it right after the
+// namespace appears, so a pod created at once may come before it.
+Result<json> find_account(WatchCache& cache, const std::string& ns, const std::string& account,
+                          const ServiceAccountLookup& lookup) {
+  const std::string key = "/registry/serviceaccounts/" + ns + "/" + account;
+  auto found = cache.get(key, -1);
+  const int attempts = account == kDefaultAccount ? lookup.default_attempts : 1;
+  for (int i = 0; !found.is_ok() && i < attempts; ++i) {
+    if (found.status().code() != Code::kNotFound) break;
+    if (i != 0) std::this_thread::sleep_for(lookup.interval);
+    found = cache.get(key, 0);
+  }
+  if (!found.is_ok()) {
+    if (found.status().code() != Code::kNotFound) return found.status();
+    return error(Code::kNotFound, "serviceaccount \"" + account + "\" not found");
+  }
+  json o = json::parse((*found)->json, nullptr, false);
+  if (!o.is_object()) return error(Code::kInternal, "stored serviceaccount is not JSON");
+  return o;
+}
 
 // automountServiceAccountToken: the pod's setting wins, then the account's, then true.
-bool automount(WatchCache& cache, const std::string& ns, const std::string& account,
-               const json& spec) {
-  if (auto p = spec.find("automountServiceAccountToken"); p != spec.end() && p->is_boolean())
-    return p->get<bool>();
-  auto sa = cache.get("/registry/serviceaccounts/" + ns + "/" + account, -1);
-  if (!sa.is_ok()) return true;
-  json o = json::parse((*sa)->json, nullptr, false);
-  if (o.is_object()) {
-    if (auto a = o.find("automountServiceAccountToken"); a != o.end() && a->is_boolean())
+bool automount(const json& account, const json& spec) {
+  for (const json* o : {&spec, &account}) {
+    if (auto a = o->find("automountServiceAccountToken"); a != o->end() && a->is_boolean())
       return a->get<bool>();
   }
   return true;
@@ -41,20 +66,7 @@ void mount_in(json& containers, const std::string& volume) {
   }
 }
 
-}  // namespace
-
-void admit_pod_service_account(WatchCache& cache, const std::string& ns, json& pod) {
-  json& spec = pod["spec"];
-  if (!spec.is_object()) return;
-  // Mirror pods (static pods of a kubelet) are left alone, as upstream.
-  const json& annotations = pod["metadata"].value("annotations", json::object());
-  if (annotations.is_object() && annotations.contains("kubernetes.io/config.mirror")) return;
-  std::string account = spec.value("serviceAccountName", "");
-  if (account.empty()) account = spec.value("serviceAccount", "");
-  if (account.empty()) account = "default";
-  spec["serviceAccountName"] = account;
-  spec["serviceAccount"] = account;  // the deprecated alias, kept equal as upstream does
-  if (!automount(cache, ns, account, spec)) return;
+void add_token_volume(json& spec) {
   json& volumes = spec["volumes"];
   if (!volumes.is_array()) volumes = json::array();
   std::string name = "kube-api-access-" + random_name_suffix();
@@ -75,6 +87,98 @@ void admit_pod_service_account(WatchCache& cache, const std::string& ns, json& p
                                             {"fieldPath", "metadata.namespace"}}}}})}}}}})}}}});
   mount_in(spec["containers"], name);
   if (spec.contains("initContainers")) mount_in(spec["initContainers"], name);
+}
+
+bool has_object(const json& o, const char* field) {
+  auto it = o.find(field);
+  return it != o.end() && it->is_object();
+}
+
+// Whether the pod refers to any secret, as upstream's VisitPodSecretNames finds them.
+bool references_secrets(const json& spec) {
+  auto pull = spec.find("imagePullSecrets");
+  if (pull != spec.end() && pull->is_array() && !pull->empty()) return true;
+  for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+    for (const auto& c : spec.value(list, json::array())) {
+      if (!c.is_object()) continue;
+      for (const auto& from : c.value("envFrom", json::array())) {
+        if (from.is_object() && has_object(from, "secretRef")) return true;
+      }
+      for (const auto& env : c.value("env", json::array())) {
+        if (!env.is_object() || !has_object(env, "valueFrom")) continue;
+        if (has_object(env["valueFrom"], "secretKeyRef")) return true;
+      }
+    }
+  }
+  for (const auto& v : spec.value("volumes", json::array())) {
+    if (!v.is_object()) continue;
+    if (has_object(v, "secret") || has_object(v, "azureFile")) return true;
+    for (const char* source :
+         {"cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos"}) {
+      if (has_object(v, source) && has_object(v[source], "secretRef")) return true;
+    }
+    if (has_object(v, "csi") && has_object(v["csi"], "nodePublishSecretRef")) return true;
+    if (!has_object(v, "projected")) continue;
+    for (const auto& s : v["projected"].value("sources", json::array())) {
+      if (s.is_object() && has_object(s, "secret")) return true;
+    }
+  }
+  return false;
+}
+
+bool projects_token(const json& spec) {
+  for (const auto& v : spec.value("volumes", json::array())) {
+    if (!v.is_object() || !has_object(v, "projected")) continue;
+    for (const auto& s : v["projected"].value("sources", json::array())) {
+      if (s.is_object() && has_object(s, "serviceAccountToken")) return true;
+    }
+  }
+  return false;
+}
+
+// A mirror pod mirrors a kubelet's static pod, which cannot use the API's accounts or secrets.
+std::optional<ApiError> check_mirror_pod(const std::string& name, const json& spec) {
+  if (!spec.value("serviceAccountName", "").empty())
+    return refused(name, "a mirror pod may not reference service accounts");
+  if (references_secrets(spec)) return refused(name, "a mirror pod may not reference secrets");
+  if (projects_token(spec))
+    return refused(name, "a mirror pod may not use ServiceAccountToken volume projections");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ApiError> admit_pod_service_account(WatchCache& cache, const std::string& ns,
+                                                  const std::string& name, json& pod,
+                                                  const ServiceAccountLookup& lookup) {
+  json& spec = pod["spec"];
+  if (!spec.is_object()) return std::nullopt;
+  const json& meta = pod["metadata"];
+  const json annotations = meta.is_object() ? meta.value("annotations", json::object()) : json();
+  if (annotations.is_object() && annotations.contains("kubernetes.io/config.mirror"))
+    return check_mirror_pod(name, spec);
+  std::string account = spec.value("serviceAccountName", "");
+  if (account.empty()) account = spec.value("serviceAccount", "");
+  if (account.empty()) account = kDefaultAccount;
+  spec["serviceAccountName"] = account;
+  spec["serviceAccount"] = account;  // the deprecated alias, kept equal as upstream does
+  auto found = find_account(cache, ns, account, lookup);
+  if (!found.is_ok()) {
+    return refused(name, "error looking up service account " + ns + "/" + account + ": " +
+                             found.status().message());
+  }
+  if (automount(*found, spec)) add_token_volume(spec);
+  auto pull = spec.find("imagePullSecrets");
+  auto account_pull = found->find("imagePullSecrets");
+  if ((pull == spec.end() || !pull->is_array() || pull->empty()) && account_pull != found->end() &&
+      account_pull->is_array() && !account_pull->empty()) {
+    json names = json::array();
+    for (const auto& ref : *account_pull) {
+      if (ref.is_object()) names.push_back({{"name", ref.value("name", "")}});
+    }
+    spec["imagePullSecrets"] = std::move(names);
+  }
+  return std::nullopt;
 }
 
 }  // namespace k3c::apiserver
