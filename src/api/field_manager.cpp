@@ -214,7 +214,11 @@ Result<json> managed_fields_after_update(const json& old_object, const json& new
   std::vector<Entry> entries;
   if (writer.subresource.empty()) entries = read_entries(new_object);
   if (entries.empty()) entries = read_entries(old_object);
-  ASSIGN_OR_RETURN(Comparison cmp, compare(content_of(old_object), content_of(new_object), type));
+  // The whole objects: the comparison skips metadata.managedFields (no copies without it).
+  // No object (a create) compares as an empty one.
+  static const json kNone = json::object();
+  ASSIGN_OR_RETURN(Comparison cmp, compare(old_object.is_object() ? old_object : kNone,
+                                           new_object.is_object() ? new_object : kNone, type));
   FieldSet changed = filtered(cmp.modified, writer.subresource);
   for (const FieldPath& p : filtered(cmp.added, writer.subresource)) changed.insert(p);
   FieldSet removed = filtered(cmp.removed, writer.subresource);

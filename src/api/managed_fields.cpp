@@ -171,16 +171,26 @@ Status compare_children(const json* a, const json* b, const Shape& s, const Fiel
   return compare_values(*a, *b, s, path, out);
 }
 
+// metadata.managedFields: compared objects may carry it (the field manager compares whole
+// objects rather than copies without it); no field set records what is below it.
+bool skipped(const FieldPath& path, const std::string& key) {
+  return key == "managedFields" && path.size() == 1 && path[0] == "f:metadata";
+}
+
 Status compare_values(const json& a, const json& b, const Shape& s, const FieldPath& path,
                       Comparison& out) {
+  // Equal subtrees add nothing: an update changes a small part of an object (a status
+  // patch, a label), and walking the rest built a path per node.
+  if (a == b) return Status::ok();
   if (walk_as_object(a, s) && walk_as_object(b, s) && !(a.empty() && b.empty())) {
     for (auto& [k, child] : a.items()) {
+      if (skipped(path, k)) continue;
       auto other = b.find(k);
       RETURN_IF_ERROR(compare_children(&child, other == b.end() ? nullptr : &*other,
                                        child_shape(s, k), extend(path, "f:" + k), out));
     }
     for (auto& [k, child] : b.items()) {
-      if (a.contains(k)) continue;
+      if (a.contains(k) || skipped(path, k)) continue;
       RETURN_IF_ERROR(
           compare_children(nullptr, &child, child_shape(s, k), extend(path, "f:" + k), out));
     }

@@ -31,7 +31,8 @@ std::string path_string(const FieldPath& path);
 Result<FieldSet> fields_of(const nlohmann::json& object, const MessageType* type);
 
 // What changed between two versions of an object: paths only in the new one (with every
-// node below them), only in the old one, and values that differ.
+// node below them), only in the old one, and values that differ. metadata.managedFields is
+// not compared.
 struct Comparison {
   FieldSet added, modified, removed;
 };
