@@ -30,15 +30,20 @@ std::vector<WatchEvent> drain(CacheWatcher& w, size_t n) {
   return out;
 }
 
+// A store in `dir` without background maintenance.
+std::unique_ptr<store::Store> open_store(const TempDir& dir) {
+  store::Options o;
+  o.path = dir.path() + "/state.db";
+  o.maintenance_interval = 0ms;
+  return std::move(store::open(o)).value();
+}
+
 struct WatchCacheFixture {
   TempDir dir;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<WatchCache> cache;
   WatchCacheFixture() {
-    store::Options o;
-    o.path = dir.path() + "/state.db";
-    o.maintenance_interval = 0ms;
-    store = std::move(store::open(o)).value();
+    store = open_store(dir);
     REQUIRE(store->create("/registry/pods/default/a", pod("a", "web")).is_ok());
     cache = std::make_unique<WatchCache>(*store, decode_stored);
     REQUIRE(cache->start().is_ok());
@@ -133,10 +138,7 @@ std::string event(const std::string& name, const std::string& reason) {
 
 TEST_CASE("objects under an uncached prefix are read from the store and still watched") {
   TempDir dir;
-  store::Options o;
-  o.path = dir.path() + "/state.db";
-  o.maintenance_interval = 0ms;
-  auto store = std::move(store::open(o)).value();
+  auto store = open_store(dir);
   const std::string e1 = "/registry/events/default/a.1";
   REQUIRE(store->create(e1, event("a.1", "Scheduled")).is_ok());
   WatchCache cache(*store, decode_stored, {.uncached_prefixes = {"/registry/events/"}});
@@ -197,10 +199,7 @@ TEST_CASE("objects under an uncached prefix are read from the store and still wa
 
 TEST_CASE("a watch from before the cache's history is Gone") {
   TempDir dir;
-  store::Options o;
-  o.path = dir.path() + "/state.db";
-  o.maintenance_interval = 0ms;
-  auto store = std::move(store::open(o)).value();
+  auto store = open_store(dir);
   for (int i = 0; i < 5; ++i)
     REQUIRE(store->create("/registry/pods/default/p" + std::to_string(i), pod("p", "x")).is_ok());
   WatchCache cache(*store, decode_stored);
