@@ -28,10 +28,14 @@ struct CacheTransform {
 // For the pods of the control plane's informers (controllers, scheduler; not the kubelet's):
 // drops the service account token volume the ServiceAccount admission plugin adds
 // (`kube-api-access-*`, projected; about a fifth of a pod's tree) with its volumeMounts, and the
-// containers' runtime ids (`containerID`, `imageID`) from the container statuses. No
-// controller or scheduler plugin reads them: the scheduler reads claim volumes only, the
-// StatefulSet controller its claims' volumes, the Job and ReplicaSet controllers a
-// container status's name, state, exit code and restart count.
+// containers' runtime ids (`containerID`, `imageID`) from the container statuses; and
+// defaults the API server fills in: the pod's dnsPolicy, enableServiceLinks, serviceAccount (the
+// deprecated alias), terminationGracePeriodSeconds and an empty securityContext, each
+// container's imagePullPolicy and terminationMessagePath/Policy, and the conditions' null
+// lastProbeTime. No controller or scheduler plugin reads them: the scheduler reads claim
+// volumes only, the StatefulSet controller its claims' volumes, the Job and ReplicaSet
+// controllers a container status's name, state, exit code and restart count, and conditions
+// are read by type, status, reason, message and lastTransitionTime.
 // Pods bound to `whole_on_node` (the server's own node, whose kubelet caches its pods whole)
 // are left whole, so that one tree serves the kubelet and the control plane; "" trims all.
 CacheTransform control_plane_pods(std::string whole_on_node = "");

@@ -14,7 +14,12 @@ json transform_pod() {
   return json::parse(R"({
     "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"}},
     "spec": {
-      "containers": [{"name": "app", "image": "nginx", "volumeMounts": [
+      "dnsPolicy": "ClusterFirst", "enableServiceLinks": true, "serviceAccount": "default",
+      "serviceAccountName": "default", "terminationGracePeriodSeconds": 30, "securityContext": {},
+      "restartPolicy": "Always", "schedulerName": "default-scheduler",
+      "containers": [{"name": "app", "image": "nginx", "imagePullPolicy": "Always",
+          "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
+          "resources": {"requests": {"cpu": "10m"}}, "volumeMounts": [
           {"name": "kube-api-access-x2v9q", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true},
           {"name": "data", "mountPath": "/data"}]}],
       "initContainers": [{"name": "init", "image": "busybox", "volumeMounts": [
@@ -25,6 +30,9 @@ json transform_pod() {
           {"name": "kube-api-access-mine", "configMap": {"name": "not-projected"}}]},
     "status": {
       "phase": "Running",
+      "conditions": [{"type": "Ready", "status": "True", "lastProbeTime": null,
+                      "lastTransitionTime": "2026-12-04T21:00:00Z"},
+                     {"type": "Custom", "status": "True", "lastProbeTime": "2026-12-04T21:00:00Z"}],
       "containerStatuses": [{"name": "app", "image": "nginx", "imageID": "sha256:ab", "containerID": "k3c://cd",
                              "ready": true, "restartCount": 2, "state": {"terminated": {"exitCode": 1}}}],
       "initContainerStatuses": [{"name": "init", "imageID": "sha256:ef", "containerID": "k3c://01"}]}
@@ -43,6 +51,23 @@ TEST_CASE("the control plane's pods lose the token volume and the runtime ids, n
   CHECK(p["spec"]["containers"][0]["volumeMounts"] ==
         json::parse(R"([{"name": "data", "mountPath": "/data"}])"));
   CHECK_FALSE(p["spec"]["initContainers"][0].contains("volumeMounts"));  // none left
+  // The defaults nobody reads go; what the scheduler and the Job controller read stays.
+  CHECK(p["spec"]["containers"][0] ==
+        json::parse(R"({"name": "app", "image": "nginx", "resources": {"requests": {"cpu": "10m"}},
+                        "volumeMounts": [{"name": "data", "mountPath": "/data"}]})"));
+  for (const char* gone : {"dnsPolicy", "enableServiceLinks", "serviceAccount",
+                           "terminationGracePeriodSeconds", "securityContext"}) {
+    CHECK_FALSE(p["spec"].contains(gone));
+  }
+  CHECK(p["spec"]["serviceAccountName"] == "default");
+  CHECK(p["spec"]["restartPolicy"] == "Always");
+  CHECK(p["spec"]["schedulerName"] == "default-scheduler");
+  // A null lastProbeTime goes, a set one stays.
+  CHECK(p["status"]["conditions"] ==
+        json::parse(R"([{"type": "Ready", "status": "True",
+                         "lastTransitionTime": "2026-12-04T21:00:00Z"},
+                        {"type": "Custom", "status": "True",
+                         "lastProbeTime": "2026-12-04T21:00:00Z"}])"));
   // What controllers read of a container status stays.
   CHECK(p["status"]["containerStatuses"][0] ==
         json::parse(R"({"name": "app", "image": "nginx", "ready": true, "restartCount": 2,
@@ -60,11 +85,19 @@ TEST_CASE("the pod transform leaves a pod without those parts as it is, malforme
         json::parse(R"({"spec": {"volumes": "x", "containers": 3}, "status": []})"),
         json::parse(R"({"spec": {"volumes": [{"name": "kube-api-access-1", "projected": {}}],
                                           "containers": [{"volumeMounts": [7, {"name": 1}]}, "x"]}})"),
+        json::parse(R"({"spec": {"securityContext": "x", "containers": [1, {"imagePullPolicy": 2}]},
+                        "status": {"conditions": [1, {"lastProbeTime": "x"}, []]}})"),
         json::object(), json::array()}) {
     json before = p;
     CHECK(t.apply(p));  // trimmed, if of nothing
-    if (before.contains("spec") && before["spec"]["volumes"].is_array() &&
-        !before["spec"]["volumes"].empty()) {
+    if (before.is_object() && before.contains("spec") &&
+        before["spec"].value("securityContext", json()) == "x") {
+      // A set securityContext stays; a container's imagePullPolicy goes whatever its value.
+      CHECK(p["spec"]["securityContext"] == "x");
+      CHECK(p["spec"]["containers"] == json::parse(R"([1, {}])"));
+      CHECK(p["status"] == before["status"]);
+    } else if (before.contains("spec") && before["spec"]["volumes"].is_array() &&
+               !before["spec"]["volumes"].empty()) {
       CHECK_FALSE(p["spec"].contains("volumes"));  // the token volume was the only one
       CHECK(p["spec"]["containers"] == before["spec"]["containers"]);
     } else {
