@@ -224,7 +224,8 @@ TEST_CASE("an update's managed fields: a status change of a deployment", "[.benc
   for (int i = 0; i < n; ++i)
     REQUIRE(managed_fields_after_update(live, updated, fm_deployment(), status_writer).is_ok());
   double us =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / n;
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
+      n;
   WARN("managed_fields_after_update, status change: " << us << " us");
 }
 

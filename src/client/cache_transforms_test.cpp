@@ -63,8 +63,7 @@ TEST_CASE("the control plane's pods lose the token volume and the runtime ids, n
   CHECK(p["spec"]["restartPolicy"] == "Always");
   CHECK(p["spec"]["schedulerName"] == "default-scheduler");
   // A null lastProbeTime goes, a set one stays.
-  CHECK(p["status"]["conditions"] ==
-        json::parse(R"([{"type": "Ready", "status": "True",
+  CHECK(p["status"]["conditions"] == json::parse(R"([{"type": "Ready", "status": "True",
                          "lastTransitionTime": "2026-12-04T21:00:00Z"},
                         {"type": "Custom", "status": "True",
                          "lastProbeTime": "2026-12-04T21:00:00Z"}])"));

@@ -43,4 +43,42 @@ std::optional<EventPeek> peek_event(std::string_view line) {
   return peek;
 }
 
+std::optional<std::string> without_managed_fields(std::string_view line) {
+  Cursor c(line);
+  size_t cut_from = 0, cut_to = 0;
+  auto metadata_member = [&](std::string_view key, size_t& after_previous, bool& first) {
+    if (!c.skip_value()) return std::optional<bool>();
+    if (key != "managedFields") {
+      after_previous = c.offset();
+      first = false;
+      return std::optional(false);
+    }
+    // `,"managedFields":[...]` after another member; `"managedFields":[...],` when first.
+    cut_from = after_previous;
+    if (first) c.consume(',');
+    cut_to = c.offset();
+    return std::optional(true);
+  };
+  auto object_member = [&](std::string_view key) -> std::optional<bool> {
+    if (key != "metadata") return c.skip_value() ? std::optional(false) : std::nullopt;
+    size_t after_previous = c.next_offset() + 1;  // just after '{', then after each value
+    bool first = true;
+    if (!walk_object(c,
+                     [&](std::string_view k) { return metadata_member(k, after_previous, first); }))
+      return std::nullopt;
+    return true;
+  };
+  auto event_member = [&](std::string_view key) -> std::optional<bool> {
+    if (key != "object") return c.skip_value() ? std::optional(false) : std::nullopt;
+    if (!walk_object(c, object_member)) return std::nullopt;
+    return true;
+  };
+  if (!walk_object(c, event_member) || cut_to <= cut_from) return std::nullopt;
+  std::string out;
+  out.reserve(line.size() - (cut_to - cut_from));
+  out.append(line.substr(0, cut_from));
+  out.append(line.substr(cut_to));
+  return out;
+}
+
 }  // namespace k3c::client

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace k3c::client {
@@ -19,5 +20,10 @@ struct EventPeek {
 // Both fields as views into `line`; nullopt when the line is not a JSON object with both as
 // plain strings (escaped strings included: the caller then parses the line in full).
 std::optional<EventPeek> peek_event(std::string_view line);
+
+// The line without the event object's metadata.managedFields member, cut out of the text
+// before a parse (informers drop it anyway, and it is about half of a pod's JSON); nullopt
+// when the object has none or the scan fails (then the line is parsed as it is).
+std::optional<std::string> without_managed_fields(std::string_view line);
 
 }  // namespace k3c::client

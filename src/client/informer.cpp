@@ -198,7 +198,10 @@ Informer::WatchEnd Informer::watch_once() {
       continue;
     }
     if (apply_shared(*line)) continue;
-    json event = json::parse(*line, nullptr, false);
+    // managedFields cut out of the text first: trim() would drop it after the parse anyway.
+    auto cut = without_managed_fields(*line);
+    json event =
+        json::parse(cut ? std::string_view(*cut) : std::string_view(*line), nullptr, false);
     if (!event.is_object()) {
       end = WatchEnd::kRelist;
       break;

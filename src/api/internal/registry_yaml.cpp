@@ -80,12 +80,11 @@ Result<Subresource> parse_subresource(const YAML::Node& node, const Resource& pa
 Result<Resource> parse_resource(const YAML::Node& node, const std::string& group,
                                 const std::string& version, const std::string& where_gv) {
   std::string where = where_gv + " " + optional_string(node, "plural", "?");
-  RETURN_IF_ERROR(
-      check_registry_keys(node,
-                          {"plural", "singular", "kind", "namespaced", "verbs", "shortNames",
-                           "categories", "storage", "subresources", "returnsDeletedObject",
-                           "watchCache"},
-                          where));
+  RETURN_IF_ERROR(check_registry_keys(
+      node,
+      {"plural", "singular", "kind", "namespaced", "verbs", "shortNames", "categories", "storage",
+       "subresources", "returnsDeletedObject", "watchCache"},
+      where));
   Resource r;
   r.group = group;
   r.version = version;

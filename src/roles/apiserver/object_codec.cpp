@@ -112,7 +112,7 @@ bool fill_fields(CachedObject& o, std::string_view api_version, std::string_view
   }
   if (core_event) {
     for (const auto& f : events_api) {
-      std::string core = f.starts_with("regarding.") ? "involvedObject." + f.substr(10)
+      std::string core = f.starts_with("regarding.")  ? "involvedObject." + f.substr(10)
                          : f == "reportingController" ? "reportingComponent"
                                                       : f;
       if (!add(f, core)) return false;
@@ -250,9 +250,8 @@ std::optional<CachedObject> scan_cached(const std::string& key, std::string_view
     while (at && dot != std::string_view::npos) {
       if (at->empty() || at->front() != '{') return std::string();  // not an object: ""
       size_t next = path.find('.', dot + 1);
-      std::string_view part = path.substr(dot + 1, next == std::string_view::npos
-                                                       ? std::string_view::npos
-                                                       : next - dot - 1);
+      std::string_view part = path.substr(
+          dot + 1, next == std::string_view::npos ? std::string_view::npos : next - dot - 1);
       // member() fails both on a missing key and a bad text; the text was scanned already.
       at = js::member(*at, part);
       dot = next;

@@ -270,7 +270,8 @@ ApiResult<ListSnapshot> Rest::list_snapshot(const Call& c, const Filter& filter,
   const int64_t at = std::get<int64_t>(revision);
   if (at == cache_.revision()) snapshot = cache_.list(filter, -1, "", limit);
   // The cache may have moved on meanwhile: then the store's history serves it.
-  if (!snapshot.is_ok() || snapshot->revision != at) snapshot = cache_.list_at(filter, at, "", limit);
+  if (!snapshot.is_ok() || snapshot->revision != at)
+    snapshot = cache_.list_at(filter, at, "", limit);
   if (snapshot.is_ok()) return std::move(snapshot).value();
   switch (snapshot.status().code()) {
     case Code::kCompacted:

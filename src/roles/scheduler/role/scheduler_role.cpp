@@ -20,7 +20,9 @@ using nlohmann::json;
 namespace {
 
 // (Members are read in place: value("metadata", ...) would copy the whole subtree per event.)
-std::string pod_uid(const json& object) { return api::text(api::member(object, "metadata"), "uid"); }
+std::string pod_uid(const json& object) {
+  return api::text(api::member(object, "metadata"), "uid");
+}
 
 bool assigned(const json& pod) {
   const json& name = api::member(api::member(pod, "spec"), "nodeName");
