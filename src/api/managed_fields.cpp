@@ -217,7 +217,7 @@ Status compare_values(const json& a, const json& b, const Shape& s, const FieldP
     }
     return Status::ok();
   }
-  if (a != b && !path.empty()) out.modified.insert(path);
+  if (!path.empty()) out.modified.insert(path);  // a leaf, and unequal (checked above)
   return Status::ok();
 }
 

@@ -2,8 +2,8 @@
 #include "roles/apiserver/legacy_scheme.h"
 
 #include <algorithm>
-#include <array>
 #include <initializer_list>
+#include <iterator>
 
 namespace k3c::apiserver {
 namespace {
@@ -17,7 +17,7 @@ struct Registered {
 // The group-versions a v1.32 kube-apiserver registers in its legacy scheme that k3c does not
 // serve (off by default upstream, or groups k3c leaves out), with the kinds each registers
 // besides Lists and options. From each group's install package and its versions' register.go.
-const std::array<Registered, 41> kUnserved = {{
+const Registered kUnserved[] = {
     {"apps",
      "v1beta1",
      {"Deployment", "DeploymentRollback", "Scale", "StatefulSet", "ControllerRevision"}},
@@ -95,12 +95,12 @@ const std::array<Registered, 41> kUnserved = {{
       "PodLogOptions", "PodAttachOptions", "PodExecOptions", "PodPortForwardOptions",
       "PodProxyOptions", "NodeProxyOptions", "ServiceProxyOptions", "PodStatusResult",
       "RangeAllocation", "SerializedReference"}},
-}};
+};
 
 // What metav1.AddToGroupVersion registers in every group-version.
-constexpr std::array<std::string_view, 7> kOptionKinds = {
-    "ListOptions",   "GetOptions",   "DeleteOptions", "CreateOptions",
-    "UpdateOptions", "PatchOptions", "WatchEvent"};
+constexpr std::string_view kOptionKinds[] = {"ListOptions",   "GetOptions",    "DeleteOptions",
+                                             "CreateOptions", "UpdateOptions", "PatchOptions",
+                                             "WatchEvent"};
 
 bool in_legacy_group(std::string_view group) { return group != "apiextensions.k8s.io"; }
 
@@ -136,7 +136,8 @@ bool legacy_scheme_knows(const api::ResourceRegistry& served, std::string_view g
   if (!in_legacy_group(group)) return false;
   if (!served_version(served, group, version) && !unserved(group, version)) return false;
   if (registers_kind(served, group, version, kind)) return true;
-  if (std::find(kOptionKinds.begin(), kOptionKinds.end(), kind) != kOptionKinds.end()) return true;
+  if (std::find(std::begin(kOptionKinds), std::end(kOptionKinds), kind) != std::end(kOptionKinds))
+    return true;
   constexpr std::string_view kList = "List";
   if (kind.size() > kList.size() && kind.ends_with(kList)) {
     std::string_view item = kind.substr(0, kind.size() - kList.size());

@@ -66,8 +66,7 @@ bool is_selectable(std::string_view group, std::string_view kind, std::string_vi
 
 std::string field_value(const json& object, std::string_view path) {
   const json* at = &object;
-  // "source" on core Events selects source.component.
-  std::string full(path == "source" ? "source.component" : path);
+  const std::string full(path);
   size_t start = 0;
   while (start <= full.size()) {
     size_t dot = full.find('.', start);

@@ -3,6 +3,7 @@
 
 #include <thread>
 
+#include "api/json_fields.h"
 #include "core/ids.h"
 
 namespace k3c::apiserver {
@@ -99,18 +100,18 @@ bool references_secrets(const json& spec) {
   auto pull = spec.find("imagePullSecrets");
   if (pull != spec.end() && pull->is_array() && !pull->empty()) return true;
   for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
-    for (const auto& c : spec.value(list, json::array())) {
+    for (const auto& c : api::member(spec, list)) {
       if (!c.is_object()) continue;
-      for (const auto& from : c.value("envFrom", json::array())) {
+      for (const auto& from : api::member(c, "envFrom")) {
         if (from.is_object() && has_object(from, "secretRef")) return true;
       }
-      for (const auto& env : c.value("env", json::array())) {
+      for (const auto& env : api::member(c, "env")) {
         if (!env.is_object() || !has_object(env, "valueFrom")) continue;
         if (has_object(env["valueFrom"], "secretKeyRef")) return true;
       }
     }
   }
-  for (const auto& v : spec.value("volumes", json::array())) {
+  for (const auto& v : api::member(spec, "volumes")) {
     if (!v.is_object()) continue;
     if (has_object(v, "secret") || has_object(v, "azureFile")) return true;
     for (const char* source :
@@ -119,7 +120,7 @@ bool references_secrets(const json& spec) {
     }
     if (has_object(v, "csi") && has_object(v["csi"], "nodePublishSecretRef")) return true;
     if (!has_object(v, "projected")) continue;
-    for (const auto& s : v["projected"].value("sources", json::array())) {
+    for (const auto& s : api::member(v["projected"], "sources")) {
       if (s.is_object() && has_object(s, "secret")) return true;
     }
   }
@@ -127,9 +128,9 @@ bool references_secrets(const json& spec) {
 }
 
 bool projects_token(const json& spec) {
-  for (const auto& v : spec.value("volumes", json::array())) {
+  for (const auto& v : api::member(spec, "volumes")) {
     if (!v.is_object() || !has_object(v, "projected")) continue;
-    for (const auto& s : v["projected"].value("sources", json::array())) {
+    for (const auto& s : api::member(v["projected"], "sources")) {
       if (s.is_object() && has_object(s, "serviceAccountToken")) return true;
     }
   }
@@ -153,8 +154,7 @@ std::optional<ApiError> admit_pod_service_account(WatchCache& cache, const std::
                                                   const ServiceAccountLookup& lookup) {
   json& spec = pod["spec"];
   if (!spec.is_object()) return std::nullopt;
-  const json& meta = pod["metadata"];
-  const json annotations = meta.is_object() ? meta.value("annotations", json::object()) : json();
+  const json& annotations = api::member(api::member(pod, "metadata"), "annotations");
   if (annotations.is_object() && annotations.contains("kubernetes.io/config.mirror"))
     return check_mirror_pod(name, spec);
   std::string account = spec.value("serviceAccountName", "");
