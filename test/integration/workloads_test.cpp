@@ -7,6 +7,7 @@
 // and Ready through the status subresource, and finishes the deletion of bound pods, as a
 // kubelet would.
 #include <catch2/catch.hpp>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -80,8 +81,28 @@ void play_kubelet(const KubectlRunner& kubectl, const KubectlSandbox& session) {
   }
 }
 
+// What a failed wait leaves in the test's output: the workloads, their pods and events, and
+// the server's warnings (a controller's errors are logged there).
+void report_state(const KubectlSandbox& session) {
+  std::cerr << "---- state when the wait gave up ----\n";
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"get", "ds,sts,controllerrevisions", "-o", "wide"},
+        {"get", "pods", "-o", "wide", "--show-labels"},
+        {"get", "ds", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status}{\"\\n\"}{end}"},
+        {"get", "events", "--sort-by=.lastTimestamp"}}) {
+    auto r = session.kubectl(args);
+    std::cerr << "$ kubectl " << args[0] << " " << args[1] << "\n" << r.out << r.err;
+  }
+  std::istringstream log(session.server.process.err());
+  std::cerr << "---- the server's warnings ----\n";
+  for (std::string line; std::getline(log, line);) {
+    if (line.find(" warning [") != std::string::npos || line.find(" error [") != std::string::npos)
+      std::cerr << line << "\n";
+  }
+}
+
 // Waits for `done` while playing the kubelet (`step` runs on every round, e.g. to check an
-// invariant); false after 30 s.
+// invariant); false after `rounds` rounds (at least 30 s), with the state reported.
 template <typename F, typename S>
 bool converge(const KubectlSandbox& session, F done, S step, int rounds = 120) {
   for (int i = 0; i < rounds; ++i) {
@@ -90,7 +111,9 @@ bool converge(const KubectlSandbox& session, F done, S step, int rounds = 120) {
     step();
     std::this_thread::sleep_for(250ms);
   }
-  return done();
+  if (done()) return true;
+  report_state(session);
+  return false;
 }
 template <typename F>
 bool converge(const KubectlSandbox& session, F done) {
