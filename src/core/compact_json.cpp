@@ -127,9 +127,7 @@ class Builder {
   size_t next_byte_ = 0;
 };
 
-std::shared_ptr<const Document> Document::from(const json& json) {
-  return Builder().build(json);
-}
+std::shared_ptr<const Document> Document::from(const json& json) { return Builder().build(json); }
 
 Value Document::root() const { return Value(this, nodes()); }
 
@@ -165,7 +163,9 @@ bool Value::contains(std::string_view key) const { return find(key) != end(); }
 
 Value Value::operator[](std::string_view key) const {
   if (!is_object())
-    throw json::type_error::create(305, std::string("cannot use operator[] with a string argument with ") + type_name(), nullptr);
+    throw json::type_error::create(
+        305, std::string("cannot use operator[] with a string argument with ") + type_name(),
+        nullptr);
   auto it = find(key);
   if (it == end())
     throw json::out_of_range::create(403, "key '" + std::string(key) + "' not found", nullptr);
@@ -174,9 +174,12 @@ Value Value::operator[](std::string_view key) const {
 
 Value Value::operator[](size_t index) const {
   if (!is_array())
-    throw json::type_error::create(305, std::string("cannot use operator[] with a numeric argument with ") + type_name(), nullptr);
+    throw json::type_error::create(
+        305, std::string("cannot use operator[] with a numeric argument with ") + type_name(),
+        nullptr);
   if (index >= node_->count)
-    throw json::out_of_range::create(401, "array index " + std::to_string(index) + " is out of range", nullptr);
+    throw json::out_of_range::create(
+        401, "array index " + std::to_string(index) + " is out of range", nullptr);
   return Value(doc_, child(index));
 }
 
@@ -235,7 +238,8 @@ const char* Value::type_name() const {
 }
 
 void Value::type_error(const char* wanted) const {
-  throw json::type_error::create(302, std::string("type must be ") + wanted + ", but is " + type_name(), nullptr);
+  throw json::type_error::create(
+      302, std::string("type must be ") + wanted + ", but is " + type_name(), nullptr);
 }
 
 std::string_view Value::text() const {
@@ -285,19 +289,23 @@ bool Value::get<bool>() const {
 }
 template <>
 int64_t Value::get<int64_t>() const {
-  return number_as<int64_t>(node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number_as<int64_t>(
+      node_, [](const Value& v) { v.type_error("number"); }, *this);
 }
 template <>
 int Value::get<int>() const {
-  return number_as<int>(node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number_as<int>(
+      node_, [](const Value& v) { v.type_error("number"); }, *this);
 }
 template <>
 uint64_t Value::get<uint64_t>() const {
-  return number_as<uint64_t>(node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number_as<uint64_t>(
+      node_, [](const Value& v) { v.type_error("number"); }, *this);
 }
 template <>
 double Value::get<double>() const {
-  return number_as<double>(node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number_as<double>(
+      node_, [](const Value& v) { v.type_error("number"); }, *this);
 }
 template <>
 json Value::get<json>() const {
@@ -357,15 +365,19 @@ Value Value::Iterator::value() const {
 
 namespace {
 
-bool is_number_type(Type t) { return t == Type::kInteger || t == Type::kUnsigned || t == Type::kFloat; }
+bool is_number_type(Type t) {
+  return t == Type::kInteger || t == Type::kUnsigned || t == Type::kFloat;
+}
 
 // Numbers compare by value across integer, unsigned and float, as nlohmann's ==.
 bool numbers_equal(const Value& a, const json& b) {
   if (a.is_number_float() || b.is_number_float()) return a.get<double>() == b.get<double>();
   if (a.is_number_unsigned() && b.is_number_unsigned())
     return a.get<uint64_t>() == b.get<uint64_t>();
-  if (a.is_number_unsigned()) return b.get<int64_t>() >= 0 && a.get<uint64_t>() == b.get<uint64_t>();
-  if (b.is_number_unsigned()) return a.get<int64_t>() >= 0 && a.get<uint64_t>() == b.get<uint64_t>();
+  if (a.is_number_unsigned())
+    return b.get<int64_t>() >= 0 && a.get<uint64_t>() == b.get<uint64_t>();
+  if (b.is_number_unsigned())
+    return a.get<int64_t>() >= 0 && a.get<uint64_t>() == b.get<uint64_t>();
   return a.get<int64_t>() == b.get<int64_t>();
 }
 

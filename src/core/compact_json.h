@@ -27,7 +27,17 @@
 
 namespace k3c::cjson {
 
-enum class Type : uint8_t { kNull, kFalse, kTrue, kInteger, kUnsigned, kFloat, kString, kArray, kObject };
+enum class Type : uint8_t {
+  kNull,
+  kFalse,
+  kTrue,
+  kInteger,
+  kUnsigned,
+  kFloat,
+  kString,
+  kArray,
+  kObject
+};
 
 struct Node {
   Type type = Type::kNull;

@@ -57,7 +57,7 @@ json random_value(std::mt19937& rng, int depth) {
       std::string s;  // letters, control characters (escaped by dump) and a 2-byte letter
       for (int n = rng() % 40; n > 0; --n) {
         unsigned pick = rng() % 4;
-        s += pick == 0 ? std::string(1, static_cast<char>(1 + rng() % 31))
+        s += pick == 0   ? std::string(1, static_cast<char>(1 + rng() % 31))
              : pick == 1 ? std::string("\xc3\xa9")
                          : std::string(1, static_cast<char>('a' + rng() % 26));
       }
@@ -100,8 +100,7 @@ TEST_CASE("a compact document reads as the tree it was made from") {
   std::vector<std::string> keys;
   for (const auto& item : pod["metadata"].items()) keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"creationTimestamp", "generateName", "labels", "name",
-                                         "namespace", "ownerReferences", "resourceVersion",
-                                         "uid"});
+                                         "namespace", "ownerReferences", "resourceVersion", "uid"});
   int ready = 0;
   for (Value c : pod["status"]["conditions"]) ready += c.value("status", "") == "True";
   CHECK(ready == 5);
@@ -122,7 +121,7 @@ TEST_CASE("misuse of a compact document throws as nlohmann does") {
   CHECK_THROWS_AS(pod["kind"]["x"], json::type_error);
   CHECK_THROWS_AS(pod["kind"].get<int64_t>(), json::type_error);
   CHECK_THROWS_AS(pod["spec"]["priority"].text(), json::type_error);
-  CHECK_THROWS_AS(pod["kind"].value("x", ""), json::type_error);    // value() of a string
+  CHECK_THROWS_AS(pod["kind"].value("x", ""), json::type_error);         // value() of a string
   CHECK_THROWS_AS(pod["spec"].value("priority", ""), json::type_error);  // a number as text
 }
 
@@ -205,10 +204,10 @@ TEST_CASE("a pod as a compact document and as a tree: size and lookups", "[.benc
   double build_ns =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
       kCopies;
-  WARN("a " << kPod.dump().size() << "-byte pod: tree " << tree_bytes << " B, compact "
-            << doc_bytes << " B (" << docs[0]->bytes() << " B counted), ratio "
-            << doc_bytes / tree_bytes << "; controller+Ready read: tree " << tree_ns
-            << " ns, compact " << doc_ns << " ns; building from the tree " << build_ns << " ns");
+  WARN("a " << kPod.dump().size() << "-byte pod: tree " << tree_bytes << " B, compact " << doc_bytes
+            << " B (" << docs[0]->bytes() << " B counted), ratio " << doc_bytes / tree_bytes
+            << "; controller+Ready read: tree " << tree_ns << " ns, compact " << doc_ns
+            << " ns; building from the tree " << build_ns << " ns");
 }
 
 }  // namespace
