@@ -80,4 +80,17 @@ bool selects(const LabelSelector& selector, const json& object) {
   });
 }
 
+bool selects(const LabelSelector& selector, const cjson::Value& object) {
+  std::optional<cjson::Value> labels;
+  if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+    if (auto l = m->find("labels"); l != m->end() && l->is_object()) labels = l.value();
+  }
+  return selector.matches_with([&](const std::string& key) -> std::optional<std::string_view> {
+    if (!labels) return std::nullopt;
+    auto it = labels->find(key);
+    if (it == labels->end() || !it->is_string()) return std::nullopt;
+    return it->text();
+  });
+}
+
 }  // namespace k3c::api

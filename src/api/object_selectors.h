@@ -2,10 +2,10 @@
 // matchExpressions) and metadata.labels, turned into core's LabelSelector and Labels.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
+#include "core/compact_json.h"
 #include "core/selector.h"
 
 namespace k3c::api {
@@ -20,5 +20,7 @@ Labels labels_of(const nlohmann::json& object);
 // Whether `selector` selects the object by its metadata.labels: matches(labels_of(object))
 // without copying the labels (controllers ask it of every pod they sync).
 bool selects(const LabelSelector& selector, const nlohmann::json& object);
+// The same of a compact document's object (core/compact_json.h).
+bool selects(const LabelSelector& selector, const cjson::Value& object);
 
 }  // namespace k3c::api

@@ -101,11 +101,13 @@ bool bound_to(const json& pod, const std::string& node) {
 }  // namespace
 
 CacheTransform control_plane_pods(std::string whole_on_node) {
-  return {"control-plane-pods", [whole_on_node = std::move(whole_on_node)](json& pod) {
+  return {"control-plane-pods",
+          [whole_on_node = std::move(whole_on_node)](json& pod) {
             if (!whole_on_node.empty() && bound_to(pod, whole_on_node)) return false;
             trim_pod(pod);
             return true;
-          }};
+          },
+          /*compact=*/true};
 }
 
 }  // namespace k3c::client

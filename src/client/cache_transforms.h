@@ -23,6 +23,9 @@ struct CacheTransform {
   // Trims the object; false when it left it whole. A whole object is filed as an untrimmed
   // informer files it (and a trimming informer takes such a tree too: it holds more, not less).
   std::function<bool(nlohmann::json&)> apply;
+  // Cache each object as a compact document (core/compact_json.h, about a third of a tree)
+  // rather than a tree: reads of the cache get trees made from it (informer.h).
+  bool compact = false;
 };
 
 // For the pods of the control plane's informers (controllers, scheduler; not the kubelet's):
@@ -38,6 +41,8 @@ struct CacheTransform {
 // are read by type, status, reason, message and lastTransitionTime.
 // Pods bound to `whole_on_node` (the server's own node, whose kubelet caches its pods whole)
 // are left whole, so that one tree serves the kubelet and the control plane; "" trims all.
+// The pods are cached as compact documents: with thousands of pods they are most of the
+// control plane's memory.
 CacheTransform control_plane_pods(std::string whole_on_node = "");
 
 }  // namespace k3c::client

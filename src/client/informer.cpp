@@ -16,6 +16,7 @@ namespace {
 
 constexpr int64_t kPageSize = 500;
 constexpr int kWatchTimeoutSeconds = 300;
+constexpr size_t kRecentTrees = 128;
 
 const std::string& meta_field(const json& object, const char* field) {
   static const std::string kEmpty;
@@ -24,6 +25,17 @@ const std::string& meta_field(const json& object, const char* field) {
   auto f = m->find(field);
   if (f == m->end() || !f->is_string()) return kEmpty;
   return f->get_ref<const std::string&>();
+}
+
+// metadata.resourceVersion of a cached object, read in place.
+std::string_view version_of(const json& object) { return meta_field(object, "resourceVersion"); }
+std::string_view version_of(const cjson::Document& doc) {
+  cjson::Value root = doc.root();
+  if (!root.is_object()) return {};
+  auto meta = root.find("metadata");
+  if (meta == root.end() || !meta->is_object()) return {};
+  auto rv = meta->find("resourceVersion");
+  return rv != meta->end() && rv->is_string() ? rv->text() : std::string_view();
 }
 
 void trim(json& object) {
@@ -158,14 +170,14 @@ Status Informer::relist() {
     options.continue_token = meta.is_object() ? meta.value("continue", "") : "";
   } while (!options.continue_token.empty() && !stopping_);
   // Replace the cache: deletions first, then adds and updates.
-  std::vector<ObjectPtr> gone;
+  std::vector<Cached> gone_cached;
   {
     std::lock_guard lock(mu_);
     for (const auto& [key, object] : objects_) {
-      if (!fresh_keys.count(key)) gone.push_back(object);
+      if (!fresh_keys.count(key)) gone_cached.push_back(object);
     }
   }
-  for (const auto& object : gone) {
+  for (const auto& object : trees_of(gone_cached)) {
     erase(key_of(*object));
     for (auto& h : handlers_)
       if (h.on_delete) h.on_delete(object);
@@ -247,6 +259,12 @@ bool Informer::apply_shared(std::string_view line) {
   ObjectPtr object;
   if (!trimmed_path_.empty()) object = shared_->find(trimmed_path_, peek->resource_version);
   if (!object) object = shared_->find(path_, peek->resource_version);
+  if (!object && transform_.compact) {
+    // Another compact informer filed this version: its tree is made from the document
+    // (cheaper than parsing the event).
+    if (auto doc = shared_->find_document(trimmed_path_, peek->resource_version))
+      object = std::make_shared<const json>(doc->root().to_json());
+  }
   if (!object) return false;
   apply(peek->type, std::move(object));
   return true;
@@ -265,21 +283,33 @@ void Informer::apply(std::string_view type, ObjectPtr now) {
   put(std::move(now));
 }
 
+// Only the informer's thread writes the cache (put, erase), so what put() and erase() read
+// under the mutex is still there when they take it again to write.
 void Informer::put(ObjectPtr object) {
   std::string key = key_of(*object);
-  ObjectPtr old;
+  Cached old;
   {
     std::lock_guard lock(mu_);
-    auto& slot = objects_[key];
-    old = slot;
-    if (old && meta_field(*old, "resourceVersion") == meta_field(*object, "resourceVersion"))
-      return;  // a relist finding what the watch already delivered
-    slot = object;
-    index_locked(key, old.get(), object.get());
+    if (auto it = objects_.find(key); it != objects_.end()) old = it->second;
+  }
+  if (old) {
+    std::string_view old_version = old.tree ? version_of(*old.tree) : version_of(*old.doc);
+    if (old_version == version_of(*object)) return;  // a relist finding what the watch delivered
+  }
+  Cached fresh = cached_form(object);
+  ObjectPtr old_tree = old ? tree_of_filed(old) : nullptr;
+  if (fresh.doc && shared_) {
+    recent_trees_.push_back(object);
+    if (recent_trees_.size() > kRecentTrees) recent_trees_.pop_front();
+  }
+  {
+    std::lock_guard lock(mu_);
+    objects_[key] = std::move(fresh);
+    index_locked(key, old_tree.get(), object.get());
   }
   for (auto& h : handlers_) {
-    if (old) {
-      if (h.on_update) h.on_update(old, object);
+    if (old_tree) {
+      if (h.on_update) h.on_update(old_tree, object);
     } else if (h.on_add) {
       h.on_add(object);
     }
@@ -287,11 +317,46 @@ void Informer::put(ObjectPtr object) {
 }
 
 void Informer::erase(const std::string& key) {
+  Cached old;
+  {
+    std::lock_guard lock(mu_);
+    auto it = objects_.find(key);
+    if (it == objects_.end()) return;
+    old = it->second;
+  }
+  ObjectPtr old_tree = tree_of_filed(old);  // what was indexed
   std::lock_guard lock(mu_);
-  auto it = objects_.find(key);
-  if (it == objects_.end()) return;
-  index_locked(key, it->second.get(), nullptr);
-  objects_.erase(it);
+  index_locked(key, old_tree.get(), nullptr);
+  objects_.erase(key);
+}
+
+Informer::Cached Informer::cached_form(const ObjectPtr& object) const {
+  if (!transform_.compact) return {object, nullptr};
+  // Compact informers file their documents under their transform's name, trimmed or not: a
+  // version is trimmed or left whole alike by every informer with that transform.
+  return {nullptr, shared_ ? shared_->share_document(trimmed_path_, *object)
+                           : cjson::Document::from(*object)};
+}
+
+ObjectPtr Informer::tree_of_filed(const Cached& cached) const {
+  if (cached.doc && shared_) {
+    std::string_view version = version_of(*cached.doc);
+    if (auto tree = shared_->find(trimmed_path_, version)) return tree;
+    if (auto tree = shared_->find(path_, version)) return tree;
+  }
+  return tree_of(cached);
+}
+
+ObjectPtr Informer::tree_of(const Cached& cached) {
+  if (cached.tree || !cached.doc) return cached.tree;
+  return std::make_shared<const json>(cached.doc->root().to_json());
+}
+
+std::vector<ObjectPtr> Informer::trees_of(const std::vector<Cached>& cached) const {
+  std::vector<ObjectPtr> out;
+  out.reserve(cached.size());
+  for (const auto& c : cached) out.push_back(tree_of_filed(c));
+  return out;
 }
 
 void Informer::index_locked(const std::string& key, const json* old, const json* now) {
@@ -316,17 +381,24 @@ void Informer::index_locked(const std::string& key, const json* old, const json*
 }
 
 ObjectPtr Informer::get(std::string_view key) const {
-  std::lock_guard lock(mu_);
-  auto it = objects_.find(std::string(key));
-  return it == objects_.end() ? nullptr : it->second;
+  Cached found;
+  {
+    std::lock_guard lock(mu_);
+    auto it = objects_.find(std::string(key));
+    if (it == objects_.end()) return nullptr;
+    found = it->second;
+  }
+  return tree_of_filed(found);
 }
 
-std::vector<ObjectPtr> Informer::list() const {
+std::vector<ObjectPtr> Informer::list() const { return trees_of(cached_list()); }
+
+std::vector<Informer::Cached> Informer::cached_list() const {
   std::lock_guard lock(mu_);
-  std::vector<ObjectPtr> out;
-  out.reserve(objects_.size());
-  for (const auto& [key, object] : objects_) out.push_back(object);
-  return out;
+  std::vector<Cached> found;
+  found.reserve(objects_.size());
+  for (const auto& [key, object] : objects_) found.push_back(object);
+  return found;
 }
 
 std::vector<ObjectPtr> Informer::in_namespace(std::string_view ns) const {
@@ -334,16 +406,22 @@ std::vector<ObjectPtr> Informer::in_namespace(std::string_view ns) const {
 }
 
 std::vector<ObjectPtr> Informer::by_index(const std::string& index, std::string_view value) const {
+  return trees_of(cached_by_index(index, value));
+}
+
+std::vector<Informer::Cached> Informer::cached_by_index(const std::string& index,
+                                                        std::string_view value) const {
   std::lock_guard lock(mu_);
-  std::vector<ObjectPtr> out;
+  std::vector<Cached> found;
   auto i = indexes_.find(index);
-  if (i == indexes_.end()) return out;
+  if (i == indexes_.end()) return found;
   auto v = i->second.find(value);
-  if (v == i->second.end()) return out;
+  if (v == i->second.end()) return found;
+  found.reserve(v->second.size());
   for (const auto& key : v->second) {
-    if (auto it = objects_.find(key); it != objects_.end()) out.push_back(it->second);
+    if (auto it = objects_.find(key); it != objects_.end()) found.push_back(it->second);
   }
-  return out;
+  return found;
 }
 
 bool Informer::has_index(const std::string& name) const {

@@ -8,12 +8,16 @@
 // a large share of an object), and trimmed further by the informer's CacheTransform if it has
 // one (cache_transforms.h). Informers given the process's SharedObjects (shared_objects.h)
 // keep one tree per object version between them and parse an event only when none of them has.
+// A transform may ask for compact caching: each object is then kept as a cjson::Document (about
+// a third of a tree), and get/list/by_index and the handlers' old objects are trees made from
+// it on each call (a few µs a pod), outside the cache's mutex.
 //
 // Threads: one thread per informer runs the list/watch loop and calls the handlers (which
 // must be quick: they queue keys). get/list/by_index from any thread.
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,6 +32,7 @@
 #include "client/cache_transforms.h"
 #include "client/client.h"
 #include "client/shared_objects.h"
+#include "core/compact_json.h"
 #include "core/lifecycle.h"
 
 namespace k3c::client {
@@ -67,6 +72,19 @@ class Informer {
   bool wait_synced(std::chrono::nanoseconds timeout) const { return synced_.wait_for(timeout); }
   const ResourceId& resource() const { return resource_; }
 
+  // What the cache keeps per key: the tree, or for a compact informer the document.
+  struct Cached {
+    ObjectPtr tree;
+    std::shared_ptr<const cjson::Document> doc;
+    explicit operator bool() const { return tree || doc; }
+  };
+  // The cached form itself, without making trees: for syncs that read many objects
+  // (controllers/common/object_reads.h reads either form).
+  std::vector<Cached> cached_by_index(const std::string& index, std::string_view value) const;
+  std::vector<Cached> cached_list() const;
+  // The tree of a cached object (made from the document for a compact informer).
+  static ObjectPtr tree_of(const Cached& cached);
+
   ObjectPtr get(std::string_view key) const;
   std::vector<ObjectPtr> list() const;
   std::vector<ObjectPtr> in_namespace(std::string_view ns) const;
@@ -89,6 +107,11 @@ class Informer {
   void put(ObjectPtr object);
   void erase(const std::string& key);
   void index_locked(const std::string& key, const nlohmann::json* old, const nlohmann::json* now);
+  Cached cached_form(const ObjectPtr& object) const;
+  // The tree of a version this informer cached: one filed in shared_ while some informer
+  // still holds it, else made from the document.
+  ObjectPtr tree_of_filed(const Cached& cached) const;
+  std::vector<ObjectPtr> trees_of(const std::vector<Cached>& cached) const;
   std::string selector_query() const;
   void sleep_for(std::chrono::milliseconds d);
 
@@ -105,10 +128,14 @@ class Informer {
   std::map<std::string, IndexFunc> index_funcs_;
 
   mutable std::mutex mu_;
-  std::unordered_map<std::string, ObjectPtr> objects_;
+  std::unordered_map<std::string, Cached> objects_;
   // index name -> value -> keys
   std::map<std::string, std::map<std::string, std::set<std::string>, std::less<>>> indexes_;
   std::string resource_version_;  // last seen (informer thread only)
+  // A compact informer's last trees (informer thread only): kept a moment so that the other
+  // informers handling the same events, and this one's next update of the object, find the
+  // tree filed in shared_ instead of making it again from the document.
+  std::deque<ObjectPtr> recent_trees_;
 
   ReadinessLatch synced_;
   std::atomic<bool> stopping_{false};

@@ -201,6 +201,70 @@ TEST_CASE("a transform trims what an informer caches; trimmed trees are shared a
   CHECK(trimmed.get("default/a")->at("spec")["nodeName"] == "keep");
 }
 
+TEST_CASE(
+    "a compact transform caches documents; reads and handlers get trees; documents are "
+    "shared") {
+  auto shared = std::make_shared<SharedObjects>();
+  FakeApi api_a, api_b;
+  api_a.items = api_b.items = json::array({informer_pod("a", 5, "n1"), informer_pod("b", 6)});
+  InProcessClient client_a([&](http::Request& r) { return api_a.handle(r); }, {});
+  InProcessClient client_b([&](http::Request& r) { return api_b.handle(r); }, {});
+  CacheTransform compact{"compact", [](json&) { return true; }, /*compact=*/true};
+  Informer a(client_a, resources::kPods, {}, shared, compact);
+  Informer b(client_b, resources::kPods, {}, shared, compact);
+  std::mutex mu;
+  std::vector<std::string> seen;  // "update <old rv> <new rv>", "delete <rv>"
+  auto rv = [](const ObjectPtr& o) {
+    return o->at("metadata")["resourceVersion"].get<std::string>();
+  };
+  a.add_handler({nullptr,
+                 [&](const ObjectPtr& old, const ObjectPtr& now) {
+                   std::lock_guard lock(mu);
+                   seen.push_back("update " + rv(old) + " " + rv(now));
+                 },
+                 [&](const ObjectPtr& last) {
+                   std::lock_guard lock(mu);
+                   seen.push_back("delete " + rv(last));
+                 }});
+  a.add_index("node", [](const json& pod) {
+    std::string node = pod["spec"].value("nodeName", "");
+    return node.empty() ? std::vector<std::string>{} : std::vector<std::string>{node};
+  });
+  for (Informer* i : {&a, &b}) {
+    i->start();
+    REQUIRE(i->wait_synced(5s));
+  }
+  json expected = informer_pod("a", 5, "n1");
+  expected["metadata"].erase("managedFields");
+  CHECK(*a.get("default/a") == expected);
+  auto cached = a.cached_by_index("node", "n1");
+  REQUIRE(cached.size() == 1);
+  CHECK(cached[0].doc);
+  CHECK_FALSE(cached[0].tree);
+  CHECK(cached[0].doc->root() == expected);
+  CHECK(cached[0].doc == b.cached_by_index("namespace", "default").at(0).doc);  // shared
+  CHECK(a.cached_list().size() == 2);
+  CHECK(a.list().size() == 2);
+
+  auto stream_a = api_a.wait_watch(1);
+  auto stream_b = api_b.wait_watch(1);
+  stream_a->push({{"type", "MODIFIED"}, {"object", informer_pod("a", 11, "n2")}});
+  REQUIRE(eventually([&] { return a.by_index("node", "n2").size() == 1; }));
+  CHECK(a.by_index("node", "n1").empty());  // unindexed from the old document's tree
+  // The second informer takes the first one's document for the same version.
+  stream_b->push({{"type", "MODIFIED"}, {"object", informer_pod("a", 11, "n2")}});
+  REQUIRE(eventually([&] {
+    auto mine = a.cached_by_index("namespace", "default");
+    auto theirs = b.cached_by_index("namespace", "default");
+    return mine.size() == 2 && theirs.size() == 2 &&
+           b.get("default/a")->at("metadata")["resourceVersion"] == "11";
+  }));
+  stream_a->push({{"type", "DELETED"}, {"object", informer_pod("b", 12)}});
+  REQUIRE(eventually([&] { return a.size() == 1; }));
+  std::lock_guard lock(mu);
+  CHECK(seen == std::vector<std::string>{"update 5 11", "delete 12"});
+}
+
 TEST_CASE("informers given the same SharedObjects keep one tree per object version") {
   auto shared = std::make_shared<SharedObjects>();
   FakeApi api_a, api_b;

@@ -27,35 +27,64 @@ std::string SharedObjects::key(std::string_view resource_path, std::string_view 
   return k;
 }
 
+// Files `object` under `key` unless a live one is filed there already, which then replaces
+// `object`.
+template <typename T>
+void SharedObjects::file_locked(Table<T>& table, std::string key,
+                                std::shared_ptr<const T>& object) {
+  auto [it, inserted] = table.entries.try_emplace(std::move(key), object);
+  if (!inserted) {
+    if (auto filed = it->second.lock()) {
+      object = std::move(filed);
+      return;
+    }
+    it->second = object;
+  }
+  if (table.entries.size() >= table.sweep_at) {
+    std::erase_if(table.entries, [](const auto& entry) { return entry.second.expired(); });
+    table.sweep_at = std::max<size_t>(1024, table.entries.size() * 2);
+  }
+}
+
 SharedObjects::Ptr SharedObjects::find(std::string_view resource_path,
                                        std::string_view resource_version) const {
   if (resource_version.empty()) return nullptr;
   std::lock_guard lock(mu_);
-  auto it = objects_.find(key(resource_path, resource_version));
-  return it == objects_.end() ? nullptr : it->second.lock();
+  auto it = objects_.entries.find(key(resource_path, resource_version));
+  return it == objects_.entries.end() ? nullptr : it->second.lock();
 }
 
 SharedObjects::Ptr SharedObjects::share(std::string_view resource_path, Ptr object) {
   std::string_view rv = object ? resource_version_of(*object) : std::string_view();
   if (rv.empty()) return object;
   std::lock_guard lock(mu_);
-  auto [it, inserted] = objects_.try_emplace(key(resource_path, rv), object);
-  if (!inserted) {
-    if (Ptr filed = it->second.lock()) return filed;
-    it->second = object;
-  }
-  if (objects_.size() >= sweep_at_) sweep_locked();
+  file_locked(objects_, key(resource_path, rv), object);
   return object;
 }
 
-void SharedObjects::sweep_locked() {
-  std::erase_if(objects_, [](const auto& entry) { return entry.second.expired(); });
-  sweep_at_ = std::max<size_t>(1024, objects_.size() * 2);
+SharedObjects::DocPtr SharedObjects::find_document(std::string_view resource_path,
+                                                   std::string_view resource_version) const {
+  if (resource_version.empty()) return nullptr;
+  std::lock_guard lock(mu_);
+  auto it = documents_.entries.find(key(resource_path, resource_version));
+  return it == documents_.entries.end() ? nullptr : it->second.lock();
+}
+
+SharedObjects::DocPtr SharedObjects::share_document(std::string_view resource_path,
+                                                    const nlohmann::json& object) {
+  std::string_view rv = resource_version_of(object);
+  if (rv.empty()) return cjson::Document::from(object);
+  std::string k = key(resource_path, rv);
+  if (auto filed = find_document(resource_path, rv)) return filed;
+  DocPtr doc = cjson::Document::from(object);  // built outside the lock
+  std::lock_guard lock(mu_);
+  file_locked(documents_, std::move(k), doc);
+  return doc;
 }
 
 size_t SharedObjects::size() const {
   std::lock_guard lock(mu_);
-  return objects_.size();
+  return objects_.entries.size() + documents_.entries.size();
 }
 
 }  // namespace k3c::client

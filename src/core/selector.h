@@ -49,7 +49,7 @@ class LabelSelector {
 template <typename Lookup>
 bool LabelSelector::matches_with(Lookup value_of) const {
   for (const auto& r : requirements_) {
-    const std::string* value = value_of(r.key);
+    auto value = value_of(r.key);  // a pointer or an optional: empty when absent
     bool in_values = value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
     switch (r.op) {
       case Op::kEquals:

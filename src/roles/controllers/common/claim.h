@@ -31,5 +31,10 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
                                              const nlohmann::json& owner,
                                              const std::optional<LabelSelector>& selector,
                                              const client::Informer& from);
+// The same, returning the informer's cached form: no tree is made for what the owner already
+// controls and still selects (a ReplicaSet of thousands of pods reads them in place).
+Result<std::vector<client::Informer::Cached>> claim_cached(
+    client::Client& client, const ClaimTarget& target, const nlohmann::json& owner,
+    const std::optional<LabelSelector>& selector, const client::Informer& from);
 
 }  // namespace k3c::controllers

@@ -1,5 +1,6 @@
 #include "roles/controllers/common/informer_set.h"
 
+#include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
@@ -66,28 +67,51 @@ void index_by_controller(client::Informer& informer) {
   });
 }
 
-std::vector<client::ObjectPtr> controlled_by(const client::Informer& informer,
-                                             const nlohmann::json& owner) {
+std::vector<client::Informer::Cached> cached_controlled_by(const client::Informer& informer,
+                                                           const nlohmann::json& owner) {
   const std::string& uid = uid_of(owner);
   const std::string& ns = namespace_of(owner);
-  auto controlled = [&](const nlohmann::json& object) {
-    const nlohmann::json* ref = controller_ref(object);
-    return ref && ref_uid(*ref) == uid && namespace_of(object) == ns;
-  };
   if (uid.empty()) return {};
-  if (!informer.has_index(kByControllerIndex)) return scan_namespace(informer, ns, controlled);
-  auto out = informer.by_index(kByControllerIndex, uid);
+  if (!informer.has_index(kByControllerIndex)) {
+    std::vector<client::Informer::Cached> out;
+    for (auto& object : scan_namespace(informer, ns, [&](const nlohmann::json& object) {
+           return controller_uid(object) == uid && namespace_of(object) == ns;
+         }))
+      out.push_back({std::move(object), nullptr});
+    return out;
+  }
+  auto out = informer.cached_by_index(kByControllerIndex, uid);
   // A uid is unique, but a cache holds what the API stored: keep to the owner's namespace.
-  std::erase_if(out, [&](const client::ObjectPtr& o) { return namespace_of(*o) != ns; });
+  std::erase_if(out, [&](const client::Informer::Cached& o) {
+    return read_cached(o, [&](const auto& object) { return meta_text(object, "namespace") != ns; });
+  });
+  return out;
+}
+
+std::vector<client::Informer::Cached> cached_orphans_in(const client::Informer& informer,
+                                                        const std::string& ns) {
+  if (!informer.has_index(kByControllerIndex)) {
+    std::vector<client::Informer::Cached> out;
+    for (auto& object : scan_namespace(
+             informer, ns, [](const nlohmann::json& o) { return controller_ref(o) == nullptr; }))
+      out.push_back({std::move(object), nullptr});
+    return out;
+  }
+  return informer.cached_by_index(kByControllerIndex, orphan_value(ns));
+}
+
+std::vector<client::ObjectPtr> controlled_by(const client::Informer& informer,
+                                             const nlohmann::json& owner) {
+  std::vector<client::ObjectPtr> out;
+  for (const auto& c : cached_controlled_by(informer, owner))
+    out.push_back(client::Informer::tree_of(c));
   return out;
 }
 
 std::vector<client::ObjectPtr> orphans_in(const client::Informer& informer, const std::string& ns) {
-  if (!informer.has_index(kByControllerIndex)) {
-    return scan_namespace(informer, ns,
-                          [](const nlohmann::json& o) { return controller_ref(o) == nullptr; });
-  }
-  return informer.by_index(kByControllerIndex, orphan_value(ns));
+  std::vector<client::ObjectPtr> out;
+  for (const auto& c : cached_orphans_in(informer, ns)) out.push_back(client::Informer::tree_of(c));
+  return out;
 }
 
 }  // namespace k3c::controllers

@@ -57,5 +57,10 @@ std::vector<client::ObjectPtr> controlled_by(const client::Informer& informer,
                                              const nlohmann::json& owner);
 // The objects of the owner's namespace that nothing controls (the same way).
 std::vector<client::ObjectPtr> orphans_in(const client::Informer& informer, const std::string& ns);
+// The same two in the informer's cached form (no trees made; object_reads.h reads them).
+std::vector<client::Informer::Cached> cached_controlled_by(const client::Informer& informer,
+                                                           const nlohmann::json& owner);
+std::vector<client::Informer::Cached> cached_orphans_in(const client::Informer& informer,
+                                                        const std::string& ns);
 
 }  // namespace k3c::controllers

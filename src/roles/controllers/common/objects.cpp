@@ -1,6 +1,7 @@
 #include "roles/controllers/common/objects.h"
 
 #include "core/ids.h"
+#include "roles/controllers/common/object_reads.h"
 
 namespace k3c::controllers {
 
@@ -24,12 +25,7 @@ const std::string& meta_str(const json& object, const char* field) {
   return f != m->end() && f->is_string() ? f->get_ref<const std::string&>() : kEmpty;
 }
 
-bool being_deleted(const json& object) {
-  const json* m = meta_of(object);
-  if (!m) return false;
-  auto d = m->find("deletionTimestamp");
-  return d != m->end() && !d->is_null();
-}
+bool being_deleted(const json& object) { return deletion_marked(object); }
 
 bool has_finalizer(const json& object, std::string_view finalizer) {
   const json* m = meta_of(object);
@@ -128,17 +124,9 @@ std::string pod_phase(const json& pod) {
   return phase != status->end() && phase->is_string() ? phase->get<std::string>() : "";
 }
 
-bool pod_active(const json& pod) {
-  if (being_deleted(pod)) return false;
-  auto s = pod.find("status");
-  if (s == pod.end() || !s->is_object()) return true;
-  auto phase = s->find("phase");
-  if (phase == s->end() || !phase->is_string()) return true;
-  const std::string& p = phase->get_ref<const std::string&>();
-  return p != "Succeeded" && p != "Failed";
-}
+bool pod_active(const json& pod) { return pod_counts_active(pod); }
 
-bool pod_ready(const json& pod) { return condition_status(pod, "Ready") == "True"; }
+bool pod_ready(const json& pod) { return pod_counts_ready(pod); }
 
 }  // namespace k3c::controllers
 
@@ -158,9 +146,19 @@ std::string ready_since(const json& pod) {
 
 bool pod_available(const json& pod, int64_t min_ready_seconds,
                    std::chrono::system_clock::time_point now) {
-  if (!pod_ready(pod)) return false;
-  if (min_ready_seconds <= 0) return true;
-  auto since = parse_rfc3339(ready_since(pod));
+  return pod_counts_available(pod, min_ready_seconds, now);
+}
+
+cjson::Value member_or_null(const cjson::Value& object, std::string_view key) {
+  static const auto kNull = cjson::Document::from(nullptr);
+  if (!object.is_object()) return kNull->root();
+  auto it = object.find(key);
+  return it == object.end() ? kNull->root() : it.value();
+}
+
+bool available_since(std::string_view ready_transition, int64_t min_ready_seconds,
+                     std::chrono::system_clock::time_point now) {
+  auto since = parse_rfc3339(std::string(ready_transition));
   return since && *since + std::chrono::seconds(min_ready_seconds) <= now;
 }
 

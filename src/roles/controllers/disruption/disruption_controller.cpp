@@ -3,6 +3,7 @@
 #include "api/json_fields.h"
 #include "api/object_selectors.h"
 #include "core/ids.h"
+#include "roles/controllers/common/object_reads.h"
 
 namespace k3c::controllers {
 namespace {
@@ -51,9 +52,17 @@ void DisruptionController::enqueue_budgets_of(const json& pod) {
 }
 
 std::vector<client::ObjectPtr> DisruptionController::selected_pods(const json& pdb) const {
+  // Trees only of the selected pods: the cache keeps pods as documents. An empty selector
+  // selects every pod of the namespace, as selects() above.
+  const json& selector = api::member(api::member(pdb, "spec"), "selector");
+  if (!selector.is_object()) return {};
+  auto parsed = selector.empty() ? std::optional<LabelSelector>(LabelSelector())
+                                 : api::label_selector_of(selector);
+  if (!parsed) return {};
   std::vector<client::ObjectPtr> pods;
-  for (auto& pod : pods_.in_namespace(namespace_of(pdb))) {
-    if (selects(pdb, *pod)) pods.push_back(std::move(pod));
+  for (const auto& cached : pods_.cached_by_index("namespace", namespace_of(pdb))) {
+    if (read_cached(cached, [&](const auto& pod) { return api::selects(*parsed, pod); }))
+      pods.push_back(client::Informer::tree_of(cached));
   }
   return pods;
 }

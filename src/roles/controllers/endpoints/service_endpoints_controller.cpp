@@ -1,6 +1,7 @@
 #include "roles/controllers/endpoints/service_endpoints_controller.h"
 
 #include "api/object_selectors.h"
+#include "roles/controllers/common/object_reads.h"
 
 namespace k3c::controllers {
 namespace {
@@ -57,9 +58,10 @@ Status ServiceEndpointsController::reconcile(const std::string& key) {
   if (!service) return service_gone(ns, name);
   auto selector = selector_of(*service);
   if (!selector) return Status::ok();
-  std::vector<json> pods;
-  for (const auto& pod : pods_.in_namespace(ns)) {
-    if (selector->matches(api::labels_of(*pod))) pods.push_back(*pod);
+  std::vector<json> pods;  // trees only of the selected pods: the cache keeps documents
+  for (const auto& cached : pods_.cached_by_index("namespace", ns)) {
+    if (read_cached(cached, [&](const auto& pod) { return api::selects(*selector, pod); }))
+      pods.push_back(*client::Informer::tree_of(cached));
   }
   return sync(*service, pods);
 }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/log.h"
+#include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/common/pod_disruption.h"
 
 namespace k3c::controllers {
@@ -32,7 +33,18 @@ PodGcController::PodGcController(ControllerContext& ctx, const ControllerManager
 Status PodGcController::reconcile(const std::string&) {
   // The next pass is queued first: a failing pass must not stop the collector.
   enqueue_after(kKey, kPeriod);
-  const auto pods = pods_.list();
+  // Trees only of the pods a collector below may act on: the cache keeps most as documents.
+  std::vector<client::ObjectPtr> pods;
+  for (const auto& cached : pods_.cached_list()) {
+    bool candidate = read_cached(cached, [&](const auto& pod) {
+      std::string_view phase = member_text(member_or_null(pod, "status"), "phase");
+      std::string_view node = member_text(member_or_null(pod, "spec"), "nodeName");
+      bool deleting = deletion_marked(pod);
+      return ((phase == "Succeeded" || phase == "Failed") && !deleting) ||
+             (!node.empty() && !nodes_.get(node)) || (deleting && node.empty());
+    });
+    if (candidate) pods.push_back(client::Informer::tree_of(cached));
+  }
   RETURN_IF_ERROR(collect_terminated(pods));
   RETURN_IF_ERROR(collect_orphaned(pods));
   return collect_unscheduled_terminating(pods);

@@ -7,6 +7,7 @@
 #include "api/object_selectors.h"
 #include "core/ids.h"
 #include "roles/controllers/common/claim.h"
+#include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/common/objects.h"
 
 namespace k3c::controllers {
@@ -110,9 +111,10 @@ Status ReplicaSetController::reconcile(const std::string& key) {
     return Status::ok();
   }
   ASSIGN_OR_RETURN(auto owned, claim_pods(*owner));
-  std::vector<client::ObjectPtr> active;
+  CachedPods active;
   for (auto& pod : owned) {
-    if (pod_active(*pod)) active.push_back(std::move(pod));
+    if (read_cached(pod, [](const auto& p) { return pod_counts_active(p); }))
+      active.push_back(std::move(pod));
   }
   Status managed;
   if (expectations_.satisfied(key) && !being_deleted(*owner)) {
@@ -122,9 +124,9 @@ Status ReplicaSetController::reconcile(const std::string& key) {
   return managed;
 }
 
-Result<std::vector<client::ObjectPtr>> ReplicaSetController::claim_pods(const json& owner) {
-  return claim(ctx_.client, {client::resources::kPods, flavour_.api_version, flavour_.kind}, owner,
-               selector_of(owner), pods_);
+Result<ReplicaSetController::CachedPods> ReplicaSetController::claim_pods(const json& owner) {
+  return claim_cached(ctx_.client, {client::resources::kPods, flavour_.api_version, flavour_.kind},
+                      owner, selector_of(owner), pods_);
 }
 
 void ReplicaSetController::rank_for_deletion(std::vector<client::ObjectPtr>& pods) {
@@ -148,14 +150,16 @@ void ReplicaSetController::rank_for_deletion(std::vector<client::ObjectPtr>& pod
 }
 
 Status ReplicaSetController::manage(const std::string& key, const json& owner,
-                                    const std::vector<client::ObjectPtr>& active) {
+                                    const CachedPods& active) {
   int64_t diff = static_cast<int64_t>(active.size()) - replicas_of(owner);
   if (diff < 0) {
     return create_pods(key, owner, static_cast<int>(std::min<int64_t>(-diff, kBurst)));
   }
   if (diff == 0) return Status::ok();
   int count = static_cast<int>(std::min<int64_t>(diff, kBurst));
-  std::vector<client::ObjectPtr> victims = active;
+  std::vector<client::ObjectPtr> victims;
+  victims.reserve(active.size());
+  for (const auto& pod : active) victims.push_back(client::Informer::tree_of(pod));
   rank_for_deletion(victims);
   victims.resize(count);
   expectations_.expect(key, 0, count);
@@ -218,8 +222,7 @@ Status ReplicaSetController::create_pods(const std::string& key, const json& own
   return Status::ok();
 }
 
-Status ReplicaSetController::update_status(const json& owner,
-                                           const std::vector<client::ObjectPtr>& active,
+Status ReplicaSetController::update_status(const json& owner, const CachedPods& active,
                                            const Status& manage_error) {
   const json& spec = api::member(owner, "spec");
   const json& min_ready_member = api::member(spec, "minReadySeconds");
@@ -231,15 +234,17 @@ Status ReplicaSetController::update_status(const json& owner,
   auto now = ctx_.clock.wall_now();
   int64_t fully_labeled = 0, ready = 0, available = 0;
   std::optional<std::chrono::seconds> recheck;
-  for (const auto& pod : active) {
-    if (!template_labels || api::selects(*template_labels, *pod)) ++fully_labeled;
-    if (!pod_ready(*pod)) continue;
-    ++ready;
-    if (pod_available(*pod, min_ready, now)) {
-      ++available;
-    } else {
-      recheck = std::chrono::seconds(min_ready);
-    }
+  for (const auto& cached : active) {
+    read_cached(cached, [&](const auto& pod) {
+      if (!template_labels || api::selects(*template_labels, pod)) ++fully_labeled;
+      if (!pod_counts_ready(pod)) return;
+      ++ready;
+      if (pod_counts_available(pod, min_ready, now)) {
+        ++available;
+      } else {
+        recheck = std::chrono::seconds(min_ready);
+      }
+    });
   }
   json status = owner.value("status", json::object());
   json old_status = status;

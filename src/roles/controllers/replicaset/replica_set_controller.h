@@ -32,13 +32,13 @@ class ReplicaSetController final : public Controller {
 
  private:
   std::optional<LabelSelector> selector_of(const json& owner) const;
-  // The pods this owner controls after adopting orphans and releasing strays.
-  Result<std::vector<client::ObjectPtr>> claim_pods(const json& owner);
-  Status manage(const std::string& key, const json& owner,
-                const std::vector<client::ObjectPtr>& active);
+  // The pods this owner controls after adopting orphans and releasing strays, as the
+  // informer caches them (read in place: an owner may have thousands).
+  using CachedPods = std::vector<client::Informer::Cached>;
+  Result<CachedPods> claim_pods(const json& owner);
+  Status manage(const std::string& key, const json& owner, const CachedPods& active);
   Status create_pods(const std::string& key, const json& owner, int count);
-  Status update_status(const json& owner, const std::vector<client::ObjectPtr>& active,
-                       const Status& manage_error);
+  Status update_status(const json& owner, const CachedPods& active, const Status& manage_error);
   void pod_changed(const client::ObjectPtr& pod);
   void enqueue_owner_of(const json& pod);
 

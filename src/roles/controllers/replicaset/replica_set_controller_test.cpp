@@ -58,18 +58,23 @@ TEST_CASE(
   auto running = h.start(controller);
   REQUIRE(running);
   // 4 replicas: mine + the adopted orphan + 2 created.
-  REQUIRE(ControllerHarness::eventually([&] { return count(h, "POST", kReplicaPods) == 2; }));
+  bool created = ControllerHarness::eventually([&] { return count(h, "POST", kReplicaPods) == 2; });
+  std::string writes;
+  for (const auto& a : h.api.actions()) writes += a.verb + " " + a.path + "\n";
+  INFO("the writes:\n" << writes);
+  REQUIRE(created);
   REQUIRE(ControllerHarness::eventually([&] {
     json rs = h.api.object("/apis/apps/v1/namespaces/default/replicasets/web");
-    return rs["status"].value("replicas", 0) == 4;
+    return rs.value("status", json::object()).value("replicas", 0) == 4;
   }));
   // Adopted and released by merge patches of the ownerReferences (cached pods are trimmed:
-  // never PUT back whole).
-  CHECK(count(h, "PATCH", std::string(kReplicaPods) + "/orphan") == 1);
+  // never PUT back whole). A sync that runs before the pods' informer has seen the first
+  // patches patches again (with the resourceVersion it saw: a conflict), as upstream's would.
+  CHECK(count(h, "PATCH", std::string(kReplicaPods) + "/orphan") >= 1);
   CHECK(count(h, "PUT", std::string(kReplicaPods) + "/orphan") == 0);
   json adopted = h.api.object(std::string(kReplicaPods) + "/orphan");
   CHECK(adopted["metadata"]["ownerReferences"][0]["uid"] == "uid-web");
-  CHECK(count(h, "PATCH", std::string(kReplicaPods) + "/stray") == 1);
+  CHECK(count(h, "PATCH", std::string(kReplicaPods) + "/stray") >= 1);
   CHECK(count(h, "PUT", std::string(kReplicaPods) + "/stray") == 0);
   CHECK_FALSE(
       h.api.object(std::string(kReplicaPods) + "/stray")["metadata"].contains("ownerReferences"));

@@ -19,6 +19,20 @@ using nlohmann::json;
 
 namespace {
 
+// What the scheduler's events about a pending pod name (EventRecorder::record reads no more):
+// the queue keeps this instead of the pod, so thousands of pending pods hold no trees.
+client::ObjectPtr event_subject(const json& pod) {
+  json meta = json::object();
+  if (auto m = pod.find("metadata"); m != pod.end() && m->is_object()) {
+    for (const char* field : {"name", "namespace", "uid", "resourceVersion"}) {
+      if (auto f = m->find(field); f != m->end()) meta[field] = *f;
+    }
+  }
+  return std::make_shared<const json>(json{{"apiVersion", pod.value("apiVersion", "v1")},
+                                           {"kind", pod.value("kind", "Pod")},
+                                           {"metadata", std::move(meta)}});
+}
+
 // (Members are read in place: value("metadata", ...) would copy the whole subtree per event.)
 std::string pod_uid(const json& object) {
   return api::text(api::member(object, "metadata"), "uid");
@@ -86,7 +100,8 @@ void SchedulerRole::watch_pods() {
     }
     auto info = pod_from_json(pod);
     if (!info.is_ok()) return;
-    queue_->add_or_update(std::move(info).value(), now, !old || pod_spec_changed(*old, pod));
+    queue_->add_or_update(std::move(info).value(), event_subject(pod),
+                          !old || pod_spec_changed(*old, pod));
   };
   client::EventHandler handler;
   handler.on_add = [apply](const client::ObjectPtr& pod) { apply(nullptr, pod); };

@@ -40,7 +40,7 @@ struct QueueSettings {
 
 struct QueuedPod {
   PodPtr info;
-  client::ObjectPtr object;      // the pod as the informer last saw it
+  client::ObjectPtr object;      // what events about the pod name (the role keeps no more)
   int attempts = 0;              // pops so far
   Clock::TimePoint timestamp{};  // when it (re)entered the queue: orders pods of equal priority
   uint64_t cycle = 0;            // the scheduling cycle of its last pop
