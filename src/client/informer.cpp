@@ -16,7 +16,7 @@ namespace {
 
 constexpr int64_t kPageSize = 500;
 constexpr int kWatchTimeoutSeconds = 300;
-constexpr size_t kRecentTrees = 128;
+constexpr size_t kRecentTrees = 256;
 
 const std::string& meta_field(const json& object, const char* field) {
   static const std::string kEmpty;
@@ -153,7 +153,9 @@ void Informer::run_once(bool& need_list, std::chrono::milliseconds& backoff) {
 Status Informer::relist() {
   ListOptions options = selectors_;
   options.limit = kPageSize;
-  std::vector<ObjectPtr> fresh;  // in list order
+  // In list order, in the form the cache keeps: a compact informer holds documents here, not
+  // the trees of every object at once, and makes each tree again as it files it below.
+  std::vector<Cached> fresh;
   std::unordered_set<std::string> fresh_keys;
   std::string rv;
   do {
@@ -163,7 +165,7 @@ Status Informer::relist() {
     for (auto& item : page["items"]) {
       ObjectPtr object = filed(std::move(item));
       fresh_keys.insert(key_of(*object));
-      fresh.push_back(std::move(object));
+      fresh.push_back(cached_form(object));
     }
     const json& meta = std::as_const(page).value("metadata", json::object());
     rv = meta.is_object() ? meta.value("resourceVersion", "") : "";
@@ -182,7 +184,7 @@ Status Informer::relist() {
     for (auto& h : handlers_)
       if (h.on_delete) h.on_delete(object);
   }
-  for (auto& object : fresh) put(std::move(object));
+  for (auto& object : fresh) put(tree_of_filed(object));
   resource_version_ = rv;
   return Status::ok();
 }
@@ -299,8 +301,9 @@ void Informer::put(ObjectPtr object) {
   Cached fresh = cached_form(object);
   ObjectPtr old_tree = old ? tree_of_filed(old) : nullptr;
   if (fresh.doc && shared_) {
-    recent_trees_.push_back(object);
-    if (recent_trees_.size() > kRecentTrees) recent_trees_.pop_front();
+    // Filed and kept a moment: the other compact informers take both trees for this event.
+    if (old_tree) old_tree = remember(shared_->share(trimmed_path_, std::move(old_tree)));
+    remember(object);
   }
   {
     std::lock_guard lock(mu_);
@@ -336,6 +339,12 @@ Informer::Cached Informer::cached_form(const ObjectPtr& object) const {
   // version is trimmed or left whole alike by every informer with that transform.
   return {nullptr, shared_ ? shared_->share_document(trimmed_path_, *object)
                            : cjson::Document::from(*object)};
+}
+
+ObjectPtr Informer::remember(ObjectPtr tree) {
+  recent_trees_.push_back(tree);
+  if (recent_trees_.size() > kRecentTrees) recent_trees_.pop_front();
+  return tree;
 }
 
 ObjectPtr Informer::tree_of_filed(const Cached& cached) const {

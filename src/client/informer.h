@@ -111,6 +111,8 @@ class Informer {
   // The tree of a version this informer cached: one filed in shared_ while some informer
   // still holds it, else made from the document.
   ObjectPtr tree_of_filed(const Cached& cached) const;
+  // Keeps `tree` among the recent trees; returns it.
+  ObjectPtr remember(ObjectPtr tree);
   std::vector<ObjectPtr> trees_of(const std::vector<Cached>& cached) const;
   std::string selector_query() const;
   void sleep_for(std::chrono::milliseconds d);
