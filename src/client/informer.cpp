@@ -265,7 +265,7 @@ bool Informer::apply_shared(std::string_view line) {
     // Another compact informer filed this version: its tree is made from the document
     // (cheaper than parsing the event).
     if (auto doc = shared_->find_document(trimmed_path_, peek->resource_version))
-      object = std::make_shared<const json>(doc->root().to_json());
+      object = tree_of({nullptr, std::move(doc)});
   }
   if (!object) return false;
   apply(peek->type, std::move(object));

@@ -84,6 +84,9 @@ class Informer {
   std::vector<Cached> cached_list() const;
   // The tree of a cached object (made from the document for a compact informer).
   static ObjectPtr tree_of(const Cached& cached);
+  // The trees of cached objects of this informer, taking those still filed in the shared
+  // objects rather than making them again.
+  std::vector<ObjectPtr> trees_of(const std::vector<Cached>& cached) const;
 
   ObjectPtr get(std::string_view key) const;
   std::vector<ObjectPtr> list() const;
@@ -113,7 +116,6 @@ class Informer {
   ObjectPtr tree_of_filed(const Cached& cached) const;
   // Keeps `tree` among the recent trees; returns it.
   ObjectPtr remember(ObjectPtr tree);
-  std::vector<ObjectPtr> trees_of(const std::vector<Cached>& cached) const;
   std::string selector_query() const;
   void sleep_for(std::chrono::milliseconds d);
 

@@ -46,12 +46,19 @@ void SharedObjects::file_locked(Table<T>& table, std::string key,
   }
 }
 
-SharedObjects::Ptr SharedObjects::find(std::string_view resource_path,
-                                       std::string_view resource_version) const {
+template <typename T>
+std::shared_ptr<const T> SharedObjects::find_in(const Table<T>& table,
+                                                std::string_view resource_path,
+                                                std::string_view resource_version) const {
   if (resource_version.empty()) return nullptr;
   std::lock_guard lock(mu_);
-  auto it = objects_.entries.find(key(resource_path, resource_version));
-  return it == objects_.entries.end() ? nullptr : it->second.lock();
+  auto it = table.entries.find(key(resource_path, resource_version));
+  return it == table.entries.end() ? nullptr : it->second.lock();
+}
+
+SharedObjects::Ptr SharedObjects::find(std::string_view resource_path,
+                                       std::string_view resource_version) const {
+  return find_in(objects_, resource_path, resource_version);
 }
 
 SharedObjects::Ptr SharedObjects::share(std::string_view resource_path, Ptr object) {
@@ -64,21 +71,17 @@ SharedObjects::Ptr SharedObjects::share(std::string_view resource_path, Ptr obje
 
 SharedObjects::DocPtr SharedObjects::find_document(std::string_view resource_path,
                                                    std::string_view resource_version) const {
-  if (resource_version.empty()) return nullptr;
-  std::lock_guard lock(mu_);
-  auto it = documents_.entries.find(key(resource_path, resource_version));
-  return it == documents_.entries.end() ? nullptr : it->second.lock();
+  return find_in(documents_, resource_path, resource_version);
 }
 
 SharedObjects::DocPtr SharedObjects::share_document(std::string_view resource_path,
                                                     const nlohmann::json& object) {
   std::string_view rv = resource_version_of(object);
   if (rv.empty()) return cjson::Document::from(object);
-  std::string k = key(resource_path, rv);
   if (auto filed = find_document(resource_path, rv)) return filed;
   DocPtr doc = cjson::Document::from(object);  // built outside the lock
   std::lock_guard lock(mu_);
-  file_locked(documents_, std::move(k), doc);
+  file_locked(documents_, key(resource_path, rv), doc);
   return doc;
 }
 

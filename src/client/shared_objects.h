@@ -14,7 +14,7 @@
 // Entries whose tree is gone are swept once their count doubles, so each table stays
 // proportional to what is alive.
 //
-// Threads: any; one mutex guards the table.
+// Threads: any; one mutex guards both tables.
 #pragma once
 
 #include <memory>
@@ -53,6 +53,9 @@ class SharedObjects {
     size_t sweep_at = 1024;
   };
   static std::string key(std::string_view resource_path, std::string_view resource_version);
+  template <typename T>
+  std::shared_ptr<const T> find_in(const Table<T>& table, std::string_view resource_path,
+                                   std::string_view resource_version) const;
   template <typename T>
   static void file_locked(Table<T>& table, std::string key, std::shared_ptr<const T>& object);
 

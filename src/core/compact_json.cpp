@@ -247,19 +247,17 @@ std::string_view Value::text() const {
   return string_of(node_);
 }
 
-namespace {
-
 // A number (or a boolean, as nlohmann converts it) as T.
 template <typename T>
-T number_as(const Node* n, void (*fail)(const Value&), const Value& v) {
-  switch (n->type) {
+T Value::number() const {
+  switch (node_->type) {
     case Type::kInteger:
-      return static_cast<T>(static_cast<int64_t>(n->payload));
+      return static_cast<T>(static_cast<int64_t>(node_->payload));
     case Type::kUnsigned:
-      return static_cast<T>(n->payload);
+      return static_cast<T>(node_->payload);
     case Type::kFloat: {
       double d;
-      std::memcpy(&d, &n->payload, sizeof d);
+      std::memcpy(&d, &node_->payload, sizeof d);
       return static_cast<T>(d);
     }
     case Type::kFalse:
@@ -267,12 +265,9 @@ T number_as(const Node* n, void (*fail)(const Value&), const Value& v) {
     case Type::kTrue:
       return static_cast<T>(1);
     default:
-      fail(v);
-      return T{};
+      type_error("number");
   }
 }
-
-}  // namespace
 
 template <>
 std::string Value::get<std::string>() const {
@@ -289,23 +284,19 @@ bool Value::get<bool>() const {
 }
 template <>
 int64_t Value::get<int64_t>() const {
-  return number_as<int64_t>(
-      node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number<int64_t>();
 }
 template <>
 int Value::get<int>() const {
-  return number_as<int>(
-      node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number<int>();
 }
 template <>
 uint64_t Value::get<uint64_t>() const {
-  return number_as<uint64_t>(
-      node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number<uint64_t>();
 }
 template <>
 double Value::get<double>() const {
-  return number_as<double>(
-      node_, [](const Value& v) { v.type_error("number"); }, *this);
+  return number<double>();
 }
 template <>
 json Value::get<json>() const {

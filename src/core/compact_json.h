@@ -140,6 +140,8 @@ class Value {
     return {doc_->strings() + n->payload, n->count};
   }
   [[noreturn]] void type_error(const char* wanted) const;
+  template <typename T>
+  T number() const;
   const char* type_name() const;
 
   const Document* doc_;

@@ -106,10 +106,7 @@ Result<std::vector<client::ObjectPtr>> claim(client::Client& client, const Claim
                                              const std::optional<LabelSelector>& selector,
                                              const client::Informer& from) {
   ASSIGN_OR_RETURN(auto owned, claim_cached(client, target, owner, selector, from));
-  std::vector<client::ObjectPtr> out;
-  out.reserve(owned.size());
-  for (const auto& o : owned) out.push_back(client::Informer::tree_of(o));
-  return out;
+  return from.trees_of(owned);
 }
 
 }  // namespace k3c::controllers

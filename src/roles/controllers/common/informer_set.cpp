@@ -102,16 +102,11 @@ std::vector<client::Informer::Cached> cached_orphans_in(const client::Informer& 
 
 std::vector<client::ObjectPtr> controlled_by(const client::Informer& informer,
                                              const nlohmann::json& owner) {
-  std::vector<client::ObjectPtr> out;
-  for (const auto& c : cached_controlled_by(informer, owner))
-    out.push_back(client::Informer::tree_of(c));
-  return out;
+  return informer.trees_of(cached_controlled_by(informer, owner));
 }
 
 std::vector<client::ObjectPtr> orphans_in(const client::Informer& informer, const std::string& ns) {
-  std::vector<client::ObjectPtr> out;
-  for (const auto& c : cached_orphans_in(informer, ns)) out.push_back(client::Informer::tree_of(c));
-  return out;
+  return informer.trees_of(cached_orphans_in(informer, ns));
 }
 
 }  // namespace k3c::controllers

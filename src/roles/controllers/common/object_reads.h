@@ -45,33 +45,22 @@ cjson::Value member_or_null(const cjson::Value& object, std::string_view key);
 
 template <typename J>
 std::string_view meta_text(const J& object, std::string_view field) {
-  if (!object.is_object()) return {};
-  auto m = object.find("metadata");
-  return m == object.end() ? std::string_view() : member_text(*m, field);
+  return member_text(member_or_null(object, "metadata"), field);
 }
 
 template <typename J>
 bool deletion_marked(const J& object) {
-  if (!object.is_object()) return false;
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return false;
-  auto d = m->find("deletionTimestamp");
-  return d != m->end() && !d->is_null();
+  return !member_or_null(member_or_null(object, "metadata"), "deletionTimestamp").is_null();
 }
 
 // The uid of the ownerReference with controller=true ("" when there is none).
 template <typename J>
 std::string_view controller_uid(const J& object) {
-  if (!object.is_object()) return {};
-  auto m = object.find("metadata");
-  if (m == object.end() || !m->is_object()) return {};
-  auto refs = m->find("ownerReferences");
-  if (refs == m->end() || !refs->is_array()) return {};
-  for (auto it = refs->begin(); it != refs->end(); ++it) {
-    if (!it->is_object()) continue;
-    auto c = it->find("controller");
-    if (c != it->end() && c->is_boolean() && c->template get<bool>())
-      return member_text(*it, "uid");
+  const auto& refs = member_or_null(member_or_null(object, "metadata"), "ownerReferences");
+  if (!refs.is_array()) return {};
+  for (const auto& ref : refs) {
+    const auto& controller = member_or_null(ref, "controller");
+    if (controller.is_boolean() && controller.template get<bool>()) return member_text(ref, "uid");
   }
   return {};
 }
@@ -83,14 +72,11 @@ struct ConditionRead {
 };
 template <typename J>
 ConditionRead condition_read(const J& object, std::string_view type) {
-  if (!object.is_object()) return {};
-  auto s = object.find("status");
-  if (s == object.end() || !s->is_object()) return {};
-  auto conditions = s->find("conditions");
-  if (conditions == s->end() || !conditions->is_array()) return {};
-  for (auto it = conditions->begin(); it != conditions->end(); ++it) {
-    if (it->is_object() && member_text(*it, "type") == type)
-      return {member_text(*it, "status"), member_text(*it, "lastTransitionTime")};
+  const auto& conditions = member_or_null(member_or_null(object, "status"), "conditions");
+  if (!conditions.is_array()) return {};
+  for (const auto& c : conditions) {
+    if (member_text(c, "type") == type)
+      return {member_text(c, "status"), member_text(c, "lastTransitionTime")};
   }
   return {};
 }
@@ -99,10 +85,7 @@ ConditionRead condition_read(const J& object, std::string_view type) {
 template <typename J>
 bool pod_counts_active(const J& pod) {
   if (deletion_marked(pod)) return false;
-  if (!pod.is_object()) return true;
-  auto s = pod.find("status");
-  if (s == pod.end()) return true;
-  std::string_view phase = member_text(*s, "phase");
+  std::string_view phase = member_text(member_or_null(pod, "status"), "phase");
   return phase != "Succeeded" && phase != "Failed";
 }
 

@@ -158,7 +158,7 @@ cjson::Value member_or_null(const cjson::Value& object, std::string_view key) {
 
 bool available_since(std::string_view ready_transition, int64_t min_ready_seconds,
                      std::chrono::system_clock::time_point now) {
-  auto since = parse_rfc3339(std::string(ready_transition));
+  auto since = parse_rfc3339(ready_transition);
   return since && *since + std::chrono::seconds(min_ready_seconds) <= now;
 }
 

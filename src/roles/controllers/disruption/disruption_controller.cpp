@@ -10,13 +10,18 @@ namespace {
 
 constexpr const char* kDisruptionSource = "controllermanager";  // upstream's event source
 
-// policy/v1's selector rule: a missing selector picks nothing, an empty one everything.
-bool selects(const json& pdb, const json& pod) {
+// policy/v1's selector rule: a missing selector picks nothing (nullopt), an empty one
+// everything.
+std::optional<LabelSelector> budget_selector(const json& pdb) {
   const json& selector = api::member(api::member(pdb, "spec"), "selector");
-  if (!selector.is_object()) return false;
-  if (selector.empty()) return true;
-  auto parsed = api::label_selector_of(selector);
-  return parsed && parsed->matches(api::labels_of(pod));
+  if (!selector.is_object()) return std::nullopt;
+  if (selector.empty()) return LabelSelector();
+  return api::label_selector_of(selector);
+}
+
+bool selects(const json& pdb, const json& pod) {
+  auto selector = budget_selector(pdb);
+  return selector && api::selects(*selector, pod);
 }
 
 int64_t scale_replicas(const json& object) {
@@ -52,12 +57,8 @@ void DisruptionController::enqueue_budgets_of(const json& pod) {
 }
 
 std::vector<client::ObjectPtr> DisruptionController::selected_pods(const json& pdb) const {
-  // Trees only of the selected pods: the cache keeps pods as documents. An empty selector
-  // selects every pod of the namespace, as selects() above.
-  const json& selector = api::member(api::member(pdb, "spec"), "selector");
-  if (!selector.is_object()) return {};
-  auto parsed = selector.empty() ? std::optional<LabelSelector>(LabelSelector())
-                                 : api::label_selector_of(selector);
+  // Trees only of the selected pods: the cache keeps pods as documents.
+  auto parsed = budget_selector(pdb);
   if (!parsed) return {};
   std::vector<client::ObjectPtr> pods;
   for (const auto& cached : pods_.cached_by_index("namespace", namespace_of(pdb))) {

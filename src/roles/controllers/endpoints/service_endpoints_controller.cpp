@@ -61,7 +61,7 @@ Status ServiceEndpointsController::reconcile(const std::string& key) {
   std::vector<json> pods;  // trees only of the selected pods: the cache keeps documents
   for (const auto& cached : pods_.cached_by_index("namespace", ns)) {
     if (read_cached(cached, [&](const auto& pod) { return api::selects(*selector, pod); }))
-      pods.push_back(*client::Informer::tree_of(cached));
+      pods.push_back(cached.doc ? cached.doc->root().to_json() : *cached.tree);
   }
   return sync(*service, pods);
 }

@@ -157,9 +157,7 @@ Status ReplicaSetController::manage(const std::string& key, const json& owner,
   }
   if (diff == 0) return Status::ok();
   int count = static_cast<int>(std::min<int64_t>(diff, kBurst));
-  std::vector<client::ObjectPtr> victims;
-  victims.reserve(active.size());
-  for (const auto& pod : active) victims.push_back(client::Informer::tree_of(pod));
+  std::vector<client::ObjectPtr> victims = pods_.trees_of(active);
   rank_for_deletion(victims);
   victims.resize(count);
   expectations_.expect(key, 0, count);
