@@ -133,6 +133,8 @@ Status DaemonSetController::reconcile(const std::string& key) {
   const json& spec = s.ds.value("spec", json::object());
   s.min_ready = spec.value("minReadySeconds", int64_t{0});
   if (being_deleted(s.ds)) return Status::ok();  // the garbage collector takes the pods
+  // Expectations before the pods are read, as upstream (see the ReplicaSet controller).
+  const bool satisfied = expectations_.satisfied(key);
   ASSIGN_OR_RETURN(auto pods,
                    claim(ctx_.client, {client::resources::kPods, "apps/v1", "DaemonSet"}, s.ds,
                          api::label_selector_of(spec.value("selector", json())), pods_));
@@ -152,7 +154,7 @@ Status DaemonSetController::reconcile(const std::string& key) {
   for (const auto& pod : pods) s.node_pods[target_node(*pod)].push_back(*pod);
 
   Status synced;
-  if (expectations_.satisfied(key)) {
+  if (satisfied) {
     auto acted = manage(s);
     if (!acted.is_ok()) {
       synced = acted.status();

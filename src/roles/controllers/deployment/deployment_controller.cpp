@@ -329,7 +329,8 @@ Status DeploymentController::recreate(Rollout& r) {
   }
   // Wait until no pod of an old set is left.
   for (const auto& rs : r.old) {
-    if (status_count(rs, "replicas") > 0 || !controlled_by(pods_, rs).empty()) return Status::ok();
+    if (status_count(rs, "replicas") > 0 || !cached_controlled_by(pods_, rs).empty())
+      return Status::ok();
   }
   RETURN_IF_ERROR(find_or_create_new(r));
   if (spec_replicas(r.new_rs) != r.replicas) RETURN_IF_ERROR(scale(r, r.new_rs, r.replicas));
