@@ -56,6 +56,8 @@ std::string random_name_suffix() {
   return s;
 }
 
+void seed_this_thread_for_tests(uint64_t seed) { rng().seed(seed); }
+
 std::string rfc3339(std::chrono::system_clock::time_point t) { return format_utc(t, false); }
 std::string rfc3339_micro(std::chrono::system_clock::time_point t) { return format_utc(t, true); }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,9 @@ std::string new_uuid();
 std::string host_name();
 // Five characters from upstream's alphabet (no vowels, no confusable digits). Thread-safe.
 std::string random_name_suffix();
+// Restarts this thread's generator of uuids and suffixes from `seed`, so that a test can know
+// the suffix the next generateName gets. Tests only.
+void seed_this_thread_for_tests(uint64_t seed);
 // "2026-11-29T15:04:05Z" (seconds, UTC), as metav1.Time serializes.
 std::string rfc3339(std::chrono::system_clock::time_point t);
 // "2026-11-29T15:04:05.123456Z" (microseconds), as metav1.MicroTime serializes.

@@ -1,0 +1,83 @@
+// Rest::create over a real store and watch cache in a temporary directory: what a taken name
+// gets.
+#include <catch2/catch.hpp>
+
+#include "core/clock.h"
+#include "core/ids.h"
+#include "roles/apiserver/object_codec.h"
+#include "roles/apiserver/request_info.h"
+#include "roles/apiserver/rest.h"
+#include "temp_dir.h"
+
+namespace k3c::apiserver {
+namespace {
+
+using nlohmann::json;
+
+struct RestFixture {
+  TempDir dir;
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<WatchCache> cache;
+  std::unique_ptr<Strategies> strategies;
+  SystemClock clock;
+  std::shared_ptr<const api::ResourceRegistry> registry =
+      std::make_shared<api::ResourceRegistry>(api::ResourceRegistry::builtin().value());
+  std::unique_ptr<Rest> rest;
+  const api::Resource& configmaps = *registry->find("", "v1", "configmaps");
+
+  RestFixture() {
+    store::Options o;
+    o.path = dir.path() + "/state.db";
+    o.maintenance_interval = std::chrono::milliseconds(0);
+    store = std::move(store::open(o)).value();
+    cache = std::make_unique<WatchCache>(*store, decode_stored);
+    REQUIRE(cache->start().is_ok());
+    strategies = std::make_unique<Strategies>(*cache, ClusterNetworks{});
+    rest = std::make_unique<Rest>(
+        *store, *cache, *strategies, clock,
+        std::make_shared<api::SchemaSet>(api::SchemaSet::builtin().value()), registry);
+    REQUIRE(
+        rest->ensure(
+                *registry->find("", "v1", "namespaces"), "",
+                {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "default"}}}})
+            .is_ok());
+  }
+
+  http::Response create_configmap(const json& metadata) {
+    http::Request request;
+    request.method = "POST";
+    request.target = request.path = "/api/v1/namespaces/default/configmaps";
+    request.headers = {{"content-type", "application/json"}};
+    request.body = json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", metadata}}.dump();
+    RequestInfo info = parse_request_info(request).value();
+    return rest->create(Call{info, configmaps, request});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a generated name that is taken is generated again; a given one is a 409") {
+  RestFixture f;
+  // The suffix the next generateName gets, taken first by a name of its own.
+  seed_this_thread_for_tests(42);
+  const std::string taken = "cm-" + random_name_suffix();
+  REQUIRE(f.create_configmap({{"name", taken}}).status == 201);
+
+  seed_this_thread_for_tests(42);
+  http::Response generated = f.create_configmap({{"generateName", "cm-"}});
+  REQUIRE(generated.status == 201);
+  const std::string name = json::parse(generated.body)["metadata"]["name"];
+  CHECK(name != taken);
+  CHECK(name.starts_with("cm-"));
+  CHECK(name.size() == taken.size());
+  // Both are stored.
+  CHECK(f.store->get("/registry/configmaps/default/" + taken).is_ok());
+  CHECK(f.store->get("/registry/configmaps/default/" + name).is_ok());
+
+  // A name the client chose is not changed: it is taken.
+  http::Response again = f.create_configmap({{"name", taken}});
+  CHECK(again.status == 409);
+  CHECK(json::parse(again.body)["reason"] == "AlreadyExists");
+}
+
+}  // namespace k3c::apiserver
