@@ -4,11 +4,39 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace k3c::cjson {
 
 using nlohmann::json;
+
+namespace {
+
+// Keys of the built-in kinds' fields that most objects carry, and well-known label keys.
+// Sorted by bytes (compact_json_test checks it). Adding one is safe; documents made before
+// a change of this table do not outlive the process.
+constexpr std::string_view kKnownKeys[] = {
+#include "core/compact_json_keys.inc"
+};
+
+constexpr uint32_t kMaxInlineKey = std::numeric_limits<uint16_t>::max();
+
+std::optional<uint32_t> known_key(std::string_view key) {
+  auto it = std::lower_bound(std::begin(kKnownKeys), std::end(kKnownKeys), key);
+  if (it == std::end(kKnownKeys) || *it != key) return std::nullopt;
+  return static_cast<uint32_t>(it - std::begin(kKnownKeys));
+}
+
+// The string bytes a member's key takes in the document.
+size_t key_bytes(std::string_view key) {
+  if (known_key(key)) return 0;
+  return key.size() > kMaxInlineKey ? sizeof(uint32_t) + key.size() : key.size();
+}
+
+}  // namespace
+
+std::span<const std::string_view> known_keys() { return kKnownKeys; }
 
 // Lays a tree out in two passes: one counts the nodes and string bytes, so the block is
 // allocated once at its exact size; the other fills it. Children are placed after their
@@ -17,8 +45,9 @@ class Builder {
  public:
   std::shared_ptr<const Document> build(const json& root) {
     count(root);
-    if (nodes_needed_ > std::numeric_limits<uint32_t>::max())
-      throw std::length_error("compact JSON: too many values");
+    if (nodes_needed_ > std::numeric_limits<uint32_t>::max() ||
+        string_bytes_needed_ > std::numeric_limits<uint32_t>::max())
+      throw std::length_error("compact JSON: too large");
     auto doc = std::shared_ptr<Document>(new Document());
     doc->node_count_ = static_cast<uint32_t>(nodes_needed_);
     doc->string_bytes_ = string_bytes_needed_;
@@ -41,9 +70,8 @@ class Builder {
         for (const auto& e : j) count(e);
         break;
       case json::value_t::object:
-        for (const auto& [key, value] : j.items()) {
-          ++nodes_needed_;
-          string_bytes_needed_ += key.size();
+        for (const auto& [key, value] : j.get_ref<const json::object_t&>()) {
+          string_bytes_needed_ += key_bytes(key);
           count(value);
         }
         break;
@@ -52,15 +80,31 @@ class Builder {
     }
   }
 
-  void put_string(Node& n, std::string_view text) {
-    if (text.size() > std::numeric_limits<uint32_t>::max())
-      throw std::length_error("compact JSON: string too long");
-    n.type = Type::kString;
-    n.count = static_cast<uint32_t>(text.size());
-    n.payload = next_byte_;
-    std::memcpy(strings_ + next_byte_, text.data(), text.size());
-    next_byte_ += text.size();
+  // Copies bytes to the strings; their offset.
+  uint32_t put_bytes(const void* data, size_t size) {
+    uint32_t at = static_cast<uint32_t>(next_byte_);
+    if (size > 0) std::memcpy(strings_ + next_byte_, data, size);
+    next_byte_ += size;
+    return at;
   }
+
+  void put_key(Node& n, std::string_view key) {
+    if (auto id = known_key(key)) {
+      n.key_form = KeyForm::kKnown;
+      n.key = *id;
+    } else if (key.size() <= kMaxInlineKey) {
+      n.key_form = KeyForm::kInline;
+      n.key_length = static_cast<uint16_t>(key.size());
+      n.key = put_bytes(key.data(), key.size());
+    } else {
+      n.key_form = KeyForm::kLong;
+      uint32_t length = static_cast<uint32_t>(key.size());
+      n.key = put_bytes(&length, sizeof length);
+      put_bytes(key.data(), key.size());
+    }
+  }
+
+  static uint64_t span(uint64_t offset, uint64_t count) { return offset | (count << 32); }
 
   void fill(const json& j, size_t at) {
     Node& n = nodes_[at];
@@ -86,16 +130,18 @@ class Builder {
         std::memcpy(&n.payload, &d, sizeof d);
         break;
       }
-      case json::value_t::string:
-        put_string(n, j.get_ref<const std::string&>());
+      case json::value_t::string: {
+        const std::string& text = j.get_ref<const std::string&>();
+        n.type = Type::kString;
+        n.payload = span(put_bytes(text.data(), text.size()), text.size());
         break;
+      }
       case json::value_t::binary:
         throw std::invalid_argument("compact JSON: binary values are not JSON");
       case json::value_t::array: {
         n.type = Type::kArray;
-        n.count = static_cast<uint32_t>(j.size());
         size_t first = next_node_;
-        n.payload = first;
+        n.payload = span(first, j.size());
         next_node_ += j.size();
         size_t i = first;
         for (const auto& e : j) fill(e, i++);
@@ -103,16 +149,15 @@ class Builder {
       }
       case json::value_t::object: {
         n.type = Type::kObject;
-        n.count = static_cast<uint32_t>(j.size());
         size_t first = next_node_;
-        n.payload = first;
-        next_node_ += 2 * j.size();
+        n.payload = span(first, j.size());
+        next_node_ += j.size();
         size_t i = first;
         // std::map's order: sorted by key bytes, what find()'s binary search expects.
         for (const auto& [key, value] : j.get_ref<const json::object_t&>()) {
-          put_string(nodes_[i], key);
-          fill(value, i + 1);
-          i += 2;
+          fill(value, i);
+          put_key(nodes_[i], key);
+          ++i;
         }
         break;
       }
@@ -137,7 +182,7 @@ size_t Value::size() const {
       return 0;
     case Type::kArray:
     case Type::kObject:
-      return node_->count;
+      return node_->count();
     default:
       return 1;
   }
@@ -145,10 +190,10 @@ size_t Value::size() const {
 
 Value::Iterator Value::find(std::string_view key) const {
   if (!is_object()) return end();
-  uint64_t lo = 0, hi = node_->count;
+  uint64_t lo = 0, hi = node_->count();
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    int c = string_of(child(2 * mid)).compare(key);
+    int c = key_of(child(mid)).compare(key);
     if (c == 0) return Iterator(*this, mid);
     if (c < 0) {
       lo = mid + 1;
@@ -177,7 +222,7 @@ Value Value::operator[](size_t index) const {
     throw json::type_error::create(
         305, std::string("cannot use operator[] with a numeric argument with ") + type_name(),
         nullptr);
-  if (index >= node_->count)
+  if (index >= node_->count())
     throw json::out_of_range::create(
         401, "array index " + std::to_string(index) + " is out of range", nullptr);
   return Value(doc_, child(index));
@@ -322,7 +367,7 @@ json Value::to_json() const {
     case Type::kArray: {
       json out = json::array();
       auto& elements = out.get_ref<json::array_t&>();
-      elements.reserve(node_->count);
+      elements.reserve(node_->count());
       for (Value e : *this) elements.push_back(e.to_json());
       return out;
     }
@@ -339,7 +384,24 @@ json Value::to_json() const {
 }
 
 Value::Iterator Value::begin() const { return Iterator(*this, 0); }
-Value::Iterator Value::end() const { return Iterator(*this, is_structured() ? node_->count : 0); }
+Value::Iterator Value::end() const { return Iterator(*this, is_structured() ? node_->count() : 0); }
+
+std::string_view Value::key_of(const Node* n) const {
+  switch (n->key_form) {
+    case KeyForm::kNone:
+      return {};
+    case KeyForm::kKnown:
+      return kKnownKeys[n->key];
+    case KeyForm::kInline:
+      return {doc_->strings() + n->key, n->key_length};
+    case KeyForm::kLong: {
+      uint32_t length;
+      std::memcpy(&length, doc_->strings() + n->key, sizeof length);
+      return {doc_->strings() + n->key + sizeof length, length};
+    }
+  }
+  return {};
+}
 
 std::string Value::Iterator::key() const {
   if (c_.is_object()) return std::string(key_view());
@@ -347,12 +409,10 @@ std::string Value::Iterator::key() const {
 }
 
 std::string_view Value::Iterator::key_view() const {
-  return c_.is_object() ? c_.string_of(c_.child(2 * pos_)) : std::string_view();
+  return c_.is_object() ? c_.key_of(c_.child(pos_)) : std::string_view();
 }
 
-Value Value::Iterator::value() const {
-  return Value(c_.doc_, c_.child(c_.is_object() ? 2 * pos_ + 1 : pos_));
-}
+Value Value::Iterator::value() const { return Value(c_.doc_, c_.child(pos_)); }
 
 namespace {
 
@@ -392,7 +452,7 @@ bool Value::operator==(const Value& other) const {
       return text() == other.text();
     case Type::kArray:
     case Type::kObject: {
-      if (node_->count != other.node_->count) return false;
+      if (node_->count() != other.node_->count()) return false;
       for (auto i = begin(), j = other.begin(); i != end(); ++i, ++j) {
         if (a == Type::kObject && i.key_view() != j.key_view()) return false;
         if (!(i.value() == j.value())) return false;
@@ -415,7 +475,7 @@ bool Value::operator==(const json& other) const {
     case Type::kString:
       return other.is_string() && other.get_ref<const std::string&>() == text();
     case Type::kArray: {
-      if (!other.is_array() || other.size() != node_->count) return false;
+      if (!other.is_array() || other.size() != node_->count()) return false;
       auto j = other.begin();
       for (Value e : *this) {
         if (!(e == *j)) return false;
@@ -424,7 +484,7 @@ bool Value::operator==(const json& other) const {
       return true;
     }
     case Type::kObject: {
-      if (!other.is_object() || other.size() != node_->count) return false;
+      if (!other.is_object() || other.size() != node_->count()) return false;
       auto j = other.get_ref<const json::object_t&>().begin();
       for (auto i = begin(); i != end(); ++i, ++j) {
         if (i.key_view() != j->first || !(i.value() == j->second)) return false;

@@ -4,8 +4,11 @@
 // value and key plus the string bytes).
 //
 // Layout (one allocation): an array of 16-byte nodes, then the unescaped string bytes. A
-// container's children are consecutive nodes; an object's are key, value, key, value, ...
-// in nlohmann's order (sorted by key bytes), so a member is found by binary search.
+// container's children are consecutive nodes, one per element or member: a member's node
+// holds its key too, in nlohmann's order (sorted by key bytes), so a member is found by binary
+// search. A key that Kubernetes objects use everywhere ("metadata", "containers", ...;
+// known_keys()) is a number into a static table; any other key is stored with the strings.
+// A trimmed running pod: 2.2 kB instead of 4.1 kB with a node and the bytes of every key.
 //
 // cjson::Value is a view (document + node) with the read API of a const nlohmann::json
 // (is_*, size, find/contains/count, operator[], at, value, get, iteration with key()/value(),
@@ -22,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -39,14 +43,32 @@ enum class Type : uint8_t {
   kObject
 };
 
+// How a member's node names its key.
+enum class KeyForm : uint8_t {
+  kNone,    // an array element or the root
+  kKnown,   // key: an index into known_keys()
+  kInline,  // key: a byte offset of the strings; key_length bytes
+  kLong,    // key: a byte offset of the strings: a 4-byte length, then the bytes (> 65,535)
+};
+
 struct Node {
   Type type = Type::kNull;
-  uint32_t count = 0;    // string: bytes; array: elements; object: members
-  uint64_t payload = 0;  // number bits; string: byte offset; container: first child's index
+  KeyForm key_form = KeyForm::kNone;
+  uint16_t key_length = 0;
+  uint32_t key = 0;
+  // Numbers: their bits. Strings: byte offset (low half) and length (high half). Arrays and
+  // objects: the first child's index (low half) and the count (high half).
+  uint64_t payload = 0;
+
+  uint32_t offset() const { return static_cast<uint32_t>(payload); }
+  uint32_t count() const { return static_cast<uint32_t>(payload >> 32); }
 };
 static_assert(sizeof(Node) == 16);
 
 class Value;
+
+// The keys a document names by number: sorted, unique, never changed while documents exist.
+std::span<const std::string_view> known_keys();
 
 class Document {
  public:
@@ -135,10 +157,11 @@ class Value {
 
  private:
   friend class Document;
-  const Node* child(uint64_t i) const { return doc_->nodes() + node_->payload + i; }
+  const Node* child(uint64_t i) const { return doc_->nodes() + node_->offset() + i; }
   std::string_view string_of(const Node* n) const {
-    return {doc_->strings() + n->payload, n->count};
+    return {doc_->strings() + n->offset(), n->count()};
   }
+  std::string_view key_of(const Node* n) const;
   [[noreturn]] void type_error(const char* wanted) const;
   template <typename T>
   T number() const;

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <random>
@@ -70,9 +71,14 @@ json random_value(std::mt19937& rng, int depth) {
     }
     default: {
       json o = json::object();
-      for (int i = rng() % 6; i > 0; --i)
-        o["k" + std::to_string(rng() % 20) + (rng() % 3 ? "" : "\xc3\xa9")] =
-            random_value(rng, depth + 1);
+      // Keys of the known table and others, interleaved in byte order.
+      static const char* kKnown[] = {"kind", "name", "status", "Port", "uid"};
+      for (int i = rng() % 6; i > 0; --i) {
+        std::string key = rng() % 4 == 0
+                              ? kKnown[rng() % 5]
+                              : "k" + std::to_string(rng() % 20) + (rng() % 3 ? "" : "\xc3\xa9");
+        o[key] = random_value(rng, depth + 1);
+      }
       return o;
     }
   }
@@ -161,6 +167,40 @@ TEST_CASE("random trees survive the compact form") {
       }
     }
   }
+}
+
+TEST_CASE("keys known by number, kept inline and too long to inline read back alike") {
+  auto known = known_keys();
+  REQUIRE(std::is_sorted(known.begin(), known.end()));
+  REQUIRE(std::adjacent_find(known.begin(), known.end()) == known.end());
+
+  const std::string long_key(70000, 'k');  // past a 16-bit inline length
+  json j = {{"metadata", {{"name", "x"}}},
+            {"zz-not-known", 2},
+            {long_key, 3},
+            {"Port", 4},
+            {"\xc3\xa9", 5},
+            {"", 6},
+            {"names", json::array()}};
+  auto doc = Document::from(j);
+  REQUIRE(doc->root() == j);
+  CHECK(doc->root().dump() == j.dump());
+  for (const auto& [key, value] : j.items()) {
+    INFO(key.substr(0, 20));
+    REQUIRE(doc->root().contains(key));
+    CHECK(doc->root()[key] == value);
+  }
+  CHECK_FALSE(doc->root().contains("nam"));
+  CHECK_FALSE(doc->root().contains(std::string(69999, 'k')));
+  std::vector<std::string> order;
+  for (auto it = doc->root().begin(); it != doc->root().end(); ++it) order.push_back(it.key());
+  std::vector<std::string> expected;
+  for (const auto& [key, value] : j.items()) expected.push_back(key);
+  CHECK(order == expected);
+  // A known key takes no string bytes; another takes its own.
+  const size_t base = Document::from(json::object())->bytes();
+  CHECK(Document::from({{"name", "x"}})->bytes() == base + sizeof(Node) + 1);
+  CHECK(Document::from({{"nome", "x"}})->bytes() == base + sizeof(Node) + 5);
 }
 
 TEST_CASE("a pod as a compact document and as a tree: size and lookups", "[.bench]") {
