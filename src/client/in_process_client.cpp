@@ -38,7 +38,7 @@ class StreamLines final : public WatchLines {
       }
       if (cancelled_) return std::nullopt;
       http::BodyStream::Chunk chunk = stream_->poll();
-      for (const auto& piece : chunk.pieces) lines_.append(*piece);
+      for (auto& piece : chunk.pieces) pending_.push_back(std::move(piece));
       if (chunk.ended) ended_ = true;
       // A poll may leave more queued than one chunk carries: poll again before sleeping.
       if (!chunk.empty()) {
@@ -48,7 +48,7 @@ class StreamLines final : public WatchLines {
     }
   }
 
-  bool ended() const override { return ended_ && lines_.empty(); }
+  bool ended() const override { return ended_ && lines_.empty() && pending_.empty(); }
 
   void cancel() override {
     {
@@ -61,7 +61,20 @@ class StreamLines final : public WatchLines {
   }
 
  private:
-  std::optional<std::string> pop_line() { return lines_.pop(ended_); }
+  // The watch cache's pieces are mostly whole event lines, shared by every watcher: such a
+  // piece is returned as it is. Copying each into the line buffer first doubled what a
+  // lagging informer held (9 MB of its backlog at 10,000 pods, bench/hollow_nodes.py).
+  std::optional<std::string> pop_line() {
+    while (true) {
+      if (auto line = lines_.pop(ended_ && pending_.empty())) return line;
+      if (pending_.empty()) return std::nullopt;
+      std::shared_ptr<const std::string> piece = std::move(pending_.front());
+      pending_.pop_front();
+      if (lines_.empty() && !piece->empty() && piece->find('\n') == piece->size() - 1)
+        return std::string(*piece, 0, piece->size() - 1);
+      lines_.append(*piece);
+    }
+  }
 
   std::shared_ptr<http::BodyStream> stream_;
   std::mutex mu_;
@@ -69,6 +82,7 @@ class StreamLines final : public WatchLines {
   bool woken_ = true;  // poll once at the start: events may already be queued
   std::atomic<bool> cancelled_{false};
   bool ended_ = false;
+  std::deque<std::shared_ptr<const std::string>> pending_;  // polled, not yet split
   LineBuffer lines_;
 };
 
