@@ -110,4 +110,6 @@ CacheTransform control_plane_pods(std::string whole_on_node) {
           /*compact=*/true};
 }
 
+CacheTransform compact_objects() { return {"compact", nullptr, /*compact=*/true}; }
+
 }  // namespace k3c::client

@@ -45,4 +45,9 @@ struct CacheTransform {
 // control plane's memory.
 CacheTransform control_plane_pods(std::string whole_on_node = "");
 
+// Objects kept whole, as compact documents: the control plane's nodes and leases (one each
+// per node; a node is ~12 kB as a tree, 2-3 kB as a document). Their readers take one at a
+// time (get) or make trees of a list only when they act on every node.
+CacheTransform compact_objects();
+
 }  // namespace k3c::client

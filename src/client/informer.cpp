@@ -65,7 +65,8 @@ Informer::Informer(Client& client, ResourceId resource, ListOptions selectors,
       shared_(std::move(shared)),
       transform_(std::move(transform)),
       path_(resource_.path()),
-      trimmed_path_(transform_.apply ? path_ + "#" + transform_.name : "") {}
+      // Compact informers file their documents here too, trimming or not.
+      trimmed_path_(transform_.apply || transform_.compact ? path_ + "#" + transform_.name : "") {}
 
 Informer::~Informer() { stop(); }
 
@@ -390,14 +391,14 @@ void Informer::index_locked(const std::string& key, const json* old, const json*
 }
 
 ObjectPtr Informer::get(std::string_view key) const {
-  Cached found;
-  {
-    std::lock_guard lock(mu_);
-    auto it = objects_.find(std::string(key));
-    if (it == objects_.end()) return nullptr;
-    found = it->second;
-  }
-  return tree_of_filed(found);
+  Cached found = cached(key);
+  return found ? tree_of_filed(found) : nullptr;
+}
+
+Informer::Cached Informer::cached(std::string_view key) const {
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(std::string(key));
+  return it == objects_.end() ? Cached{} : it->second;
 }
 
 std::vector<ObjectPtr> Informer::list() const { return trees_of(cached_list()); }

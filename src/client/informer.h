@@ -89,6 +89,9 @@ class Informer {
   std::vector<ObjectPtr> trees_of(const std::vector<Cached>& cached) const;
 
   ObjectPtr get(std::string_view key) const;
+  // The cached form of one object (empty when absent), without making its tree.
+  Cached cached(std::string_view key) const;
+  bool contains(std::string_view key) const { return static_cast<bool>(cached(key)); }
   std::vector<ObjectPtr> list() const;
   std::vector<ObjectPtr> in_namespace(std::string_view ns) const;
   std::vector<ObjectPtr> by_index(const std::string& index, std::string_view value) const;

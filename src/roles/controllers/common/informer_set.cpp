@@ -9,7 +9,12 @@ client::Informer& InformerSet::informer(const client::ResourceId& resource) {
   auto& slot = informers_[resource.path()];
   if (!slot) {
     client::CacheTransform transform;
-    if (resource.path() == client::resources::kPods.path()) transform = pod_transform_;
+    if (resource.path() == client::resources::kPods.path()) {
+      transform = pod_transform_;
+    } else if (resource.path() == client::resources::kNodes.path() ||
+               resource.path() == client::resources::kLeases.path()) {
+      transform = client::compact_objects();
+    }
     slot = std::make_unique<client::Informer>(client_, resource, client::ListOptions{}, shared_,
                                               std::move(transform));
   }

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "api/json_fields.h"
+#include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/endpoints/endpoint_math.h"
 #include "roles/controllers/endpoints/slice_writer.h"
 
@@ -26,10 +27,12 @@ Status EndpointSliceController::sync(const json& service, const std::vector<json
   for (const json& pod : pods) {
     const std::string node = api::text(api::member(pod, "spec"), "nodeName");
     if (node.empty() || zones.count(node)) continue;
-    auto n = nodes_.get(node);
+    auto n = nodes_.cached(node);
     if (!n) continue;
-    const std::string zone = api::text(api::member(api::member(*n, "metadata"), "labels"),
-                                       "topology.kubernetes.io/zone");
+    const std::string zone(read_cached(n, [](const auto& v) {
+      return member_text(member_or_null(member_or_null(v, "metadata"), "labels"),
+                         "topology.kubernetes.io/zone");
+    }));
     if (!zone.empty()) zones[node] = zone;
   }
   std::vector<SliceContent> desired = desired_slices(service, pods, zones);

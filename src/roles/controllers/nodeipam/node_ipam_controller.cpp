@@ -67,7 +67,7 @@ Status NodeIpamController::reconcile(const std::string& key) {
     // Slices given to nodes the cache does not show with one yet; a node gone (its deletion
     // seen before the slice was recorded) frees its slice.
     for (auto it = handed_out_.begin(); it != handed_out_.end();) {
-      if (!nodes_.get(it->first)) {
+      if (!nodes_.contains(it->first)) {
         it = handed_out_.erase(it);
       } else {
         used.insert(it->second);

@@ -2,6 +2,7 @@
 
 #include "api/json_fields.h"
 #include "core/log.h"
+#include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/nodelifecycle/node_health.h"
 
 namespace k3c::controllers {
@@ -23,11 +24,10 @@ std::string ready_heartbeat(const json& node) {
   return "";
 }
 
-std::string lease_renew_time(const client::ObjectPtr& lease) {
+std::string lease_renew_time(const client::Informer::Cached& lease) {
   if (!lease) return "";
-  const json& spec = lease->value("spec", json::object());
-  const json& t = spec.is_object() ? spec.value("renewTime", json()) : json();
-  return t.is_string() ? t.get<std::string>() : "";
+  return std::string(read_cached(
+      lease, [](const auto& l) { return member_text(member_or_null(l, "spec"), "renewTime"); }));
 }
 
 }  // namespace
@@ -57,7 +57,7 @@ Status NodeLifecycleController::reconcile(const std::string& name) {
   const auto now = ctx_.clock.now();
   const std::string heartbeat = ready_heartbeat(*node);
   const std::string renew =
-      lease_renew_time(leases_.get(std::string(kNodeLeaseNamespace) + "/" + name));
+      lease_renew_time(leases_.cached(std::string(kNodeLeaseNamespace) + "/" + name));
   std::string previous_ready;
   bool silent = false;
   {

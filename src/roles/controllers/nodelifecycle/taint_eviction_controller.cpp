@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/ids.h"
+#include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/common/pod_disruption.h"
 #include "roles/scheduler/model.h"
 
@@ -11,6 +12,13 @@ namespace k3c::controllers {
 namespace {
 
 std::string key_of(const json& o) { return namespace_of(o) + "/" + name_of(o); }
+
+const json& tolerations_of(const json& pod) {
+  return member_or_null(member_or_null(pod, "spec"), "tolerations");
+}
+const json& taints_of(const json& node) {
+  return member_or_null(member_or_null(node, "spec"), "taints");
+}
 
 const std::string& node_name_of(const json& pod) {
   static const std::string none;
@@ -28,29 +36,51 @@ TaintEvictionController::TaintEvictionController(ControllerContext& ctx)
       pods_(ctx.informers.informer(client::resources::kPods)),
       nodes_(ctx.informers.informer(client::resources::kNodes)) {
   index_pods_by_node(pods_);
-  auto pod_changed = [this](const client::ObjectPtr& pod) {
+  // As upstream's taint manager: a pod is looked at when it is bound or its tolerations
+  // change, a node's pods when its taints change (not on every status heartbeat).
+  auto pod_added = [this](const client::ObjectPtr& pod) {
     if (!node_name_of(*pod).empty()) enqueue(key_of(*pod));
   };
-  pods_.add_handler({pod_changed, [=](auto&, auto& o) { pod_changed(o); }, nullptr});
-  auto node_changed = [this](const client::ObjectPtr& node) {
-    for (const auto& pod : pods_.by_index(kPodsByNodeIndex, name_of(*node))) {
+  auto pod_updated = [this](const client::ObjectPtr& old, const client::ObjectPtr& pod) {
+    if (node_name_of(*pod).empty()) return;
+    if (node_name_of(*old) != node_name_of(*pod) || tolerations_of(*old) != tolerations_of(*pod))
       enqueue(key_of(*pod));
+  };
+  pods_.add_handler({pod_added, pod_updated, nullptr});
+  auto enqueue_pods_of = [this](const json& node) {
+    for (const auto& pod : pods_.cached_by_index(kPodsByNodeIndex, name_of(node))) {
+      enqueue(read_cached(pod, [](const auto& p) {
+        return std::string(meta_text(p, "namespace")) + "/" + std::string(meta_text(p, "name"));
+      }));
     }
   };
-  nodes_.add_handler({node_changed, [=](auto&, auto& o) { node_changed(o); }, nullptr});
+  nodes_.add_handler({[=](const client::ObjectPtr& node) { enqueue_pods_of(*node); },
+                      [=](const client::ObjectPtr& old, const client::ObjectPtr& node) {
+                        if (taints_of(*old) != taints_of(*node)) enqueue_pods_of(*node);
+                      },
+                      nullptr});
 }
 
 Status TaintEvictionController::reconcile(const std::string& key) {
-  auto pod = pods_.get(key);
-  if (!pod || being_deleted(*pod)) return Status::ok();
-  auto node = nodes_.get(node_name_of(*pod));
+  // The cached pod and node are read in place: most pods run on nodes without NoExecute
+  // taints, and neither tree is made for them.
+  auto cached_pod = pods_.cached(key);
+  if (!cached_pod) return Status::ok();
+  auto [node_name, deleting] = read_cached(cached_pod, [](const auto& p) {
+    return std::pair{std::string(member_text(member_or_null(p, "spec"), "nodeName")),
+                     deletion_marked(p)};
+  });
+  if (deleting || node_name.empty()) return Status::ok();
+  auto node = nodes_.cached(node_name);
   if (!node) return Status::ok();  // the pod GC handles pods of deleted nodes
-  const json& spec = node->value("spec", json::object());
-  const json& taint_list = spec.is_object() ? spec.value("taints", json::array()) : json::array();
+  const json taint_list = read_cached(node, [](const auto& n) {
+    return to_tree(member_or_null(member_or_null(n, "spec"), "taints"));
+  });
+  if (!taint_list.is_array() || taint_list.empty()) return Status::ok();
+  auto pod = pods_.get(key);
+  if (!pod) return Status::ok();
   const auto taints = scheduler::taints_from_json(taint_list);
-  const json& pod_spec = pod->value("spec", json::object());
-  const auto tolerations = scheduler::tolerations_from_json(
-      pod_spec.is_object() ? pod_spec.value("tolerations", json::array()) : json::array());
+  const auto tolerations = scheduler::tolerations_from_json(tolerations_of(*pod));
 
   // The moment the pod must go: the earliest over its NoExecute taints of timeAdded plus the
   // shortest tolerationSeconds of the tolerations that match it; none: it may stay.

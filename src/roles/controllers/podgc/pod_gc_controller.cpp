@@ -41,7 +41,7 @@ Status PodGcController::reconcile(const std::string&) {
       std::string_view node = member_text(member_or_null(pod, "spec"), "nodeName");
       bool deleting = deletion_marked(pod);
       return ((phase == "Succeeded" || phase == "Failed") && !deleting) ||
-             (!node.empty() && !nodes_.get(node)) || (deleting && node.empty());
+             (!node.empty() && !nodes_.contains(node)) || (deleting && node.empty());
     });
     if (candidate) pods.push_back(client::Informer::tree_of(cached));
   }
@@ -88,7 +88,7 @@ Status PodGcController::collect_orphaned(const std::vector<client::ObjectPtr>& p
   std::set<std::string> still_missing;
   for (const auto& pod : pods) {
     const std::string node = node_of(*pod);
-    if (node.empty() || nodes_.get(node)) continue;
+    if (node.empty() || nodes_.contains(node)) continue;
     still_missing.insert(node);
     auto [since, first] = missing_since_.try_emplace(node, now);
     if (now - since->second < kQuarantine) continue;

@@ -116,8 +116,10 @@ void SchedulerRole::watch_pods() {
 }
 
 void SchedulerRole::watch_nodes() {
-  nodes_ = std::make_unique<client::Informer>(*client_, client::resources::kNodes,
-                                              client::ListOptions{}, config_.shared_objects);
+  // Compact as the controllers' nodes, so that both share one document per node.
+  nodes_ =
+      std::make_unique<client::Informer>(*client_, client::resources::kNodes, client::ListOptions{},
+                                         config_.shared_objects, client::compact_objects());
   auto put = [this](const client::ObjectPtr& old, const client::ObjectPtr& now) {
     auto node = node_from_json(*now);
     if (!node.is_ok()) return;
