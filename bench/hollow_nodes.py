@@ -15,6 +15,8 @@ nothing an earlier one left behind weighs on it. Figures, per repetition (median
     (deployment readyReplicas == R); pods bound per second; ratio to the reference's
     creation rate and to the issue's target (1,000 pods/s).
   - memory once all pods run: VmRSS (and VmHWM) of the k3c server and, apart, of the tool;
+    the server's VmRSS again --settle seconds later (at rest: nodes heartbeating, nothing else
+    changing) with its CPU meanwhile;
     and the reference server's VmRSS once its R pods exist (nothing bound, no nodes).
 With --baseline OTHER_K3C every repetition measures both binaries, alternating which goes
 first, and the summary gives each one's medians and the ratio of the two.
@@ -181,7 +183,7 @@ def reference_run(api, replicas, name, limit, server_pid):
     return replicas / (t - t0), vm(server_pid, "VmRSS"), cpu_ms
 
 
-def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
+def e2e_run(api, replicas, name, limit, server_pid, tool_pid, settle):
     create_namespace(api, name, limit)
     pods = f"{ns(name)}/pods"
     unbound = f"{ns(name)}/pods?fieldSelector=spec.nodeName%3D"
@@ -211,6 +213,13 @@ def e2e_run(api, replicas, name, limit, server_pid, tool_pid):
            for who, pid in (("server", server_pid), ("tool", tool_pid))}
     mem = {"server_rss": vm(server_pid, "VmRSS"), "server_hwm": vm(server_pid, "VmHWM"),
            "tool_rss": vm(tool_pid, "VmRSS"), "tool_hwm": vm(tool_pid, "VmHWM")}
+    # The same a while later, with the nodes heartbeating and nothing else changing: what a
+    # cluster at rest holds (the server gives back heap memory that stays free), and the CPU
+    # it spends meanwhile.
+    cpu_before = cpu_s(server_pid)
+    time.sleep(settle)
+    mem["server_rss_settled"] = vm(server_pid, "VmRSS")
+    mem["settled_cpu_pct"] = (cpu_s(server_pid) - cpu_before) * 100.0 / settle
     result = {"created_s": marks["created"] - t0, "bound_s": marks["bound"] - t0,
               "ready_s": marks["ready"] - t0, "bound_per_s": replicas / (marks["bound"] - t0),
               "ready_per_s": replicas / (marks["ready"] - t0), **mem, **cpu}
@@ -293,7 +302,8 @@ def measure(args, k3c):
         ref, ref_rss, ref_cpu = reference_run(c.api, args.replicas, "ref", args.limit,
                                               c.server.pid)
     with Cluster(args, args.nodes, k3c) as c:
-        run = e2e_run(c.api, args.replicas, "web", args.limit, c.server.pid, c.tool.pid)
+        run = e2e_run(c.api, args.replicas, "web", args.limit, c.server.pid, c.tool.pid,
+                      args.settle)
         run["nodes_s"] = c.nodes_s
         run["rss_nodes"] = c.rss_nodes
     run["ref"] = ref
@@ -330,10 +340,15 @@ def summarize(args, label, runs):
           f"{srv / TARGET_RSS_MB:.2f} ({'met' if srv <= TARGET_RSS_MB else 'NOT MET'})"
           + ("" if args.nodes >= 1000 and args.replicas >= 10000 else
              " [target is for 1,000 nodes and 10,000 pods]"))
+    settled = med("server_rss_settled")
+    print(f"  server VmRSS {args.settle:.0f} s later, at rest: {settled:.0f} MB (server CPU meanwhile "
+          f"{med('settled_cpu_pct'):.0f}%); target {TARGET_RSS_MB:.0f} MB: ratio "
+          f"{settled / TARGET_RSS_MB:.2f} ({'met' if settled <= TARGET_RSS_MB else 'NOT MET'})")
     print(f"  hollow-nodes tool VmRSS: {med('tool_rss'):.0f} MB (peak {med('tool_hwm'):.0f})")
     return {k: med(k) for k in ("ref", "bound_per_s", "ready_per_s", "bound_s", "server_rss",
                                 "server_hwm", "rss_nodes", "ref_rss", "server_cpu_ms",
-                                "ref_cpu_ms", "tool_cpu_ms")}
+                                "ref_cpu_ms", "tool_cpu_ms", "server_rss_settled",
+                                "settled_cpu_pct")}
 
 
 def main():
@@ -346,6 +361,8 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--status-workers", type=int, default=8)
     p.add_argument("--limit", type=float, default=600, help="seconds any one wait may take")
+    p.add_argument("--settle", type=float, default=15,
+                   help="seconds after all pods are Ready before the at-rest VmRSS is read")
     p.add_argument("--keep", action="store_true", help="keep the scratch directories")
     args = p.parse_args()
 
@@ -364,7 +381,8 @@ def main():
                   f"(server RSS {run['rss_nodes']:.0f} MB) | e2e created {run['created_s']:.1f} s, "
                   f"bound {run['bound_s']:.1f} s ({run['bound_per_s']:.0f}/s), ready "
                   f"{run['ready_s']:.1f} s ({run['ready_per_s']:.0f}/s) | server RSS "
-                  f"{run['server_rss']:.0f} MB (peak {run['server_hwm']:.0f}), tool RSS "
+                  f"{run['server_rss']:.0f} MB (peak {run['server_hwm']:.0f}; at rest "
+                  f"{run['server_rss_settled']:.0f}), tool RSS "
                   f"{run['tool_rss']:.0f} MB | server CPU {run['server_cpu_ms']:.2f} ms/pod "
                   f"(reference {run['ref_cpu_ms']:.2f}) | load {run['load']:.1f}", flush=True)
     meds = {label: summarize(args, label, runs[label]) for label, _ in binaries}
@@ -376,6 +394,7 @@ def main():
                           ("server_cpu_ms", "server CPU ms per pod (apply->Ready)"),
                           ("ref_cpu_ms", "reference server CPU ms per pod"),
                           ("server_rss", "server VmRSS with nodes and pods"),
+                          ("server_rss_settled", "server VmRSS at rest"),
                           ("rss_nodes", "server VmRSS with nodes only"),
                           ("ref_rss", "reference server VmRSS")):
             print(f"  {what:36s} {a[key]:8.2f} / {b[key]:8.2f} = {a[key] / b[key]:.2f}")

@@ -105,8 +105,12 @@ void DaemonSetController::pod_added(const client::ObjectPtr& pod) {
 
 void DaemonSetController::pod_updated(const client::ObjectPtr& old, const client::ObjectPtr& now) {
   const json* ref = controller_ref(*now);
-  // A deletion asked for is seen once the pod is marked (a bound pod waits for its kubelet).
-  if (!being_deleted(*old) && being_deleted(*now) && ref && ref->value("kind", "") == "DaemonSet")
+  // As upstream, every change of a pod marked for deletion, and its removal (pod_deleted),
+  // counts as a deletion seen: a bound pod waits for its kubelet, and a pod another actor
+  // marked first (the taint eviction controller) shows no marking after the set's own delete.
+  // Counting only the marking left the set waiting five minutes for a deletion it had seen
+  // already (a rolling update stalled in integration.workloads).
+  if (being_deleted(*now) && ref && ref->value("kind", "") == "DaemonSet")
     expectations_.deletion_observed(namespace_of(*now) + "/" + ref->value("name", ""));
   const json* a = controller_ref(*old);
   if (a && (!ref || *a != *ref)) enqueue_owner_of(*old);
@@ -115,7 +119,7 @@ void DaemonSetController::pod_updated(const client::ObjectPtr& old, const client
 
 void DaemonSetController::pod_deleted(const client::ObjectPtr& pod) {
   const json* ref = controller_ref(*pod);
-  if (ref && ref->value("kind", "") == "DaemonSet" && !being_deleted(*pod))
+  if (ref && ref->value("kind", "") == "DaemonSet")
     expectations_.deletion_observed(namespace_of(*pod) + "/" + ref->value("name", ""));
   enqueue_owner_of(*pod);
 }
