@@ -7,7 +7,6 @@
 #include "cli/store_role.h"
 #include "cli/worker_roles.h"
 #include "client/shared_objects.h"
-#include "core/heap_scavenger.h"
 #include "core/ids.h"
 #include "core/lifecycle.h"
 #include "core/log.h"
@@ -23,7 +22,6 @@ namespace {
 
 // How long the roles get, together, to stop after SIGTERM.
 constexpr std::chrono::seconds kStopBudget{10};
-constexpr std::chrono::seconds kScavengePeriod{5};
 
 // Tells the service manager, if any; failing to is worth a warning, never a stop.
 void notify(const Environment& env, std::string_view state,
@@ -151,10 +149,7 @@ int run_roles(std::vector<std::shared_ptr<Role>> roles, const ShutdownSignals& s
     logger->warn("not a complete cluster yet: roles not built: {}", join(missing, ", "));
   notify(env, "READY=1", logger);
 
-  // The main thread has nothing else to do until the stop: it gives back heap memory that
-  // stays free (core/heap_scavenger.h).
-  HeapScavenger scavenger;
-  while (!signals.stop_requested().wait_for(kScavengePeriod)) scavenger.tick();
+  signals.stop_requested().wait();
   notify(env, "STOPPING=1", logger);
   StopReport report = runner.stop_all(kStopBudget);
   if (!report.overran.empty()) {

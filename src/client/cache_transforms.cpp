@@ -110,6 +110,8 @@ CacheTransform control_plane_pods(std::string whole_on_node) {
           /*compact=*/true};
 }
 
-CacheTransform compact_objects() { return {"compact", nullptr, /*compact=*/true}; }
+CacheTransform compact_objects() {
+  return {"compact", nullptr, /*compact=*/true, /*recent_trees=*/16};
+}
 
 }  // namespace k3c::client

@@ -23,9 +23,13 @@ struct CacheTransform {
   // Trims the object; false when it left it whole. A whole object is filed as an untrimmed
   // informer files it (and a trimming informer takes such a tree too: it holds more, not less).
   std::function<bool(nlohmann::json&)> apply;
-  // Cache each object as a compact document (core/compact_json.h, about a third of a tree)
+  // Cache each object as a compact document (core/compact_json.h, about a sixth of a tree)
   // rather than a tree: reads of the cache get trees made from it (informer.h).
   bool compact = false;
+  // A compact informer keeps the trees of its last events alive this long, so that the other
+  // informers handling the same events, and the next update of the object, take them rather
+  // than parse or make them again.
+  size_t recent_trees = 256;
 };
 
 // For the pods of the control plane's informers (controllers, scheduler; not the kubelet's):
@@ -47,7 +51,8 @@ CacheTransform control_plane_pods(std::string whole_on_node = "");
 
 // Objects kept whole, as compact documents: the control plane's nodes and leases (one each
 // per node; a node is ~12 kB as a tree, 2-3 kB as a document). Their readers take one at a
-// time (get) or make trees of a list only when they act on every node.
+// time (get) or make trees of a list only when they act on every node. They change about once
+// per node every 10 s, so few recent trees are kept (a parse missed costs little).
 CacheTransform compact_objects();
 
 }  // namespace k3c::client

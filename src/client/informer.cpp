@@ -16,7 +16,6 @@ namespace {
 
 constexpr int64_t kPageSize = 500;
 constexpr int kWatchTimeoutSeconds = 300;
-constexpr size_t kRecentTrees = 256;
 
 const std::string& meta_field(const json& object, const char* field) {
   static const std::string kEmpty;
@@ -344,7 +343,7 @@ Informer::Cached Informer::cached_form(const ObjectPtr& object) const {
 
 ObjectPtr Informer::remember(ObjectPtr tree) {
   recent_trees_.push_back(tree);
-  if (recent_trees_.size() > kRecentTrees) recent_trees_.pop_front();
+  if (recent_trees_.size() > transform_.recent_trees) recent_trees_.pop_front();
   return tree;
 }
 
