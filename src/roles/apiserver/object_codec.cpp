@@ -147,20 +147,82 @@ std::optional<std::string> selector_text(std::string_view value) {
   return parsed.dump();
 }
 
-// The stored object scanned instead of parsed (a tree and a dump cost about ten times as
-// much): the top-level members' texts, metadata's members, the selectable fields' values,
-// and the JSON with "resourceVersion" spliced into metadata where the encoder's sorted keys
-// put it, so that the bytes are those a parse and dump would give. nullopt for anything this
-// does not handle in the same way (escaped metadata strings, duplicate or odd members):
-// decode_stored parses those. What it skips it does not validate: the store's values are
-// what the API server's encoder wrote (a full validation, json::accept, would cost twice
-// this scan).
-std::optional<CachedObject> scan_cached(const std::string& key, std::string_view text,
-                                        int64_t revision) {
+// Where metadata.resourceVersion goes in a serialized metadata object: the span of its value,
+// or the place to insert it in key order (nlohmann's dump sorts members). `member` sees every
+// other member's key and value text and may refuse the object (false).
+struct RvSlot {
+  bool ok = false;
+  bool replace = false;  // a resourceVersion is there: [replace_from, replace_to)
+  size_t replace_from = 0, replace_to = 0;
+  size_t insert_at = std::string_view::npos;  // else before the first key after it
+  bool insert_first = false;                  // ... which is the first member
+  size_t after_value = 1;                     // after the last member (or the '{')
+  bool no_members = true;
+};
+
+template <typename Member>
+RvSlot rv_slot(std::string_view metadata, Member member) {
   namespace js = json_scan;
-  std::vector<std::pair<std::string_view, std::string_view>> members;
-  std::string_view metadata;
-  size_t metadata_at = 0;
+  RvSlot slot;
+  js::Cursor m(metadata);
+  bool ok = js::walk_object(
+      m,
+      [&](std::string_view k) -> std::optional<bool> {
+        if (!slot.replace && slot.insert_at == std::string_view::npos && k > "resourceVersion") {
+          slot.insert_at = slot.after_value;
+          slot.insert_first = slot.no_members;
+        }
+        size_t value_at = m.next_offset();
+        auto v = m.value();
+        if (!v) return std::nullopt;
+        slot.no_members = false;
+        slot.after_value = m.offset();
+        if (k == "resourceVersion") {
+          if (slot.replace) return std::nullopt;  // a duplicate
+          slot.replace = true;
+          slot.replace_from = value_at;
+          slot.replace_to = slot.after_value;
+        } else if (!member(k, *v)) {
+          return std::nullopt;
+        }
+        return false;
+      },
+      /*to_end=*/true);
+  slot.ok = ok;
+  return slot;
+}
+
+// `text` with the resourceVersion `revision` put in its metadata (at `metadata_at`).
+std::string splice_resource_version(std::string_view text, size_t metadata_at, const RvSlot& slot,
+                                    int64_t revision) {
+  const std::string rv = "\"" + std::to_string(revision) + "\"";
+  std::string out;
+  out.reserve(text.size() + rv.size() + 20);
+  if (slot.replace) {
+    out.append(text.substr(0, metadata_at + slot.replace_from));
+    out.append(rv);
+    out.append(text.substr(metadata_at + slot.replace_to));
+    return out;
+  }
+  const bool at_end = slot.insert_at == std::string_view::npos;
+  const size_t at = metadata_at + (at_end ? slot.after_value : slot.insert_at);
+  const bool empty = at_end && slot.no_members;
+  out.append(text.substr(0, at));
+  if (!slot.insert_first && !empty) out += ',';
+  out += "\"resourceVersion\":";
+  out += rv;
+  if (slot.insert_first && !at_end) out += ',';
+  out.append(text.substr(at));
+  return out;
+}
+
+// The members of a serialized object (key and value text, in order) and its metadata's
+// text and offset; false when the text is not one object or its metadata is missing,
+// duplicated or not an object.
+bool scan_top(std::string_view text,
+              std::vector<std::pair<std::string_view, std::string_view>>& members,
+              std::string_view& metadata, size_t& metadata_at) {
+  namespace js = json_scan;
   js::Cursor top(text);
   bool ok = js::walk_object(
       top,
@@ -177,8 +239,24 @@ std::optional<CachedObject> scan_cached(const std::string& key, std::string_view
         return false;
       },
       /*to_end=*/true);
-  if (!ok || top.next_offset() != text.size()) return std::nullopt;
-  if (metadata.empty() || metadata.front() != '{') return std::nullopt;
+  return ok && top.next_offset() == text.size() && !metadata.empty() && metadata.front() == '{';
+}
+
+// The stored object scanned instead of parsed (a tree and a dump cost about ten times as
+// much): the top-level members' texts, metadata's members, the selectable fields' values,
+// and the JSON with "resourceVersion" spliced into metadata where the encoder's sorted keys
+// put it, so that the bytes are those a parse and dump would give. nullopt for anything this
+// does not handle in the same way (escaped metadata strings, duplicate or odd members):
+// decode_stored parses those. What it skips it does not validate: the store's values are
+// what the API server's encoder wrote (a full validation, json::accept, would cost twice
+// this scan).
+std::optional<CachedObject> scan_cached(const std::string& key, std::string_view text,
+                                        int64_t revision) {
+  namespace js = json_scan;
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  std::string_view metadata;
+  size_t metadata_at = 0;
+  if (!scan_top(text, members, metadata, metadata_at)) return std::nullopt;
   auto top_member = [&](std::string_view k) -> std::optional<std::string_view> {
     for (auto it = members.rbegin(); it != members.rend(); ++it)
       if (it->first == k) return it->second;
@@ -196,44 +274,22 @@ std::optional<CachedObject> scan_cached(const std::string& key, std::string_view
   o.key = key;
   o.revision = revision;
   // metadata: name, namespace, uid, labels, and where resourceVersion goes.
-  const std::string rv = "\"" + std::to_string(revision) + "\"";
-  js::Cursor m(metadata);
-  size_t after_value = 1;  // just after '{', then after each member's value
-  size_t insert_at = std::string_view::npos, replace_from = 0, replace_to = 0;
-  bool replace = false, first_member = true, insert_first = false;
   std::string_view labels;
-  ok = js::walk_object(
-      m,
-      [&](std::string_view k) -> std::optional<bool> {
-        if (!replace && insert_at == std::string_view::npos && k > "resourceVersion") {
-          insert_at = after_value;
-          insert_first = first_member;
-        }
-        size_t value_at = m.next_offset();
-        auto v = m.value();
-        if (!v) return std::nullopt;
-        first_member = false;
-        after_value = m.offset();
-        std::string* target = k == "name"        ? &o.name
-                              : k == "namespace" ? &o.namespace_
-                              : k == "uid"       ? &o.uid
-                                                 : nullptr;
-        if (target) {
-          auto plain = plain_contents(*v);
-          if (!plain || !target->empty()) return std::nullopt;  // escaped, or a duplicate
-          *target = *plain;
-        } else if (k == "labels") {
-          labels = *v;
-        } else if (k == "resourceVersion") {
-          if (replace) return std::nullopt;
-          replace = true;
-          replace_from = value_at;
-          replace_to = after_value;
-        }
-        return false;
-      },
-      /*to_end=*/true);
-  if (!ok) return std::nullopt;
+  RvSlot slot = rv_slot(metadata, [&](std::string_view k, std::string_view v) {
+    std::string* target = k == "name"        ? &o.name
+                          : k == "namespace" ? &o.namespace_
+                          : k == "uid"       ? &o.uid
+                                             : nullptr;
+    if (target) {
+      auto plain = plain_contents(v);
+      if (!plain || !target->empty()) return false;  // escaped, or a duplicate
+      *target = *plain;
+    } else if (k == "labels") {
+      labels = v;
+    }
+    return true;
+  });
+  if (!slot.ok) return std::nullopt;
   if (!labels.empty()) {
     json parsed = json::parse(labels, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) return std::nullopt;
@@ -261,26 +317,21 @@ std::optional<CachedObject> scan_cached(const std::string& key, std::string_view
   if (!fill_fields(o, *api_version, *kind, read_field)) return std::nullopt;
 
   // The JSON with metadata.resourceVersion set.
-  o.json.reserve(text.size() + rv.size() + 20);
-  if (replace) {
-    o.json.append(text.substr(0, metadata_at + replace_from));
-    o.json.append(rv);
-    o.json.append(text.substr(metadata_at + replace_to));
-  } else {
-    const bool at_end = insert_at == std::string_view::npos;
-    const size_t at = metadata_at + (at_end ? after_value : insert_at);
-    const bool empty = at_end && first_member;
-    o.json.append(text.substr(0, at));
-    if (!insert_first && !empty) o.json += ',';
-    o.json += "\"resourceVersion\":";
-    o.json += rv;
-    if (insert_first && !at_end) o.json += ',';
-    o.json.append(text.substr(at));
-  }
+  o.json = splice_resource_version(text, metadata_at, slot, revision);
   return o;
 }
 
 }  // namespace
+
+std::optional<std::string> with_resource_version(std::string_view text, int64_t revision) {
+  std::vector<std::pair<std::string_view, std::string_view>> members;
+  std::string_view metadata;
+  size_t metadata_at = 0;
+  if (!scan_top(text, members, metadata, metadata_at)) return std::nullopt;
+  RvSlot slot = rv_slot(metadata, [](std::string_view, std::string_view) { return true; });
+  if (!slot.ok) return std::nullopt;
+  return splice_resource_version(text, metadata_at, slot, revision);
+}
 
 CachedObject make_cached(const std::string& key, json object, int64_t revision) {
   CachedObject o;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,11 @@ Result<CachedObject> decode_stored(const store::KeyValue& kv);
 Result<CachedObject> parse_stored(const store::KeyValue& kv);
 // The same from an object already parsed (the apiserver's write path has it in hand).
 CachedObject make_cached(const std::string& key, nlohmann::json object, int64_t revision);
+
+// A serialized object (as our encoder writes it) with metadata.resourceVersion set to
+// `revision`, by a scan of the text: the bytes make_cached would give, without a parse or a
+// dump. nullopt when the text is not an object with a metadata object.
+std::optional<std::string> with_resource_version(std::string_view text, int64_t revision);
 
 // The value of a dotted path ("spec.nodeName") as a selector string: strings as they are,
 // booleans and numbers in their JSON form, absent as "".

@@ -110,6 +110,11 @@ class Rest {
   Result<nlohmann::json> in_call_version(const Call& call, nlohmann::json stored) const;
   Result<std::string> stored_bytes(const Call& call, const nlohmann::json& object) const;
   std::string answer_bytes(const Call& call, const std::string& cached) const;
+  // The answer to a write of `object`, stored as `stored` at `revision`: the stored bytes with
+  // the resourceVersion put in by a scan when they are the object's own serialization (no
+  // second dump), else the object serialized with it.
+  std::string written_answer(const Call& call, const std::string& key, nlohmann::json object,
+                             std::string_view stored, int64_t revision) const;
   // Defaults, mutating admission and validation of a written object, in upstream's order
   // (`old`: the stored object on update, null on create).
   std::optional<ApiError> admit(const Call& call, nlohmann::json& object,

@@ -1,6 +1,7 @@
 // Conversion at the REST edges for kinds stored in one version and served in several (see
 // rest.h and api/version_conversion.h).
 #include "api/version_conversion.h"
+#include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/rest.h"
 
 namespace k3c::apiserver {
@@ -17,19 +18,34 @@ Result<json> Rest::in_call_version(const Call& c, json stored) const {
   return stored;
 }
 
+namespace {
+
+// Whether the call's objects are stored in the version they come in (no conversion).
+bool stored_as_sent(const Call& c, bool converts) {
+  return !converts ||
+         c.resource.group_version() == api::storage_version(c.resource.group, c.resource.kind);
+}
+
+}  // namespace
+
 Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const {
-  if (!converts(c) ||
-      c.resource.group_version() == api::storage_version(c.resource.group, c.resource.kind))
-    return object.dump();
+  if (stored_as_sent(c, converts(c))) return object.dump();
   json stored = object;
-  RETURN_IF_ERROR(api::convert_to_version(
-      stored, api::storage_version(c.resource.group, c.resource.kind)));
+  RETURN_IF_ERROR(
+      api::convert_to_version(stored, api::storage_version(c.resource.group, c.resource.kind)));
   return stored.dump();
 }
 
+std::string Rest::written_answer(const Call& c, const std::string& key, json object,
+                                 std::string_view stored, int64_t revision) const {
+  if (stored_as_sent(c, converts(c))) {
+    if (auto text = with_resource_version(stored, revision)) return std::move(*text);
+  }
+  return make_cached(key, std::move(object), revision).json;
+}
+
 std::string Rest::answer_bytes(const Call& c, const std::string& cached) const {
-  if (!converts(c) || !api::may_need_conversion(cached, c.resource.group_version()))
-    return cached;
+  if (!converts(c) || !api::may_need_conversion(cached, c.resource.group_version())) return cached;
   json object = json::parse(cached, nullptr, false);
   if (!api::convert_to_version(object, c.resource.group_version()).is_ok()) return cached;
   return object.dump();

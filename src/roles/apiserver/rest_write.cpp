@@ -216,7 +216,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
   }
   auto bytes = stored_bytes(c, object);
   if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
-  auto created = store_.create(key, std::move(*bytes), strategies_.lease_seconds(c.resource));
+  auto created = store_.create(key, *bytes, strategies_.lease_seconds(c.resource));
   // A generated name that is taken is generated again, as upstream's registry does (8
   // attempts in all): with 27^5 suffixes, 10,000 pods of one ReplicaSet collide about 3 times.
   for (int attempt = 1; generated && attempt < kGenerateNameAttempts && !created.is_ok() &&
@@ -227,7 +227,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     key = c.resource.storage_key(ns, name);
     bytes = stored_bytes(c, object);
     if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
-    created = store_.create(key, std::move(*bytes), strategies_.lease_seconds(c.resource));
+    created = store_.create(key, *bytes, strategies_.lease_seconds(c.resource));
   }
   if (!created.is_ok()) {
     if (created.status().code() == Code::kAlreadyExists) {
@@ -235,7 +235,7 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     }
     return error_response(from_status(created.status()));
   }
-  return respond(201, make_cached(key, std::move(object), created->mod_revision).json);
+  return respond(201, written_answer(c, key, std::move(object), *bytes, created->mod_revision));
 }
 
 namespace {
@@ -271,10 +271,10 @@ http::Response Rest::write_updated(const Call& c, json updated, const json& curr
   }
   auto bytes = stored_bytes(c, updated);
   if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
-  auto written =
-      store_.update(key, std::move(*bytes), revision, strategies_.lease_seconds(c.resource));
+  auto written = store_.update(key, *bytes, revision, strategies_.lease_seconds(c.resource));
   if (!written.is_ok()) return error_response(store_error(c, written.status()));
-  return json_response(status, make_cached(key, std::move(updated), written->mod_revision).json);
+  return json_response(status,
+                       written_answer(c, key, std::move(updated), *bytes, written->mod_revision));
 }
 
 http::Response Rest::update(const Call& c) {
@@ -486,12 +486,13 @@ http::Response Rest::remove(const Call& c) {
     std::string key = c.resource.storage_key(c.info.namespace_, c.info.name);
     auto bytes = stored_bytes(c, updated);
     if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
-    auto written = store_.update(key, std::move(*bytes), current.revision);
+    auto written = store_.update(key, *bytes, current.revision);
     if (!written.is_ok()) {
       if (written.status().code() == Code::kConflict) continue;
       return error_response(store_error(c, written.status()));
     }
-    return json_response(200, make_cached(key, std::move(updated), written->mod_revision).json);
+    return json_response(200,
+                         written_answer(c, key, std::move(updated), *bytes, written->mod_revision));
   }
   return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
 }
