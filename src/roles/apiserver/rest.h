@@ -106,7 +106,8 @@ class Rest {
   // Kinds whose versions differ in shape are stored in one version (api/version_conversion.h)
   // and converted at the edges (rest_versions.cpp): a stored object into the call's version,
   // an object of the call's version into the bytes to store, cached bytes into the answer.
-  static bool converts(const Call& call);  // the call's kind has a storage version
+  static bool converts(const Call& call);        // the call's kind has a storage version
+  static bool stored_as_sent(const Call& call);  // stored in the version the call sends
   Result<nlohmann::json> in_call_version(const Call& call, nlohmann::json stored) const;
   Result<std::string> stored_bytes(const Call& call, const nlohmann::json& object) const;
   std::string answer_bytes(const Call& call, const std::string& cached) const;

@@ -18,18 +18,13 @@ Result<json> Rest::in_call_version(const Call& c, json stored) const {
   return stored;
 }
 
-namespace {
-
-// Whether the call's objects are stored in the version they come in (no conversion).
-bool stored_as_sent(const Call& c, bool converts) {
-  return !converts ||
+bool Rest::stored_as_sent(const Call& c) {
+  return !converts(c) ||
          c.resource.group_version() == api::storage_version(c.resource.group, c.resource.kind);
 }
 
-}  // namespace
-
 Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const {
-  if (stored_as_sent(c, converts(c))) return object.dump();
+  if (stored_as_sent(c)) return object.dump();
   json stored = object;
   RETURN_IF_ERROR(
       api::convert_to_version(stored, api::storage_version(c.resource.group, c.resource.kind)));
@@ -38,7 +33,7 @@ Result<std::string> Rest::stored_bytes(const Call& c, const json& object) const 
 
 std::string Rest::written_answer(const Call& c, const std::string& key, json object,
                                  std::string_view stored, int64_t revision) const {
-  if (stored_as_sent(c, converts(c))) {
+  if (stored_as_sent(c)) {
     if (auto text = with_resource_version(stored, revision)) return std::move(*text);
   }
   return make_cached(key, std::move(object), revision).json;

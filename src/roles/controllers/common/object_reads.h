@@ -26,10 +26,6 @@ decltype(auto) read_cached(const client::Informer::Cached& cached, Read read) {
   return cached.doc ? read(cached.doc->root()) : read(*cached.tree);
 }
 
-// A copy of a value as a tree (for the few members a sync hands to code that reads trees).
-inline nlohmann::json to_tree(const nlohmann::json& j) { return j; }
-inline nlohmann::json to_tree(const cjson::Value& v) { return v.to_json(); }
-
 // The member's text ("" when it is missing or not a string).
 template <typename J>
 std::string_view member_text(const J& object, std::string_view key) {

@@ -74,7 +74,7 @@ Status TaintEvictionController::reconcile(const std::string& key) {
   auto node = nodes_.cached(node_name);
   if (!node) return Status::ok();  // the pod GC handles pods of deleted nodes
   const json taint_list = read_cached(node, [](const auto& n) {
-    return to_tree(member_or_null(member_or_null(n, "spec"), "taints"));
+    return member_or_null(member_or_null(n, "spec"), "taints").template get<json>();
   });
   if (!taint_list.is_array() || taint_list.empty()) return Status::ok();
   auto pod = pods_.get(key);
