@@ -41,7 +41,7 @@ function(k3c_link_pkg_static prefix)
   set_target_properties(PkgConfig::${prefix} PROPERTIES INTERFACE_LINK_LIBRARIES "${libs}")
 endfunction()
 
-foreach(prefix SQLITE3 LIBARCHIVE NGHTTP2 RE2 LIBSECCOMP)
+foreach(prefix SQLITE3 LIBARCHIVE NGHTTP2 RE2 LIBSECCOMP LIBLZ4)
   k3c_link_pkg_static(${prefix})
 endforeach()
 

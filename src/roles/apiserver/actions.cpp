@@ -40,7 +40,7 @@ http::Response created_success() {
 ApiResult<Stored> read(WatchCache& cache, const std::string& key) {
   auto o = cache.get(key, 0);
   if (!o.is_ok()) return from_status(o.status());
-  nlohmann::json object = nlohmann::json::parse((*o)->json, nullptr, false);
+  nlohmann::json object = nlohmann::json::parse((*o)->json.text(), nullptr, false);
   if (!object.is_object()) return api_error(Code::kInternal, "stored object is not JSON");
   return Stored{std::move(object), (*o)->revision};
 }

@@ -46,7 +46,7 @@ std::vector<AdmissionPlugins::Stored> AdmissionPlugins::list(const GroupResource
   auto listed = cache_.list({prefix, {}, {}}, min_revision, "", 0);
   if (!listed.is_ok()) return out;
   for (const auto& item : listed->items) {
-    json o = json::parse(item->json, nullptr, false);
+    json o = json::parse(item->json.text(), nullptr, false);
     if (o.is_object()) out.push_back({item->key, std::move(o), item->revision});
   }
   return out;
@@ -153,7 +153,7 @@ std::string AdmissionPlugins::charge(const AdmissionAttributes& a, Stored q, con
       q.object = json();  // gone: it no longer limits anything
       return false;
     }
-    q.object = json::parse((*fresh)->json, nullptr, false);
+    q.object = json::parse((*fresh)->json.text(), nullptr, false);
     q.revision = (*fresh)->revision;
     return false;
   };

@@ -199,7 +199,7 @@ bool CrdController::reconcile() {
   if (!listed.is_ok()) return true;
   std::vector<StoredCrd> crds;
   for (const auto& item : listed->items) {
-    json o = json::parse(item->json, nullptr, false);
+    json o = json::parse(item->json.text(), nullptr, false);
     if (!o.is_object() || !o["spec"].is_object() || !o["spec"]["names"].is_object()) continue;
     crds.push_back({item->key, item->revision, std::move(o)});
   }

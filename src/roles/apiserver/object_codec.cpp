@@ -317,7 +317,7 @@ std::optional<CachedObject> scan_cached(const std::string& key, std::string_view
   if (!fill_fields(o, *api_version, *kind, read_field)) return std::nullopt;
 
   // The JSON with metadata.resourceVersion set.
-  o.json = splice_resource_version(text, metadata_at, slot, revision);
+  o.json = PackedText(splice_resource_version(text, metadata_at, slot, revision));
   return o;
 }
 
@@ -351,10 +351,7 @@ CachedObject make_cached(const std::string& key, json object, int64_t revision) 
               [&](std::string_view path) -> std::optional<std::string> {
                 return field_value(object, path);
               });
-  o.json = object.dump();
-  // dump() grows the string by doubling: up to half of it would be slack, held as long as the
-  // cache (and its history) holds the object.
-  o.json.shrink_to_fit();
+  o.json = PackedText(object.dump());
   return o;
 }
 

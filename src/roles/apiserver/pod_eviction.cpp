@@ -84,7 +84,7 @@ http::Response Actions::evict(const Call& c) {
   Labels labels = api::labels_of(pod);
   std::vector<std::string> matching;
   for (const auto& item : listed->items) {
-    json pdb = json::parse(item->json, nullptr, false);
+    json pdb = json::parse(item->json.text(), nullptr, false);
     if (!pdb.is_object()) continue;
     auto selector =
         api::label_selector_of(pdb.value("spec", json::object()).value("selector", json()));

@@ -110,7 +110,7 @@ class Rest {
   static bool stored_as_sent(const Call& call);  // stored in the version the call sends
   Result<nlohmann::json> in_call_version(const Call& call, nlohmann::json stored) const;
   Result<std::string> stored_bytes(const Call& call, const nlohmann::json& object) const;
-  std::string answer_bytes(const Call& call, const std::string& cached) const;
+  std::string answer_bytes(const Call& call, const PackedText& cached) const;
   // The answer to a write of `object`, stored as `stored` at `revision`: the stored bytes with
   // the resourceVersion put in by a scan when they are the object's own serialization (no
   // second dump), else the object serialized with it.

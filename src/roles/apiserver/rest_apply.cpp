@@ -91,7 +91,7 @@ http::Response Rest::apply(const Call& c) {
       if (r.status == 409) continue;  // created by someone else meanwhile: apply to that
       return r;
     }
-    auto in_version = in_call_version(c, json::parse((*stored)->json, nullptr, false));
+    auto in_version = in_call_version(c, json::parse((*stored)->json.text(), nullptr, false));
     if (!in_version.is_ok()) return error_response(from_status(in_version.status()));
     json live = std::move(*in_version);
     int64_t revision = (*stored)->revision;
@@ -115,7 +115,7 @@ http::Response Rest::apply(const Call& c) {
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &live)) return error_response(*e);
     if (updated.value() == old || actions::dry_run(c.request)) {
-      return json_response(200, make_cached("", std::move(updated.value()), revision).json);
+      return json_response(200, make_cached("", std::move(updated.value()), revision).json.text());
     }
     auto r = write_updated(c, std::move(updated.value()), live, revision, 200);
     if (r.status == 409 && precondition.empty()) continue;  // lost a race: apply again

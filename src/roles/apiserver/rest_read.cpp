@@ -287,23 +287,17 @@ ApiResult<ListSnapshot> Rest::list_snapshot(const Call& c, const Filter& filter,
 http::Response Rest::list_answer(const Call& c, OutputFormat format, const Filter& filter,
                                  const ListSnapshot& s) {
   std::string next = s.next_key.empty() ? "" : continue_token(s.revision, s.next_key);
-  // Objects stored in another version than the call's are converted; others are written
-  // out as the cached bytes they are.
-  std::vector<std::string> converted;  // "" where the cached bytes serve as they are
-  if (converts(c)) {
-    converted.resize(s.items.size());
-    for (size_t i = 0; i < s.items.size(); ++i) {
-      if (api::may_need_conversion(s.items[i]->json, c.resource.group_version()))
-        converted[i] = answer_bytes(c, s.items[i]->json);
-    }
+  // Objects stored in another version than the call's are converted, and a table reads each
+  // item's text; otherwise the cached bytes are unpacked straight into the body.
+  std::vector<std::string> texts;
+  if (converts(c) || format == OutputFormat::kTable) {
+    texts.reserve(s.items.size());
+    for (const ObjectPtr& o : s.items) texts.push_back(answer_bytes(c, o->json));
   }
-  auto item = [&](size_t i) -> const std::string& {
-    return converted.empty() || converted[i].empty() ? s.items[i]->json : converted[i];
-  };
   if (format == OutputFormat::kTable) {
     std::vector<const std::string*> objects;
-    objects.reserve(s.items.size());
-    for (size_t i = 0; i < s.items.size(); ++i) objects.push_back(&item(i));
+    objects.reserve(texts.size());
+    for (const std::string& text : texts) objects.push_back(&text);
     TableOptions options{include_of(c.request)};
     json t = make_table(printer_of(c), objects, std::to_string(s.revision), next, options,
                         clock_.wall_now());
@@ -321,11 +315,17 @@ http::Response Rest::list_answer(const Call& c, OutputFormat format, const Filte
                      c.resource.group_version() + R"(","metadata":)" + meta.dump() +
                      R"(,"items":[)";
   size_t total = body.size() + 2;
-  for (size_t i = 0; i < s.items.size(); ++i) total += item(i).size() + 1;
+  for (size_t i = 0; i < s.items.size(); ++i) {
+    total += (texts.empty() ? s.items[i]->json.size() : texts[i].size()) + 1;
+  }
   body.reserve(total);
   for (size_t i = 0; i < s.items.size(); ++i) {
     if (i) body += ',';
-    body += item(i);
+    if (texts.empty()) {
+      s.items[i]->json.append_to(body);
+    } else {
+      body += texts[i];
+    }
   }
   body += "]}";
   return json_response(200, std::move(body));

@@ -36,13 +36,14 @@ std::string Rest::written_answer(const Call& c, const std::string& key, json obj
   if (stored_as_sent(c)) {
     if (auto text = with_resource_version(stored, revision)) return std::move(*text);
   }
-  return make_cached(key, std::move(object), revision).json;
+  return make_cached(key, std::move(object), revision).json.text();
 }
 
-std::string Rest::answer_bytes(const Call& c, const std::string& cached) const {
-  if (!converts(c) || !api::may_need_conversion(cached, c.resource.group_version())) return cached;
-  json object = json::parse(cached, nullptr, false);
-  if (!api::convert_to_version(object, c.resource.group_version()).is_ok()) return cached;
+std::string Rest::answer_bytes(const Call& c, const PackedText& cached) const {
+  std::string text = cached.text();
+  if (!converts(c) || !api::may_need_conversion(text, c.resource.group_version())) return text;
+  json object = json::parse(text, nullptr, false);
+  if (!api::convert_to_version(object, c.resource.group_version()).is_ok()) return text;
   return object.dump();
 }
 

@@ -39,7 +39,7 @@ std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const 
   if (!c.resource.namespaced) return std::nullopt;
   auto ns = cache.get("/registry/namespaces/" + c.info.namespace_, -1);
   if (!ns.is_ok()) return not_found("", "namespaces", c.info.namespace_);
-  json o = json::parse((*ns)->json, nullptr, false);
+  json o = json::parse((*ns)->json.text(), nullptr, false);
   if (o.is_object() && o["status"].is_object() && o["status"].value("phase", "") == "Terminating") {
     ApiError e = api_error(Code::kForbidden,
                            qualified_resource(c.resource.group, c.resource.plural) + " \"" + name +
@@ -160,7 +160,7 @@ std::optional<ApiError> Rest::admit_final(const Call& c, const json& object, con
 std::variant<Rest::Current, http::Response> Rest::read_current(const Call& c) {
   auto o = cache_.get(c.resource.storage_key(c.info.namespace_, c.info.name), 0);
   if (!o.is_ok()) return error_response(store_error(c, o.status()));
-  json object = json::parse((*o)->json, nullptr, false);
+  json object = json::parse((*o)->json.text(), nullptr, false);
   if (!object.is_object())
     return error_response(from_status(error(Code::kInternal, "stored object is not JSON")));
   auto in_version = in_call_version(c, std::move(object));
@@ -267,7 +267,7 @@ http::Response Rest::write_updated(const Call& c, json updated, const json& curr
   if (finalized_by_update(updated, current)) {
     auto removed = store_.remove(key, revision);
     if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
-    return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json);
+    return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json.text());
   }
   auto bytes = stored_bytes(c, updated);
   if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
@@ -307,7 +307,7 @@ http::Response Rest::update(const Call& c) {
       http::Response r =
           actions::dry_run(c.request)
               ? json_response(200, out.dump())
-              : json_response(200, make_cached("", std::move(out), current.revision).json);
+              : json_response(200, make_cached("", std::move(out), current.revision).json.text());
       add_warnings(r, decoded.value().warnings);
       return r;
     }
@@ -386,7 +386,7 @@ http::Response Rest::patch(const Call& c) {
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
     if (updated.value() == current_bare || actions::dry_run(c.request)) {
       http::Response r =
-          json_response(200, make_cached("", std::move(updated.value()), current.revision).json);
+          json_response(200, make_cached("", std::move(updated.value()), current.revision).json.text());
       add_warnings(r, warnings.value());
       return r;
     }

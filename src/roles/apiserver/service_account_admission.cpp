@@ -37,7 +37,7 @@ Result<json> find_account(WatchCache& cache, const std::string& ns, const std::s
     if (found.status().code() != Code::kNotFound) return found.status();
     return error(Code::kNotFound, "serviceaccount \"" + account + "\" not found");
   }
-  json o = json::parse((*found)->json, nullptr, false);
+  json o = json::parse((*found)->json.text(), nullptr, false);
   if (!o.is_object()) return error(Code::kInternal, "stored serviceaccount is not JSON");
   return o;
 }

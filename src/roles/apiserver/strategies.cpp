@@ -148,7 +148,7 @@ Strategies::Used Strategies::used_by_services() const {
   auto services = cache_.list({"/registry/services/specs/", {}, {}}, -1, "", 0);
   if (!services.is_ok()) return used;
   for (const auto& s : services->items) {
-    json o = json::parse(s->json, nullptr, false);
+    json o = json::parse(s->json.text(), nullptr, false);
     if (!o.is_object() || !o["spec"].is_object()) continue;
     if (auto ip = parse_ipv4(o["spec"].value("clusterIP", ""))) used.ips.insert(*ip);
     if (!o["spec"]["ports"].is_array()) continue;

@@ -53,15 +53,27 @@ const char* event_type_name(EventType type) {
   return "ERROR";
 }
 
-std::string watch_event_line(std::string_view type, const std::string& object_json) {
+namespace {
+template <typename Append>
+std::string event_line(std::string_view type, size_t object_size, Append append_object) {
   std::string line;
-  line.reserve(object_json.size() + 32);
+  line.reserve(object_size + type.size() + 24);
   line += R"({"type":")";
   line += type;
   line += R"(","object":)";
-  line += object_json;
+  append_object(line);
   line += "}\n";
   return line;
+}
+}  // namespace
+
+std::string watch_event_line(std::string_view type, std::string_view object_json) {
+  return event_line(type, object_json.size(), [&](std::string& out) { out += object_json; });
+}
+
+std::string watch_event_line(std::string_view type, const PackedText& object_json) {
+  return event_line(type, object_json.size(),
+                    [&](std::string& out) { object_json.append_to(out); });
 }
 
 const std::string* CachedObject::field(std::string_view path) const {
@@ -233,7 +245,7 @@ Status WatchCache::load() {
     revision = list.revision;
     for (const auto& kv : list.items) {
       if (uncached(kv.key)) continue;
-      auto decoded = decode_(kv);
+      auto decoded = kept(kv);
       if (!decoded.is_ok()) {
         // A stored object we cannot read must not take the server down; it is reported and
         // left in the store untouched.
@@ -241,8 +253,8 @@ Status WatchCache::load() {
             ->error("watch cache: skipping {}: {}", kv.key, decoded.status().to_string());
         continue;
       }
-      auto key = decoded->key;
-      objects[key] = std::make_shared<const CachedObject>(std::move(decoded).value());
+      auto key = (*decoded)->key;
+      objects[key] = std::move(decoded).value();
     }
     if (!list.more) break;
     page.after = list.items.back().key;
@@ -297,7 +309,7 @@ void WatchCache::apply(const std::vector<store::Event>& events) {
     ObjectPtr previous;  // uncached updates only: the cache has no earlier version to offer
   };
   auto decode_logged = [this](const store::KeyValue& kv) -> ObjectPtr {
-    auto o = decoded(kv);
+    auto o = kept(kv);
     if (o.is_ok()) return std::move(o).value();
     log::for_role("apiserver")
         ->error("watch cache: cannot decode {} at {}: {}", kv.key, kv.mod_revision,
@@ -394,6 +406,17 @@ bool WatchCache::uncached(std::string_view key) const {
 
 Result<ObjectPtr> WatchCache::decoded(const store::KeyValue& kv) const {
   ASSIGN_OR_RETURN(CachedObject o, decode_(kv));
+  return std::make_shared<const CachedObject>(std::move(o));
+}
+
+Result<ObjectPtr> WatchCache::kept(const store::KeyValue& kv) {
+  ASSIGN_OR_RETURN(CachedObject o, decode_(kv));
+  // One packer per resource: the key up to the resource's segment ("/registry/pods/").
+  const size_t end = o.key.find('/', std::string_view(kRegistryPrefix).size());
+  const std::string_view family = std::string_view(o.key).substr(0, end + 1);
+  auto it = packers_.find(family);
+  if (it == packers_.end()) it = packers_.emplace(std::string(family), TextPacker()).first;
+  o.json = it->second.pack(std::move(o.json));
   return std::make_shared<const CachedObject>(std::move(o));
 }
 

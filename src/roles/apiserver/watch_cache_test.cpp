@@ -54,7 +54,7 @@ TEST_CASE("the cache loads, follows writes, and serves consistent reads") {
   WatchCacheFixture f;
   auto a = f.cache->get("/registry/pods/default/a", 0);
   REQUIRE(a.is_ok());
-  REQUIRE(json::parse((*a)->json)["metadata"]["resourceVersion"] == "1");
+  REQUIRE(json::parse((*a)->json.text())["metadata"]["resourceVersion"] == "1");
   REQUIRE(*(*a)->field("spec.nodeName") == "n1");
   auto b = f.store->create("/registry/pods/default/b", pod("b", "db"));
   // A read after an acknowledged write sees it.
@@ -146,7 +146,7 @@ TEST_CASE("objects under an uncached prefix are read from the store and still wa
 
   auto got = cache.get(e1, 0);
   REQUIRE(got.is_ok());
-  REQUIRE(json::parse((*got)->json)["metadata"]["resourceVersion"] == "1");
+  REQUIRE(json::parse((*got)->json.text())["metadata"]["resourceVersion"] == "1");
   REQUIRE(cache.get("/registry/events/default/nope", 0).status().code() == Code::kNotFound);
 
   Filter scheduled{"/registry/events/", {}, *FieldSelector::parse("reason=Scheduled")};
@@ -207,6 +207,36 @@ TEST_CASE("a watch from before the cache's history is Gone") {
   auto w = cache.watch({"/registry/pods/", {}, {}}, 2);
   REQUIRE(w.status().code() == Code::kGone);
   REQUIRE_THAT(w.status().message(), Catch::Contains("too old resource version: 2 (5)"));
+}
+
+
+TEST_CASE("the cache holds objects packed and gives back their exact bytes") {
+  WatchCacheFixture f;
+  auto w = f.cache->watch({"/registry/pods/", {}, {}}, f.cache->revision());
+  REQUIRE(w.is_ok());
+  std::vector<std::string> names;
+  for (int i = 0; i < 50; ++i) {
+    names.push_back("web-6c8d9878b5-" + std::to_string(1000 + i));
+    REQUIRE(f.store->create("/registry/pods/default/" + names.back(), pod(names.back(), "web"))
+                .is_ok());
+  }
+  auto events = drain(**w, 50);
+  REQUIRE(events.size() == 50);
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto o = f.cache->get("/registry/pods/default/" + names[i], 0);
+    REQUIRE(o.is_ok());
+    CHECK((*o)->json.packed());
+    CHECK((*o)->json.held_bytes() * 2 < (*o)->json.size());
+    // The bytes are the stored object's with its resourceVersion, as decoded.
+    auto stored = f.store->get("/registry/pods/default/" + names[i]);
+    REQUIRE(stored.is_ok());
+    auto decoded = decode_stored(*stored);
+    REQUIRE(decoded.is_ok());
+    CHECK((*o)->json.text() == decoded->json.text());
+    // A watch line carries the same bytes.
+    REQUIRE(events[i].line);
+    CHECK(*events[i].line == watch_event_line("ADDED", decoded->json.text()));
+  }
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ namespace k3c::apiserver {
 namespace {
 
 constexpr auto kBookmarkEvery = std::chrono::seconds(60);
+// What api::may_need_conversion reads of an object besides the version: {"apiVersion":"...".
+constexpr size_t kConversionLead = 16;
 constexpr auto kBookmarkBeforeEnd = std::chrono::seconds(2);
 
 // When the next bookmark is due, as upstream's cacher times them: every minute, and once
@@ -40,13 +42,12 @@ std::string WatchStream::bookmark(int64_t revision, bool initial_end) const {
 }
 
 std::string WatchStream::object_of(const CachedObject& o) {
-  std::string converted;
-  if (!options_.convert_to.empty() && api::may_need_conversion(o.json, options_.convert_to)) {
-    nlohmann::json object = nlohmann::json::parse(o.json, nullptr, false);
+  std::string json = o.json.text();
+  if (!options_.convert_to.empty() && api::may_need_conversion(json, options_.convert_to)) {
+    nlohmann::json object = nlohmann::json::parse(json, nullptr, false);
     // An object that does not convert is sent as stored (it was stored by this server).
-    if (api::convert_to_version(object, options_.convert_to).is_ok()) converted = object.dump();
+    if (api::convert_to_version(object, options_.convert_to).is_ok()) json = object.dump();
   }
-  const std::string& json = converted.empty() ? o.json : converted;
   if (!options_.table) return json;  // the shared cached bytes: plain watches pay nothing
   // Upstream's watch encoder sends the column definitions with the first event only.
   TableOptions table{options_.include, columns_sent_};
@@ -68,7 +69,8 @@ http::BodyStream::Chunk WatchStream::poll() {
   for (auto& e : batch.events) {
     if (e.line && !options_.table &&
         (options_.convert_to.empty() ||
-         !api::may_need_conversion(e.object->json, options_.convert_to))) {
+         !api::may_need_conversion(e.object->json.prefix(kConversionLead + options_.convert_to.size()),
+                                   options_.convert_to))) {
       // Serialized once by the cache for every watcher. Moved, not copied: a thousand
       // watchers share its reference count, and each copy is a contended atomic.
       out.append(std::move(e.line));
