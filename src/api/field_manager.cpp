@@ -16,9 +16,61 @@ std::string text(const json& o, const char* key) {
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// Whether `node` is a FieldsV1 tree decode_v1 reads without an error (checked without
+// making the paths).
+bool valid_v1(const json& node) {
+  if (!node.is_object()) return false;
+  for (auto& [k, child] : node.items()) {
+    if (k == ".") continue;
+    if (k.size() < 2 || k[1] != ':' || std::string_view("fkvi").find(k[0]) == std::string::npos)
+      return false;
+    if (!valid_v1(child)) return false;
+  }
+  return true;
+}
+
+// Whether `path` is in the set the FieldsV1 tree `root` encodes: its node is there and is a
+// leaf ({}) or marked with ".".
+bool v1_holds(const json& root, const FieldPath& path) {
+  const json* node = &root;
+  for (const std::string& step : path) {
+    auto it = node->find(step);
+    if (it == node->end()) return false;
+    node = &*it;
+  }
+  return !path.empty() && (node->empty() || node->contains("."));
+}
+
 struct Entry {
   std::string manager, operation, api_version, time, subresource;
-  FieldSet fields;
+  FieldSet fields;  // valid once read(); until then `stored` holds them
+  // The entry's fieldsV1 as stored (in the old object, which outlives the bookkeeping), not
+  // read yet: an entry a write leaves alone is written back as it was, without making and
+  // encoding its paths (a pod's are ~40 strings each).
+  const json* stored = nullptr;
+
+  void read() {
+    if (stored == nullptr) return;
+    auto set = fieldset_from_v1(*stored);  // valid_v1 held: it reads
+    if (set.is_ok()) fields = std::move(set).value();
+    stored = nullptr;
+  }
+  bool empty() const {
+    if (stored == nullptr) return fields.empty();
+    for (auto& [k, child] : stored->items()) {
+      if (k != ".") return false;
+    }
+    return true;
+  }
+  // Whether any path of `paths` is among the entry's fields.
+  bool holds_any(const FieldSet& paths) const {
+    if (stored == nullptr) {
+      return std::any_of(paths.begin(), paths.end(),
+                         [&](const FieldPath& p) { return fields.count(p) > 0; });
+    }
+    return std::any_of(paths.begin(), paths.end(),
+                       [&](const FieldPath& p) { return v1_holds(*stored, p); });
+  }
 
   // Upstream's manager identity: appliers are one manager whatever apiVersion they use.
   bool same_as(const Entry& o) const {
@@ -27,6 +79,8 @@ struct Entry {
   }
 };
 
+// The entries of `object`'s managedFields, their fields not read yet (Entry::read). `object`
+// must outlive them.
 std::vector<Entry> read_entries(const json& object) {
   std::vector<Entry> out;
   if (!object.is_object()) return out;
@@ -40,9 +94,8 @@ std::vector<Entry> read_entries(const json& object) {
                 text(e, "time"),    text(e, "subresource"), {}};
     auto fields = e.find("fieldsV1");
     if (fields == e.end()) continue;
-    auto set = fieldset_from_v1(*fields);
-    if (!set.is_ok()) continue;  // unreadable stored entries are dropped, not fatal
-    entry.fields = std::move(set).value();
+    if (!valid_v1(*fields)) continue;  // unreadable stored entries are dropped, not fatal
+    entry.stored = &*fields;
     out.push_back(std::move(entry));
   }
   return out;
@@ -53,12 +106,13 @@ std::vector<Entry> read_entries(const json& object) {
 constexpr size_t kMaxUpdateManagers = 10;
 
 void cap_updaters(std::vector<Entry>& entries) {
-  std::erase_if(entries, [](const Entry& e) { return e.fields.empty(); });
+  std::erase_if(entries, [](const Entry& e) { return e.empty(); });
   std::vector<size_t> updaters;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (entries[i].operation == "Update") updaters.push_back(i);
   }
   if (updaters.size() <= kMaxUpdateManagers) return;
+  for (Entry& e : entries) e.read();
   std::sort(updaters.begin(), updaters.end(), [&](size_t a, size_t b) {
     return std::tie(entries[a].time, entries[a].manager) <
            std::tie(entries[b].time, entries[b].manager);
@@ -105,10 +159,13 @@ json write_entries(std::vector<Entry> entries) {
   });
   json out = json::array();
   for (const Entry& e : entries) {
-    if (e.fields.empty()) continue;
-    json j = {{"manager", e.manager},        {"operation", e.operation},
-              {"apiVersion", e.api_version}, {"time", e.time},
-              {"fieldsType", "FieldsV1"},    {"fieldsV1", fieldset_to_v1(e.fields)}};
+    if (e.empty()) continue;
+    json j = {{"manager", e.manager},
+              {"operation", e.operation},
+              {"apiVersion", e.api_version},
+              {"time", e.time},
+              {"fieldsType", "FieldsV1"},
+              {"fieldsV1", e.stored ? *e.stored : fieldset_to_v1(e.fields)}};
     if (!e.subresource.empty()) j["subresource"] = e.subresource;
     out.push_back(std::move(j));
   }
@@ -166,10 +223,14 @@ std::string describe(const Entry& e) {
   return out;
 }
 
+// The writer's entry (its fields read), added when it has none.
 Entry& entry_for(std::vector<Entry>& entries, const Writer& w, const char* operation) {
   Entry wanted{w.manager, operation, w.api_version, w.time, w.subresource, {}};
   for (Entry& e : entries) {
-    if (e.same_as(wanted)) return e;
+    if (e.same_as(wanted)) {
+      e.read();
+      return e;
+    }
   }
   entries.push_back(std::move(wanted));
   return entries.back();
@@ -181,6 +242,8 @@ void release(std::vector<Entry>& entries, const Entry& writer, const FieldSet& c
              const FieldSet& removed) {
   for (Entry& e : entries) {
     if (e.same_as(writer)) continue;
+    if (!e.holds_any(changed) && !e.holds_any(removed)) continue;
+    e.read();
     e.fields = minus(minus(std::move(e.fields), changed), removed);
   }
 }
@@ -226,7 +289,7 @@ Result<json> managed_fields_after_update(const json& old_object, const json& new
   mine.fields = minus(std::move(mine.fields), removed);
   for (const FieldPath& p : changed) mine.fields.insert(p);
   if (!changed.empty()) mine.time = writer.time;
-  Entry me = mine;
+  Entry me{mine.manager, mine.operation, mine.api_version, mine.time, mine.subresource, {}};
   release(entries, me, changed, removed);
   return write_entries(std::move(entries));
 }
@@ -239,6 +302,7 @@ Result<Applied> apply_configuration(const json& live, const json& config, const 
     return error(Code::kBadRequest, "metadata.managedFields must be nil");
   }
   std::vector<Entry> entries = read_entries(live);
+  for (Entry& e : entries) e.read();
   json current = content_of(live);
   ASSIGN_OR_RETURN(json merged, merge_applied(current, config, type));
   ASSIGN_OR_RETURN(FieldSet applied, fields_of(config, type));
