@@ -280,8 +280,12 @@ Result<json> managed_fields_after_update(const json& old_object, const json& new
   // The whole objects: the comparison skips metadata.managedFields (no copies without it).
   // No object (a create) compares as an empty one.
   static const json kNone = json::object();
+  const CompareScope scope = writer.subresource == "status" ? CompareScope::kStatusOnly
+                             : writer.subresource.empty()    ? CompareScope::kAllButStatus
+                                                             : CompareScope::kWhole;
   ASSIGN_OR_RETURN(Comparison cmp, compare(old_object.is_object() ? old_object : kNone,
-                                           new_object.is_object() ? new_object : kNone, type));
+                                           new_object.is_object() ? new_object : kNone, type,
+                                           scope));
   FieldSet changed = filtered(cmp.modified, writer.subresource);
   for (const FieldPath& p : filtered(cmp.added, writer.subresource)) changed.insert(p);
   FieldSet removed = filtered(cmp.removed, writer.subresource);

@@ -404,10 +404,30 @@ Result<FieldSet> fields_of(const json& object, const MessageType* type) {
 }
 
 Result<Comparison> compare(const json& old_object, const json& new_object,
-                           const MessageType* type) {
+                           const MessageType* type, CompareScope scope) {
   FieldType holder;
   Comparison out;
-  RETURN_IF_ERROR(compare_values(old_object, new_object, top_shape(type, holder), {}, out));
+  const Shape top = top_shape(type, holder);
+  if (scope == CompareScope::kWhole || !old_object.is_object() || !new_object.is_object()) {
+    RETURN_IF_ERROR(compare_values(old_object, new_object, top, {}, out));
+  } else if (scope == CompareScope::kStatusOnly) {
+    auto a = old_object.find("status");
+    auto b = new_object.find("status");
+    RETURN_IF_ERROR(compare_children(a == old_object.end() ? nullptr : &*a,
+                                     b == new_object.end() ? nullptr : &*b,
+                                     child_shape(top, "status"), {"f:status"}, out));
+  } else {
+    for (auto& [k, child] : old_object.items()) {
+      if (k == "status") continue;
+      auto other = new_object.find(k);
+      RETURN_IF_ERROR(compare_children(&child, other == new_object.end() ? nullptr : &*other,
+                                       child_shape(top, k), {"f:" + k}, out));
+    }
+    for (auto& [k, child] : new_object.items()) {
+      if (k == "status" || old_object.contains(k)) continue;
+      RETURN_IF_ERROR(compare_children(nullptr, &child, child_shape(top, k), {"f:" + k}, out));
+    }
+  }
   return out;
 }
 

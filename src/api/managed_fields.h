@@ -36,8 +36,12 @@ Result<FieldSet> fields_of(const nlohmann::json& object, const MessageType* type
 struct Comparison {
   FieldSet added, modified, removed;
 };
+// Which top-level members a comparison walks: a write through the status subresource owns
+// status fields only and one through the main resource none of them, so the field manager
+// compares only the part a writer may own (a pod's status write walked its whole spec).
+enum class CompareScope { kWhole, kStatusOnly, kAllButStatus };
 Result<Comparison> compare(const nlohmann::json& old_object, const nlohmann::json& new_object,
-                           const MessageType* type);
+                           const MessageType* type, CompareScope scope = CompareScope::kWhole);
 
 // Merges an applied configuration into a live object the way server-side apply does:
 // objects merge by key, listType=map lists by their keys, listType=set lists become unions,
