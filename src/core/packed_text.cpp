@@ -13,8 +13,9 @@ namespace k3c {
 namespace {
 
 constexpr size_t kMinPacked = 64;  // shorter texts are held as they are
-// LZ4 reaches back 64 KiB; half of that leaves room for the text itself in the window.
-constexpr size_t kMaxDictionary = 32 * 1024;
+// A few objects' worth (a running pod is 4.8 kB). It also bounds what a dictionary costs when
+// a text that outlives the rest of its generation keeps it alive alone.
+constexpr size_t kMaxDictionary = 16 * 1024;
 
 // Packed to over a sixth of its size, a text has a shape the dictionary lacks (a pod of the
 // same Deployment packs to ~7%, a node to ~11%, a Lease to ~19% against another).
@@ -169,7 +170,9 @@ PackedText TextPacker::pack(PackedText text) {
       packed = dictionary_->pack(plain);
     }
   }
-  if (packed.size() >= plain.size()) {  // incompressible: held as it is
+  // A text that packs to more than 7/8 of itself is held as it is: it would keep a
+  // dictionary alive for little.
+  if (packed.size() * 8 > plain.size() * 7) {
     text.bytes_.shrink_to_fit();
     return text;
   }
