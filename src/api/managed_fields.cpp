@@ -79,33 +79,41 @@ Result<std::string> item_step(const json& item, const Shape& list, const ListRul
   return "k:" + key.dump();
 }
 
-FieldPath extend(const FieldPath& path, std::string step) {
-  FieldPath out = path;
-  out.push_back(std::move(step));
-  return out;
-}
+// One more step on a path while the guard lives: the walks below share one path rather than
+// copy it at every node (a pod's create walked ~100 nodes, each copying its whole path).
+class Step {
+ public:
+  Step(FieldPath& path, std::string step) : path_(path) { path_.push_back(std::move(step)); }
+  ~Step() { path_.pop_back(); }
+  Step(const Step&) = delete;
+  Step& operator=(const Step&) = delete;
+
+ private:
+  FieldPath& path_;
+};
 
 bool walk_as_object(const json& v, const Shape& s) { return v.is_object() && !leaf_type(s); }
 bool walk_as_list(const json& v, const Shape& s) {
   return v.is_array() && list_rules(s).kind != ListKind::kAtomic;
 }
 
-Status collect_fields(const json& v, const Shape& s, const FieldPath& path, FieldSet& out) {
+Status collect_fields(const json& v, const Shape& s, FieldPath& path, FieldSet& out) {
   if (walk_as_object(v, s) && !v.empty()) {
     for (auto& [k, child] : v.items()) {
-      RETURN_IF_ERROR(collect_fields(child, child_shape(s, k), extend(path, "f:" + k), out));
+      Step step(path, "f:" + k);
+      RETURN_IF_ERROR(collect_fields(child, child_shape(s, k), path, out));
     }
   } else if (walk_as_list(v, s) && !v.empty()) {
     ListRules rules = list_rules(s);
     Shape element = element_shape(s);
     for (const json& item : v) {
-      ASSIGN_OR_RETURN(std::string step, item_step(item, s, rules));
-      FieldPath item_path = extend(path, step);
-      out.insert(item_path);
+      ASSIGN_OR_RETURN(std::string item_step_text, item_step(item, s, rules));
+      Step item_step_guard(path, std::move(item_step_text));
+      out.insert(path);
       if (rules.kind != ListKind::kMap) continue;
       for (auto& [k, child] : item.items()) {
-        RETURN_IF_ERROR(
-            collect_fields(child, child_shape(element, k), extend(item_path, "f:" + k), out));
+        Step step(path, "f:" + k);
+        RETURN_IF_ERROR(collect_fields(child, child_shape(element, k), path, out));
       }
     }
   } else if (!path.empty()) {
@@ -116,24 +124,25 @@ Status collect_fields(const json& v, const Shape& s, const FieldPath& path, Fiel
 
 // Every node of a value that appeared or disappeared: the value itself (unless it is a
 // struct with fields, which upstream never records as a member) and all below it.
-Status collect_nodes(const json& v, const Shape& s, const FieldPath& path, FieldSet& out) {
+Status collect_nodes(const json& v, const Shape& s, FieldPath& path, FieldSet& out) {
   bool struct_with_fields = is_message(s) && v.is_object() && !v.empty();
   if (!path.empty() && !struct_with_fields) out.insert(path);
   if (walk_as_object(v, s)) {
     for (auto& [k, child] : v.items()) {
-      RETURN_IF_ERROR(collect_nodes(child, child_shape(s, k), extend(path, "f:" + k), out));
+      Step step(path, "f:" + k);
+      RETURN_IF_ERROR(collect_nodes(child, child_shape(s, k), path, out));
     }
   } else if (walk_as_list(v, s)) {
     ListRules rules = list_rules(s);
     Shape element = element_shape(s);
     for (const json& item : v) {
-      ASSIGN_OR_RETURN(std::string step, item_step(item, s, rules));
-      FieldPath item_path = extend(path, step);
-      out.insert(item_path);
+      ASSIGN_OR_RETURN(std::string item_step_text, item_step(item, s, rules));
+      Step item_step_guard(path, std::move(item_step_text));
+      out.insert(path);
       if (rules.kind != ListKind::kMap) continue;
       for (auto& [k, child] : item.items()) {
-        RETURN_IF_ERROR(
-            collect_nodes(child, child_shape(element, k), extend(item_path, "f:" + k), out));
+        Step step(path, "f:" + k);
+        RETURN_IF_ERROR(collect_nodes(child, child_shape(element, k), path, out));
       }
     }
   }
@@ -160,10 +169,10 @@ const json* find_step(const std::vector<std::pair<std::string, const json*>>& it
   return nullptr;
 }
 
-Status compare_values(const json& a, const json& b, const Shape& s, const FieldPath& path,
+Status compare_values(const json& a, const json& b, const Shape& s, FieldPath& path,
                       Comparison& out);
 
-Status compare_children(const json* a, const json* b, const Shape& s, const FieldPath& path,
+Status compare_children(const json* a, const json* b, const Shape& s, FieldPath& path,
                         Comparison& out) {
   if (a == nullptr && b == nullptr) return Status::ok();
   if (a == nullptr) return collect_nodes(*b, s, path, out.added);
@@ -177,7 +186,7 @@ bool skipped(const FieldPath& path, const std::string& key) {
   return key == "managedFields" && path.size() == 1 && path[0] == "f:metadata";
 }
 
-Status compare_values(const json& a, const json& b, const Shape& s, const FieldPath& path,
+Status compare_values(const json& a, const json& b, const Shape& s, FieldPath& path,
                       Comparison& out) {
   // Equal subtrees add nothing: an update changes a small part of an object (a status
   // patch, a label), and walking the rest built a path per node.
@@ -186,13 +195,14 @@ Status compare_values(const json& a, const json& b, const Shape& s, const FieldP
     for (auto& [k, child] : a.items()) {
       if (skipped(path, k)) continue;
       auto other = b.find(k);
+      Step step(path, "f:" + k);
       RETURN_IF_ERROR(compare_children(&child, other == b.end() ? nullptr : &*other,
-                                       child_shape(s, k), extend(path, "f:" + k), out));
+                                       child_shape(s, k), path, out));
     }
     for (auto& [k, child] : b.items()) {
       if (a.contains(k) || skipped(path, k)) continue;
-      RETURN_IF_ERROR(
-          compare_children(nullptr, &child, child_shape(s, k), extend(path, "f:" + k), out));
+      Step step(path, "f:" + k);
+      RETURN_IF_ERROR(compare_children(nullptr, &child, child_shape(s, k), path, out));
     }
     return Status::ok();
   }
@@ -201,19 +211,21 @@ Status compare_values(const json& a, const json& b, const Shape& s, const FieldP
     ASSIGN_OR_RETURN(auto new_items, items_by_step(b, s));
     Shape element = element_shape(s);
     bool keyed = list_rules(s).kind == ListKind::kMap;
-    for (const auto& [step, item] : old_items) {
-      const json* now = find_step(new_items, step);
+    for (const auto& [item_step_text, item] : old_items) {
+      const json* now = find_step(new_items, item_step_text);
+      Step step(path, item_step_text);
       if (now == nullptr) {
-        out.removed.insert(extend(path, step));
-        if (keyed) RETURN_IF_ERROR(collect_nodes(*item, element, extend(path, step), out.removed));
+        out.removed.insert(path);
+        if (keyed) RETURN_IF_ERROR(collect_nodes(*item, element, path, out.removed));
       } else if (keyed) {
-        RETURN_IF_ERROR(compare_values(*item, *now, element, extend(path, step), out));
+        RETURN_IF_ERROR(compare_values(*item, *now, element, path, out));
       }
     }
-    for (const auto& [step, item] : new_items) {
-      if (find_step(old_items, step) != nullptr) continue;
-      out.added.insert(extend(path, step));
-      if (keyed) RETURN_IF_ERROR(collect_nodes(*item, element, extend(path, step), out.added));
+    for (const auto& [item_step_text, item] : new_items) {
+      if (find_step(old_items, item_step_text) != nullptr) continue;
+      Step step(path, item_step_text);
+      out.added.insert(path);
+      if (keyed) RETURN_IF_ERROR(collect_nodes(*item, element, path, out.added));
     }
     return Status::ok();
   }
@@ -320,7 +332,7 @@ Shape top_shape(const MessageType* type, FieldType& holder) {
   return {&holder, nullptr};
 }
 
-Status decode_v1(const json& node, const FieldPath& path, FieldSet& out) {
+Status decode_v1(const json& node, FieldPath& path, FieldSet& out) {
   if (!node.is_object()) {
     return error(Code::kBadRequest, "FieldsV1: expected an object at " + path_string(path));
   }
@@ -333,7 +345,8 @@ Status decode_v1(const json& node, const FieldPath& path, FieldSet& out) {
     if (k.size() < 2 || k[1] != ':' || std::string("fkvi").find(k[0]) == std::string::npos) {
       return error(Code::kBadRequest, "FieldsV1: unknown path element \"" + k + "\"");
     }
-    RETURN_IF_ERROR(decode_v1(child, extend(path, k), out));
+    Step step(path, k);
+    RETURN_IF_ERROR(decode_v1(child, path, out));
   }
   return Status::ok();
 }
@@ -342,7 +355,8 @@ Status decode_v1(const json& node, const FieldPath& path, FieldSet& out) {
 
 Result<FieldSet> fieldset_from_v1(const json& fields_v1) {
   FieldSet out;
-  RETURN_IF_ERROR(decode_v1(fields_v1, {}, out));
+  FieldPath path;
+  RETURN_IF_ERROR(decode_v1(fields_v1, path, out));
   return out;
 }
 
@@ -399,7 +413,8 @@ std::string path_string(const FieldPath& path) {
 Result<FieldSet> fields_of(const json& object, const MessageType* type) {
   FieldType holder;
   FieldSet out;
-  RETURN_IF_ERROR(collect_fields(object, top_shape(type, holder), {}, out));
+  FieldPath path;
+  RETURN_IF_ERROR(collect_fields(object, top_shape(type, holder), path, out));
   return out;
 }
 
@@ -408,24 +423,28 @@ Result<Comparison> compare(const json& old_object, const json& new_object,
   FieldType holder;
   Comparison out;
   const Shape top = top_shape(type, holder);
+  FieldPath path;
   if (scope == CompareScope::kWhole || !old_object.is_object() || !new_object.is_object()) {
-    RETURN_IF_ERROR(compare_values(old_object, new_object, top, {}, out));
+    RETURN_IF_ERROR(compare_values(old_object, new_object, top, path, out));
   } else if (scope == CompareScope::kStatusOnly) {
     auto a = old_object.find("status");
     auto b = new_object.find("status");
+    Step step(path, "f:status");
     RETURN_IF_ERROR(compare_children(a == old_object.end() ? nullptr : &*a,
                                      b == new_object.end() ? nullptr : &*b,
-                                     child_shape(top, "status"), {"f:status"}, out));
+                                     child_shape(top, "status"), path, out));
   } else {
     for (auto& [k, child] : old_object.items()) {
       if (k == "status") continue;
       auto other = new_object.find(k);
+      Step step(path, "f:" + k);
       RETURN_IF_ERROR(compare_children(&child, other == new_object.end() ? nullptr : &*other,
-                                       child_shape(top, k), {"f:" + k}, out));
+                                       child_shape(top, k), path, out));
     }
     for (auto& [k, child] : new_object.items()) {
       if (k == "status" || old_object.contains(k)) continue;
-      RETURN_IF_ERROR(compare_children(nullptr, &child, child_shape(top, k), {"f:" + k}, out));
+      Step step(path, "f:" + k);
+      RETURN_IF_ERROR(compare_children(nullptr, &child, child_shape(top, k), path, out));
     }
   }
   return out;
