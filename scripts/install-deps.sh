@@ -10,7 +10,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   catch2 libssl-dev openssl zlib1g-dev
   libarchive-dev busybox-static
-  libzstd-dev liblz4-dev libacl1-dev  # the .a archives libarchive links with (cmake/K3cStaticDeps.cmake)
+  libzstd-dev liblz4-dev libacl1-dev  # the .a archives libarchive links with (cmake/K3cStaticDeps.cmake); LZ4 also packs the watch cache
   libnghttp2-dev  # HTTP/2 framing: the kubelet's grpc probes
   libre2-dev  # Go-syntax regular expressions in linear time (registries.yaml rewrites, CRD patterns)
   libseccomp-dev  # the containers' seccomp profiles (RuntimeDefault, Localhost)
