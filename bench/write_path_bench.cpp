@@ -40,6 +40,15 @@ struct PhaseResult {
   double writes_per_second = 0;
 };
 
+// One phase's results over the repetitions.
+struct Series {
+  std::vector<double> cpu, rate;
+  void add(const PhaseResult& r) {
+    cpu.push_back(r.cpu_us_per_write);
+    rate.push_back(r.writes_per_second);
+  }
+};
+
 // Runs `write(i)` for i in [0, count) from `threads` threads and measures it.
 PhaseResult run_phase(int count, int threads, const std::function<bool(int)>& write) {
   std::atomic<int> next{0};
@@ -161,8 +170,7 @@ int run(const Options& o) {
 
   std::printf("k3c write path benchmark: %d pods per repetition, %d writers, %d repetitions\n",
               o.pods, o.threads, o.reps);
-  std::vector<double> ref_cpu, ref_rate, create_cpu, create_rate, bind_cpu, bind_rate,
-      status_cpu, status_rate;
+  Series creates, binds, statuses, references;
   for (int rep = 0; rep < o.reps; ++rep) {
     const std::string ns = "bench-" + std::to_string(rep);
     if (!call("POST", "/api/v1/namespaces",
@@ -207,27 +215,23 @@ int run(const Options& o) {
         rep + 1, create.cpu_us_per_write, create.writes_per_second, bind.cpu_us_per_write,
         bind.writes_per_second, status.cpu_us_per_write, status.writes_per_second,
         ref.cpu_us_per_write, ref.writes_per_second);
-    create_cpu.push_back(create.cpu_us_per_write);
-    create_rate.push_back(create.writes_per_second);
-    bind_cpu.push_back(bind.cpu_us_per_write);
-    bind_rate.push_back(bind.writes_per_second);
-    status_cpu.push_back(status.cpu_us_per_write);
-    status_rate.push_back(status.writes_per_second);
-    ref_cpu.push_back(ref.cpu_us_per_write);
-    ref_rate.push_back(ref.writes_per_second);
+    creates.add(create);
+    binds.add(bind);
+    statuses.add(status);
+    references.add(ref);
   }
-  const double ref = median(ref_cpu);
+  const double ref = median(references.cpu);
   print_heading("medians: process CPU per write (API server, store, watch cache) and ratio to a "
                 "store create of the same bytes");
-  auto line = [&](const char* name, const std::vector<double>& cpu, const std::vector<double>& rate) {
-    print_figure(name, format("%.0f µs CPU, %.2fx the store alone, %.0f writes/s", median(cpu),
-                              median(cpu) / ref, median(rate)));
+  auto line = [&](const char* name, const Series& s) {
+    print_figure(name, format("%.0f µs CPU, %.2fx the store alone, %.0f writes/s", median(s.cpu),
+                              median(s.cpu) / ref, median(s.rate)));
   };
-  line("pod create (ReplicaSet controller's)", create_cpu, create_rate);
-  line("pods/binding (scheduler's)", bind_cpu, bind_rate);
-  line("pods/status merge patch (kubelet's)", status_cpu, status_rate);
-  line("store create alone (reference)", ref_cpu, ref_rate);
-  const double per_pod = median(create_cpu) + median(bind_cpu) + median(status_cpu);
+  line("pod create (ReplicaSet controller's)", creates);
+  line("pods/binding (scheduler's)", binds);
+  line("pods/status merge patch (kubelet's)", statuses);
+  line("store create alone (reference)", references);
+  const double per_pod = median(creates.cpu) + median(binds.cpu) + median(statuses.cpu);
   print_figure("the three writes of one pod", format("%.0f µs CPU", per_pod));
   server.stop();
   return 0;
