@@ -52,6 +52,17 @@ struct RestFixture {
     RequestInfo info = parse_request_info(request).value();
     return rest->create(Call{info, configmaps, request});
   }
+
+  http::Response patch_configmap(const std::string& name, const std::string& type,
+                                 const std::string& body) {
+    http::Request request;
+    request.method = "PATCH";
+    request.target = request.path = "/api/v1/namespaces/default/configmaps/" + name;
+    request.headers = {{"content-type", type}};
+    request.body = body;
+    RequestInfo info = parse_request_info(request).value();
+    return rest->patch(Call{info, configmaps, request});
+  }
 };
 
 }  // namespace
@@ -101,6 +112,41 @@ TEST_CASE("a create right after its namespace was stored is not refused as in a 
   http::Response missing = f.create_configmap({{"name", "cm"}}, "missing");
   CHECK(missing.status == 404);
   CHECK(json::parse(missing.body)["message"] == "namespaces \"missing\" not found");
+}
+
+TEST_CASE("a patch sees the stored resourceVersion: a JSON patch may test it, a merge patch pins it") {
+  RestFixture f;
+  http::Response made = f.create_configmap({{"name", "cm"}});
+  REQUIRE(made.status == 201);
+  const std::string rv = json::parse(made.body)["metadata"]["resourceVersion"];
+  // A JSON patch's test of the current resourceVersion passes, a stale one fails.
+  http::Response tested = f.patch_configmap(
+      "cm", "application/json-patch+json",
+      R"([{"op":"test","path":"/metadata/resourceVersion","value":")" + rv +
+          R"("},{"op":"add","path":"/data","value":{"a":"1"}}])");
+  REQUIRE(tested.status == 200);
+  const json after = json::parse(tested.body);
+  CHECK(after["data"]["a"] == "1");
+  const std::string rv2 = after["metadata"]["resourceVersion"];
+  CHECK(rv2 != rv);
+  http::Response stale = f.patch_configmap(
+      "cm", "application/json-patch+json",
+      R"([{"op":"test","path":"/metadata/resourceVersion","value":")" + rv +
+          R"("},{"op":"add","path":"/data/b","value":"2"}])");
+  CHECK(stale.status != 200);
+  // A merge patch naming a resourceVersion is a precondition on it.
+  http::Response pinned = f.patch_configmap("cm", "application/merge-patch+json",
+                                            R"({"metadata":{"resourceVersion":")" + rv +
+                                                R"("},"data":{"c":"3"}})");
+  CHECK(pinned.status == 409);
+  http::Response current = f.patch_configmap("cm", "application/merge-patch+json",
+                                             R"({"metadata":{"resourceVersion":")" + rv2 +
+                                                 R"("},"data":{"c":"3"}})");
+  CHECK(current.status == 200);
+  // Neither refused patch changed the object.
+  const json stored = json::parse(f.store->get("/registry/configmaps/default/cm")->value);
+  CHECK(stored["data"] == json{{"a", "1"}, {"c", "3"}});
+  CHECK_FALSE(stored["metadata"].contains("resourceVersion"));
 }
 
 }  // namespace k3c::apiserver

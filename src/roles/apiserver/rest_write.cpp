@@ -296,7 +296,10 @@ http::Response Rest::update(const Call& c) {
     if (!precondition.empty() && precondition != std::to_string(current.revision)) {
       return error_response(object_modified(c.resource.group, c.resource.plural, c.info.name));
     }
-    const json current_bare = without_resource_version(current.object);
+    // The current object without its resourceVersion, as the update compares and keeps it
+    // (nothing below reads it): stripped in place, not copied.
+    current.object = without_resource_version(std::move(current.object));
+    const json& current_bare = current.object;
     auto updated =
         prepare_update(body.value(), current_bare, c.resource, c.info, NewUid::kPrecondition);
     if (!updated.ok()) return error_response(updated.error());
@@ -376,9 +379,12 @@ http::Response Rest::patch(const Call& c) {
     }
     auto warnings = check_patched(patched, *schemas_, c.resource, mode.value());
     if (!warnings.ok()) return error_response(warnings.error());
-    // One copy of the current object without its resourceVersion, for the update and the
-    // no-op check; the patched object is moved, not copied.
-    const json current_bare = without_resource_version(current.object);
+    // From here the current object stands without its resourceVersion, as the update
+    // compares and keeps it (nothing below reads it): stripped in place, not copied (the
+    // patch above needed it, for a JSON patch's test of /metadata/resourceVersion). The
+    // patched object is moved, not copied.
+    current.object = without_resource_version(std::move(current.object));
+    const json& current_bare = current.object;
     auto updated = prepare_update(without_resource_version(std::move(patched)), current_bare,
                                   c.resource, c.info, NewUid::kImmutable);
     if (!updated.ok()) return error_response(updated.error());
