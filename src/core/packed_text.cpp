@@ -10,9 +10,17 @@
 #include <vector>
 
 namespace k3c {
+
+// An LZ4 compression state (outside the anonymous namespace: PackDictionary holds one).
+struct Lz4StreamDeleter {
+  void operator()(LZ4_stream_t* s) const { LZ4_freeStream(s); }
+};
+using Lz4Stream = std::unique_ptr<LZ4_stream_t, Lz4StreamDeleter>;
+
 namespace {
 
 constexpr size_t kMinPacked = 64;  // shorter texts are held as they are
+constexpr size_t kKeptScratch = 256 * 1024;  // output room a thread keeps between packs
 // A few objects' worth (a running pod is 4.8 kB). It also bounds what a dictionary costs when
 // a text that outlives the rest of its generation keeps it alive alone.
 constexpr size_t kMaxDictionary = 16 * 1024;
@@ -21,14 +29,9 @@ constexpr size_t kMaxDictionary = 16 * 1024;
 // same Deployment packs to ~7%, a node to ~11%, a Lease to ~19% against another).
 bool packs_poorly(size_t packed, size_t size) { return packed * 6 > size; }
 
-struct StreamDeleter {
-  void operator()(LZ4_stream_t* s) const { LZ4_freeStream(s); }
-};
-using Stream = std::unique_ptr<LZ4_stream_t, StreamDeleter>;
-
 // This thread's working state for one compression, and room for its output.
 struct Scratch {
-  Stream work{LZ4_createStream()};
+  Lz4Stream work{LZ4_createStream()};
   std::vector<char> out;
 };
 Scratch& scratch() {
@@ -73,7 +76,10 @@ class PackDictionary {
     const int n = LZ4_compress_fast_continue(s.work.get(), text.data(), s.out.data(),
                                              static_cast<int>(text.size()), bound, 1);
     if (n <= 0) corrupt("compression failed");
-    return std::string(s.out.data(), static_cast<size_t>(n));
+    std::string packed(s.out.data(), static_cast<size_t>(n));
+    // The room a rare large object needed (bodies go up to 3 MiB) is not kept for good.
+    if (s.out.capacity() > kKeptScratch) std::vector<char>().swap(s.out);
+    return packed;
   }
 
   // Once another dictionary is current, only the content is needed (to unpack).
@@ -86,7 +92,7 @@ class PackDictionary {
   }
 
   const std::string content_;
-  Stream prepared_;
+  Lz4Stream prepared_;
   int packed_ = 0;  // texts packed before prepared_ was made
 };
 

@@ -98,6 +98,20 @@ TEST_CASE("short and incompressible texts are held as they are", "[packed_text]"
   }
 }
 
+TEST_CASE("a large text packs and reads back, and the next small one still does",
+          "[packed_text]") {
+  TextPacker packer;
+  std::string large;
+  for (int i = 0; large.size() < 2 * 1024 * 1024; ++i) large += pod(i, i % 2 == 0);
+  PackedText big = packer.pack(PackedText(large));
+  CHECK(big.held_bytes() * 4 < large.size());
+  CHECK(big.text() == large);
+  std::string prefix = big.prefix(100);
+  CHECK(prefix == large.substr(0, 100));
+  PackedText small = packer.pack(PackedText(pod(7, true)));
+  CHECK(small.text() == pod(7, true));
+}
+
 TEST_CASE("packed texts outlive their packer; an unpacked one moves its text out",
           "[packed_text]") {
   PackedText kept;
