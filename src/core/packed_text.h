@@ -2,7 +2,7 @@
 // Objects of one kind share most of their bytes (keys, structure, the same container spec
 // over thousands of pods), so each is compressed with LZ4 against a dictionary made of other
 // texts of its kind: a 4.8 kB running pod packs into ~340 bytes, reads back in ~0.5 µs and
-// packs in ~2 µs (doc/benchmarks.md, "Packed watch cache").
+// packs in ~2 µs (doc/benchmarks.md, "session 18: the watch cache packed").
 //
 // PackedText is one text, packed against a shared, immutable dictionary or held as it is
 // (short or incompressible texts, and texts nobody packed). TextPacker packs texts of one
