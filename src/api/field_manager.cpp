@@ -16,31 +16,6 @@ std::string text(const json& o, const char* key) {
   return it != o.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// Whether `node` is a FieldsV1 tree decode_v1 reads without an error (checked without
-// making the paths).
-bool valid_v1(const json& node) {
-  if (!node.is_object()) return false;
-  for (auto& [k, child] : node.items()) {
-    if (k == ".") continue;
-    if (k.size() < 2 || k[1] != ':' || std::string_view("fkvi").find(k[0]) == std::string::npos)
-      return false;
-    if (!valid_v1(child)) return false;
-  }
-  return true;
-}
-
-// Whether `path` is in the set the FieldsV1 tree `root` encodes: its node is there and is a
-// leaf ({}) or marked with ".".
-bool v1_holds(const json& root, const FieldPath& path) {
-  const json* node = &root;
-  for (const std::string& step : path) {
-    auto it = node->find(step);
-    if (it == node->end()) return false;
-    node = &*it;
-  }
-  return !path.empty() && (node->empty() || node->contains("."));
-}
-
 struct Entry {
   std::string manager, operation, api_version, time, subresource;
   FieldSet fields;  // valid once read(); until then `stored` holds them
@@ -51,7 +26,7 @@ struct Entry {
 
   void read() {
     if (stored == nullptr) return;
-    auto set = fieldset_from_v1(*stored);  // valid_v1 held: it reads
+    auto set = fieldset_from_v1(*stored);  // fields_v1_readable held: it reads
     if (set.is_ok()) fields = std::move(set).value();
     stored = nullptr;
   }
@@ -69,7 +44,7 @@ struct Entry {
                          [&](const FieldPath& p) { return fields.count(p) > 0; });
     }
     return std::any_of(paths.begin(), paths.end(),
-                       [&](const FieldPath& p) { return v1_holds(*stored, p); });
+                       [&](const FieldPath& p) { return fields_v1_holds(*stored, p); });
   }
 
   // Upstream's manager identity: appliers are one manager whatever apiVersion they use.
@@ -94,7 +69,7 @@ std::vector<Entry> read_entries(const json& object) {
                 text(e, "time"),    text(e, "subresource"), {}};
     auto fields = e.find("fieldsV1");
     if (fields == e.end()) continue;
-    if (!valid_v1(*fields)) continue;  // unreadable stored entries are dropped, not fatal
+    if (!fields_v1_readable(*fields)) continue;  // unreadable stored entries are dropped
     entry.stored = &*fields;
     out.push_back(std::move(entry));
   }

@@ -38,6 +38,15 @@ TEST_CASE("field sets: FieldsV1 round trip and path strings") {
   REQUIRE(set.is_ok());
   REQUIRE(set->size() == 4);
   REQUIRE(fieldset_to_v1(*set) == v1);
+  // The same reads without the set.
+  CHECK(fields_v1_readable(v1));
+  for (const FieldPath& p : *set) CHECK(fields_v1_holds(v1, p));
+  CHECK_FALSE(fields_v1_holds(v1, {"f:metadata"}));  // a node without "." is not a member
+  CHECK_FALSE(fields_v1_holds(v1, {"f:spec", "f:replicas"}));
+  CHECK_FALSE(fields_v1_holds(v1, {}));
+  CHECK_FALSE(fields_v1_readable(json::parse(R"({"f:a":{"x":{}}})")));
+  CHECK_FALSE(fields_v1_readable(json::parse(R"({"f:a":1})")));
+  CHECK_FALSE(fieldset_from_v1(json::parse(R"({"f:a":{"x":{}}})")).is_ok());
   REQUIRE(path_string({"f:spec", "f:containers", "k:{\"name\":\"web\"}", "f:image"}) ==
           ".spec.containers[name=\"web\"].image");
   REQUIRE(path_string({"f:ports", "k:{\"containerPort\":80,\"protocol\":\"TCP\"}"}) ==

@@ -332,6 +332,11 @@ Shape top_shape(const MessageType* type, FieldType& holder) {
   return {&holder, nullptr};
 }
 
+// A FieldsV1 member name: "." or a path element (f:, k:, v:, i:).
+bool v1_step(std::string_view k) {
+  return k.size() >= 2 && k[1] == ':' && std::string_view("fkvi").find(k[0]) != std::string::npos;
+}
+
 Status decode_v1(const json& node, FieldPath& path, FieldSet& out) {
   if (!node.is_object()) {
     return error(Code::kBadRequest, "FieldsV1: expected an object at " + path_string(path));
@@ -342,7 +347,7 @@ Status decode_v1(const json& node, FieldPath& path, FieldSet& out) {
       if (!path.empty()) out.insert(path);
       continue;
     }
-    if (k.size() < 2 || k[1] != ':' || std::string("fkvi").find(k[0]) == std::string::npos) {
+    if (!v1_step(k)) {
       return error(Code::kBadRequest, "FieldsV1: unknown path element \"" + k + "\"");
     }
     Step step(path, k);
@@ -358,6 +363,25 @@ Result<FieldSet> fieldset_from_v1(const json& fields_v1) {
   FieldPath path;
   RETURN_IF_ERROR(decode_v1(fields_v1, path, out));
   return out;
+}
+
+bool fields_v1_readable(const json& node) {
+  if (!node.is_object()) return false;
+  for (auto& [k, child] : node.items()) {
+    if (k == ".") continue;
+    if (!v1_step(k) || !fields_v1_readable(child)) return false;
+  }
+  return true;
+}
+
+bool fields_v1_holds(const json& fields_v1, const FieldPath& path) {
+  const json* node = &fields_v1;
+  for (const std::string& step : path) {
+    auto it = node->find(step);
+    if (it == node->end()) return false;
+    node = &*it;
+  }
+  return !path.empty() && (node->empty() || node->contains("."));
 }
 
 json fieldset_to_v1(const FieldSet& set) {

@@ -22,6 +22,10 @@ using FieldSet = std::set<FieldPath>;
 // FieldsV1 JSON <-> set. Members are leaves (`{}`) and nodes marked with ".".
 Result<FieldSet> fieldset_from_v1(const nlohmann::json& fields_v1);
 nlohmann::json fieldset_to_v1(const FieldSet& set);
+// The same checks and lookups on the FieldsV1 JSON itself, without making the set: whether
+// fieldset_from_v1 reads it, and whether its set holds `path`.
+bool fields_v1_readable(const nlohmann::json& fields_v1);
+bool fields_v1_holds(const nlohmann::json& fields_v1, const FieldPath& path);
 // As upstream prints a path: .spec.containers[name="web"].image, .metadata.finalizers[="x"].
 std::string path_string(const FieldPath& path);
 

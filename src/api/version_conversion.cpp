@@ -279,6 +279,9 @@ json event_to(const json& in, std::string_view api_version) {
   return out;
 }
 
+// How a serialized object begins (nlohmann writes apiVersion first).
+constexpr std::string_view kLead = R"({"apiVersion":")";
+
 }  // namespace
 
 std::string_view storage_version(std::string_view group, std::string_view kind) {
@@ -288,8 +291,11 @@ std::string_view storage_version(std::string_view group, std::string_view kind) 
   return "";
 }
 
+size_t conversion_check_length(std::string_view api_version) {
+  return kLead.size() + api_version.size() + 1;  // and the closing quote
+}
+
 bool may_need_conversion(std::string_view object, std::string_view api_version) {
-  constexpr std::string_view kLead = R"({"apiVersion":")";
   if (!object.starts_with(kLead)) return true;
   object.remove_prefix(kLead.size());
   return !(object.starts_with(api_version) && object.substr(api_version.size()).starts_with("\""));

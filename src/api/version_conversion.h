@@ -31,6 +31,9 @@ Status convert_to_version(nlohmann::json& object, std::string_view api_version);
 // that apiVersion (nlohmann writes keys in order, so apiVersion comes first), which spares
 // the parse of objects already in the asked version.
 bool may_need_conversion(std::string_view object, std::string_view api_version);
+// How many leading bytes of an object may_need_conversion reads for `api_version` (what a
+// caller holding the object packed needs to unpack).
+size_t conversion_check_length(std::string_view api_version);
 
 // The annotations autoscaling/v1 carries v2's fields in (upstream's names).
 inline constexpr const char* kHpaMetricsAnnotation = "autoscaling.alpha.kubernetes.io/metrics";

@@ -148,3 +148,17 @@ TEST_CASE("may_need_conversion looks at the leading apiVersion only") {
   CHECK_FALSE(may_need_conversion(json({{"apiVersion", "autoscaling/v2"}, {"kind", "X"}}).dump(),
                                   "autoscaling/v2"));
 }
+
+TEST_CASE("may_need_conversion decides on the first conversion_check_length bytes") {
+  using k3c::api::conversion_check_length;
+  using k3c::api::may_need_conversion;
+  for (const std::string object :
+       {R"({"apiVersion":"v1","kind":"Event"})", R"({"apiVersion":"v1beta1","kind":"Event"})",
+        R"({"apiVersion":"events.k8s.io/v1","kind":"Event"})", R"({"apiVersion":"v1"})",
+        R"({"kind":"Event","apiVersion":"v1"})"}) {
+    for (std::string_view version : {"v1", "events.k8s.io/v1", "autoscaling/v2"}) {
+      const std::string head = object.substr(0, conversion_check_length(version));
+      CHECK(may_need_conversion(head, version) == may_need_conversion(object, version));
+    }
+  }
+}

@@ -97,7 +97,7 @@ class PackDictionary {
 };
 
 PackedText::PackedText(std::string text)
-    : bytes_(std::move(text)), size_(static_cast<uint32_t>(bytes_.size())) {}
+    : bytes_(std::move(text)), size_(bytes_.size()) {}
 
 void PackedText::append_to(std::string& out) const {
   if (!dictionary_) {
@@ -146,7 +146,8 @@ TextPacker& TextPacker::operator=(TextPacker&&) noexcept = default;
 PackedText TextPacker::pack(PackedText text) {
   if (text.packed()) return text;
   // A text kept as it is keeps no slack (nlohmann's dump() grows its string by doubling).
-  if (text.size() < kMinPacked) {
+  // LZ4 takes at most LZ4_MAX_INPUT_SIZE (~2 GB) in one piece.
+  if (text.size() < kMinPacked || text.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
     text.bytes_.shrink_to_fit();
     return text;
   }

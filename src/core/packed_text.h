@@ -51,7 +51,7 @@ class PackedText {
  private:
   friend class TextPacker;
   std::string bytes_;
-  uint32_t size_ = 0;
+  size_t size_ = 0;
   std::shared_ptr<const PackDictionary> dictionary_;  // null: bytes_ is the text
 };
 

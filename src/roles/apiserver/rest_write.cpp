@@ -37,12 +37,8 @@ std::string meta_rv(const json& o) {
 // Namespace admission: no creates in a namespace that is missing or being terminated.
 std::optional<ApiError> admit_namespace(WatchCache& cache, const Call& c, const std::string& name) {
   if (!c.resource.namespaced) return std::nullopt;
-  const std::string key = "/registry/namespaces/" + c.info.namespace_;
-  auto ns = cache.get(key, -1);
-  // Not in the cache yet may be a namespace created a moment ago (a client creating it and
-  // then its content): before refusing, the cache catches up with the store, as upstream's
-  // plugin does a live lookup.
-  if (!ns.is_ok() && ns.status().code() == Code::kNotFound) ns = cache.get(key, 0);
+  // A namespace created a moment ago (a client creating it, then its content) counts.
+  auto ns = cache.get_or_catch_up("/registry/namespaces/" + c.info.namespace_);
   if (!ns.is_ok()) return not_found("", "namespaces", c.info.namespace_);
   json o = json::parse((*ns)->json.text(), nullptr, false);
   if (o.is_object() && o["status"].is_object() && o["status"].value("phase", "") == "Terminating") {

@@ -26,11 +26,11 @@ ApiError refused(const std::string& name, const std::string& reason) {
 Result<json> find_account(WatchCache& cache, const std::string& ns, const std::string& account,
                           const ServiceAccountLookup& lookup) {
   const std::string key = "/registry/serviceaccounts/" + ns + "/" + account;
-  auto found = cache.get(key, -1);
+  auto found = cache.get_or_catch_up(key);
   const int attempts = account == kDefaultAccount ? lookup.default_attempts : 1;
-  for (int i = 0; !found.is_ok() && i < attempts; ++i) {
+  for (int i = 1; !found.is_ok() && i < attempts; ++i) {
     if (found.status().code() != Code::kNotFound) break;
-    if (i != 0) std::this_thread::sleep_for(lookup.interval);
+    std::this_thread::sleep_for(lookup.interval);
     found = cache.get(key, 0);
   }
   if (!found.is_ok()) {

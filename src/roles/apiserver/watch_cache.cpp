@@ -434,6 +434,12 @@ Result<ObjectPtr> WatchCache::get(const std::string& key, int64_t min_revision) 
   return it->second;
 }
 
+Result<ObjectPtr> WatchCache::get_or_catch_up(const std::string& key) {
+  auto o = get(key, -1);
+  if (!o.is_ok() && o.status().code() == Code::kNotFound) return get(key, 0);
+  return o;
+}
+
 Result<ListSnapshot> WatchCache::list(const Filter& filter, int64_t min_revision,
                                       const std::string& after, int64_t limit) {
   RETURN_IF_ERROR(wait_for(min_revision));

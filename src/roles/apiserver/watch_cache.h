@@ -139,6 +139,10 @@ class WatchCache {
   bool has(int64_t revision) const;
 
   Result<ObjectPtr> get(const std::string& key, int64_t min_revision);
+  // What the cache holds for `key` now; when it holds nothing, the answer once it has caught
+  // up with the store (an object written a moment ago), as upstream's admission plugins fall
+  // back from their informers to a live lookup before they refuse.
+  Result<ObjectPtr> get_or_catch_up(const std::string& key);
   // Items under filter.prefix in key order after `after`, at most `limit` (0 = all).
   Result<ListSnapshot> list(const Filter& filter, int64_t min_revision, const std::string& after,
                             int64_t limit);

@@ -11,8 +11,6 @@ namespace k3c::apiserver {
 namespace {
 
 constexpr auto kBookmarkEvery = std::chrono::seconds(60);
-// What api::may_need_conversion reads of an object besides the version: {"apiVersion":"...".
-constexpr size_t kConversionLead = 16;
 constexpr auto kBookmarkBeforeEnd = std::chrono::seconds(2);
 
 // When the next bookmark is due, as upstream's cacher times them: every minute, and once
@@ -69,8 +67,9 @@ http::BodyStream::Chunk WatchStream::poll() {
   for (auto& e : batch.events) {
     if (e.line && !options_.table &&
         (options_.convert_to.empty() ||
-         !api::may_need_conversion(e.object->json.prefix(kConversionLead + options_.convert_to.size()),
-                                   options_.convert_to))) {
+         !api::may_need_conversion(
+             e.object->json.prefix(api::conversion_check_length(options_.convert_to)),
+             options_.convert_to))) {
       // Serialized once by the cache for every watcher. Moved, not copied: a thousand
       // watchers share its reference count, and each copy is a contended atomic.
       out.append(std::move(e.line));
