@@ -94,9 +94,15 @@ Status status_of(const Reply& reply) {
 
 namespace {
 
-Result<json> object_of(Result<Reply> reply) {
+// Whether the request was made and succeeded (a 2xx), its body left unread.
+Status outcome_of(const Result<Reply>& reply) {
   if (!reply.is_ok()) return reply.status();
   if (reply->status < 200 || reply->status > 299) return status_of(*reply);
+  return Status::ok();
+}
+
+Result<json> object_of(Result<Reply> reply) {
+  RETURN_IF_ERROR(outcome_of(reply));
   json body = json::parse(reply->body, nullptr, false);
   if (body.is_discarded()) return error(Code::kInternal, "the server answered invalid JSON");
   return body;
@@ -157,6 +163,13 @@ Result<json> patch(Client& c, const ResourceId& r, std::string_view ns, std::str
       c.request("PATCH", r.path(ns, name, subresource), body_of(patch_body), patch_type));
 }
 
+Status patch_unanswered(Client& c, const ResourceId& r, std::string_view ns, std::string_view name,
+                        std::string_view patch_type, const json& patch_body,
+                        std::string_view subresource) {
+  return outcome_of(
+      c.request("PATCH", r.path(ns, name, subresource), body_of(patch_body), patch_type));
+}
+
 Status remove(Client& c, const ResourceId& r, std::string_view ns, std::string_view name,
               const DeleteOptions& options) {
   json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
@@ -164,10 +177,7 @@ Status remove(Client& c, const ResourceId& r, std::string_view ns, std::string_v
   if (!options.precondition_uid.empty())
     body["preconditions"] = {{"uid", options.precondition_uid}};
   if (options.grace_period_seconds) body["gracePeriodSeconds"] = *options.grace_period_seconds;
-  auto reply = c.request("DELETE", r.path(ns, name), body_of(body));
-  if (!reply.is_ok()) return reply.status();
-  if (reply->status < 200 || reply->status > 299) return status_of(*reply);
-  return Status::ok();
+  return outcome_of(c.request("DELETE", r.path(ns, name), body_of(body)));
 }
 
 }  // namespace k3c::client

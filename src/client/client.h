@@ -99,6 +99,11 @@ Result<nlohmann::json> update(Client& c, const ResourceId& r, const nlohmann::js
 Result<nlohmann::json> patch(Client& c, const ResourceId& r, std::string_view ns,
                              std::string_view name, std::string_view patch_type,
                              const nlohmann::json& patch_body, std::string_view subresource = {});
+// The same patch for a caller that needs only whether it was applied: the object the server
+// answers with is not parsed (a kubelet's status writes, thousands a second on a big cluster).
+Status patch_unanswered(Client& c, const ResourceId& r, std::string_view ns,
+                        std::string_view name, std::string_view patch_type,
+                        const nlohmann::json& patch_body, std::string_view subresource = {});
 Status remove(Client& c, const ResourceId& r, std::string_view ns, std::string_view name,
               const DeleteOptions& options = {});
 

@@ -1,12 +1,12 @@
 #include "client/informer.h"
 
-#include <pthread.h>
 
 #include <unordered_set>
 #include <utility>
 
 #include "client/event_peek.h"
 #include "core/log.h"
+#include "core/thread_set.h"
 
 namespace k3c::client {
 
@@ -78,7 +78,7 @@ void Informer::add_index(const std::string& name, IndexFunc index) {
 void Informer::start() {
   if (thread_.joinable()) return;
   thread_ = std::thread([this] {
-    pthread_setname_np(pthread_self(), ("i-" + resource_.plural).substr(0, 15).c_str());
+    name_this_thread("i-" + resource_.plural);
     run();
   });
 }
@@ -376,14 +376,19 @@ void Informer::index_locked(const std::string& key, const json* old, const json*
   };
   static const IndexFunc kNone;
   auto reindex = [&](const std::string& name, const IndexFunc& f) {
+    std::vector<std::string> before = values(old, name, f), after = values(now, name, f);
+    // Most updates (a status write) leave an object's index values as they were: its key
+    // stays filed where it is (taking it out and filing it again cost two searches of sets
+    // holding thousands of keys with long common prefixes).
+    if (before == after) return;
     auto& index = indexes_[name];
-    for (const auto& v : values(old, name, f)) {
+    for (const auto& v : before) {
       auto it = index.find(v);
       if (it == index.end()) continue;
       it->second.erase(key);
       if (it->second.empty()) index.erase(it);
     }
-    for (const auto& v : values(now, name, f)) index[v].insert(key);
+    for (const auto& v : after) index[v].insert(key);
   };
   reindex("namespace", kNone);
   for (const auto& [name, f] : index_funcs_) reindex(name, f);

@@ -2,6 +2,7 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/thread_set.h"
 
 namespace k3c::client {
 
@@ -13,7 +14,12 @@ LeaderElector::LeaderElector(Client& client, LeaderElectionConfig config, const 
 LeaderElector::~LeaderElector() { stop(); }
 
 void LeaderElector::start() {
-  if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+  if (!thread_.joinable()) {
+    thread_ = std::thread([this] {
+      name_this_thread("leader-elect");
+      run();
+    });
+  }
 }
 
 void LeaderElector::stop() {

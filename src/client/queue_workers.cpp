@@ -1,7 +1,7 @@
 // Elastic workers of a work queue (see queue_workers.h).
 #include "client/queue_workers.h"
+#include "core/thread_set.h"
 
-#include <pthread.h>
 
 #include <algorithm>
 
@@ -47,7 +47,7 @@ void QueueWorkers::grow_if_behind() {
 }
 
 void QueueWorkers::work(bool stays) {
-  pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+  name_this_thread(name_);
   while (true) {
     auto key = stays ? queue_.get() : queue_.get_for(idle_life_);
     if (!key) {

@@ -1,6 +1,6 @@
 #include "core/elastic_pool.h"
+#include "core/thread_set.h"
 
-#include <pthread.h>
 
 #include <algorithm>
 
@@ -31,7 +31,7 @@ bool ElasticPool::submit(std::function<void()> task) {
 }
 
 void ElasticPool::run() {
-  pthread_setname_np(pthread_self(), name_.c_str());
+  name_this_thread(name_);
   std::unique_lock lock(mu_);
   while (true) {
     if (tasks_.empty()) {

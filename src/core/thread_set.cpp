@@ -1,8 +1,17 @@
 #include "core/thread_set.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <string>
 
 namespace k3c {
+
+void name_this_thread(std::string_view name) {
+  std::string shown(name.substr(0, 15));
+  pthread_setname_np(pthread_self(), shown.c_str());
+}
+
 
 void ThreadSet::reap() {
   for (const std::thread::id id : ended_) {

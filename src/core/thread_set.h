@@ -6,10 +6,15 @@
 #pragma once
 
 #include <list>
+#include <string_view>
 #include <thread>
 #include <utility>
 
 namespace k3c {
+
+// Names the calling thread as `top -H`, `ps -L` and /proc/PID/task/*/comm show it (Linux keeps
+// the first 15 bytes), so that a profile or a thread's CPU says which part of the process it is.
+void name_this_thread(std::string_view name);
 
 class ThreadSet {
  public:

@@ -18,6 +18,7 @@
 
 #include "core/elastic_pool.h"
 #include "core/log.h"
+#include "core/thread_set.h"
 
 namespace k3c::http {
 namespace {
@@ -322,7 +323,10 @@ Status HttpsServer::start() {
   }
   net::co_spawn(im.ioc, im.accept_loop(), net::detached);
   for (int i = 0; i < std::max(1, im.options.io_threads); ++i) {
-    im.threads.emplace_back([&im] { im.ioc.run(); });
+    im.threads.emplace_back([&im] {
+      name_this_thread("https-io");
+      im.ioc.run();
+    });
   }
   return Status::ok();
 }

@@ -1,6 +1,7 @@
 // The SQLite-backed Store: opening, reads, writes and watches. Compaction, leases and the
 // maintenance thread are in store_maintenance.cpp.
 #include "store/internal/sqlite_store.h"
+#include "core/thread_set.h"
 
 #include <filesystem>
 #include <limits>
@@ -147,7 +148,10 @@ Status SqliteStore::start(std::unique_ptr<Db> writer) {
   committer_ = std::make_unique<Committer>(std::move(writer), std::move(table), options_.max_batch,
                                            [this](const auto& events) { on_commit(events); });
   if (options_.maintenance_interval.count() > 0) {
-    maintenance_ = std::thread([this] { maintenance_loop(); });
+    maintenance_ = std::thread([this] {
+      name_this_thread("store-maintain");
+      maintenance_loop();
+    });
   }
   return Status::ok();
 }

@@ -7,6 +7,7 @@
 #include "api/json_fields.h"
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/thread_set.h"
 #include "roles/apiserver/custom_resource.h"
 
 namespace k3c::apiserver {
@@ -145,7 +146,10 @@ CrdController::~CrdController() { stop(); }
 Status CrdController::start() {
   RETURN_IF_ERROR(watch());
   reconcile();
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("crd-controller");
+    run();
+  });
   return Status::ok();
 }
 

@@ -2,6 +2,7 @@
 #include "roles/apiserver/watch_cache.h"
 
 #include "core/log.h"
+#include "core/thread_set.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -219,7 +220,10 @@ WatchCache::~WatchCache() { stop(); }
 
 Status WatchCache::start() {
   RETURN_IF_ERROR(load());
-  applier_ = std::thread([this] { run(); });
+  applier_ = std::thread([this] {
+    name_this_thread("watch-cache");
+    run();
+  });
   return Status::ok();
 }
 

@@ -115,9 +115,8 @@ Status NodeReporter::register_node() {
   }
   node_uid_ = api::text(api::member(*existing, "metadata"), "uid");
   if (auto patch = label_patch(*existing, node_labels(identity_, machine))) {
-    auto patched = client::patch(client_, res::kNodes, "", identity_.name,
-                                 "application/merge-patch+json", *patch);
-    if (!patched.is_ok()) return patched.status();
+    RETURN_IF_ERROR(client::patch_unanswered(client_, res::kNodes, "", identity_.name,
+                                             "application/merge-patch+json", *patch));
   }
   // The status of a node that was already there is written at the next sync, at once.
   last_report_.reset();

@@ -1,5 +1,6 @@
 // WAL checkpoints on their own thread (see checkpointer.h).
 #include "store/internal/checkpointer.h"
+#include "core/thread_set.h"
 
 namespace k3c::store::internal {
 
@@ -8,7 +9,10 @@ Checkpointer::Checkpointer(std::unique_ptr<Db> db, int threshold_frames, int har
       threshold_(threshold_frames),
       hard_limit_(hard_limit_frames),
       backpressure_(hard_limit_frames * 4),
-      thread_([this] { loop(); }) {}
+      thread_([this] {
+        name_this_thread("store-checkpoint");
+        loop();
+      }) {}
 
 Checkpointer::~Checkpointer() { stop(); }
 

@@ -1,5 +1,6 @@
 // Group commit (see committer.h).
 #include "store/internal/committer.h"
+#include "core/thread_set.h"
 
 namespace k3c::store::internal {
 namespace {
@@ -13,7 +14,10 @@ Committer::Committer(std::unique_ptr<Db> db, LogTable table, size_t max_batch, O
       table_(std::move(table)),
       max_batch_(max_batch > 0 ? max_batch : 1),
       on_commit_(std::move(on_commit)),
-      thread_([this] { loop(); }) {}
+      thread_([this] {
+        name_this_thread("store-commit");
+        loop();
+      }) {}
 
 Committer::~Committer() { stop(); }
 

@@ -13,10 +13,10 @@ Status delete_disrupted_pod(ControllerContext& ctx, const json& pod, const std::
   const std::string phase = current.is_object() ? current.value("phase", "") : "";
   if (force && phase != "Succeeded" && phase != "Failed") status["phase"] = "Failed";
   if (condition_status(pod, "DisruptionTarget") != "True" || status.contains("phase")) {
-    auto patched =
-        client::patch(ctx.client, client::resources::kPods, namespace_of(pod), name_of(pod),
-                      "application/strategic-merge-patch+json", {{"status", status}}, "status");
-    if (!patched.is_ok() && patched.status().code() != Code::kNotFound) return patched.status();
+    Status patched = client::patch_unanswered(
+        ctx.client, client::resources::kPods, namespace_of(pod), name_of(pod),
+        "application/strategic-merge-patch+json", {{"status", status}}, "status");
+    if (!patched.is_ok() && patched.code() != Code::kNotFound) return patched;
   }
   client::DeleteOptions options;
   options.precondition_uid = uid_of(pod);

@@ -97,11 +97,12 @@ GarbageCollector::~GarbageCollector() {
 
 void GarbageCollector::watch_kind(size_t index, client::Informer& informer) {
   informer.add_index(kOwnerIndex, [](const json& o) { return owner_uids(o); });
-  informer.add_handler({[this, index](const client::ObjectPtr& o) { observe(index, o, false); },
-                        [this, index](const client::ObjectPtr&, const client::ObjectPtr& o) {
-                          observe(index, o, false);
-                        },
-                        [this, index](const client::ObjectPtr& o) { observe(index, o, true); }});
+  informer.add_handler(
+      {[this, index](const client::ObjectPtr& o) { observe(index, nullptr, o, false); },
+       [this, index](const client::ObjectPtr& old, const client::ObjectPtr& o) {
+         observe(index, old, o, false);
+       },
+       [this, index](const client::ObjectPtr& o) { observe(index, nullptr, o, true); }});
 }
 
 const GarbageCollector::Watched* GarbageCollector::watched(size_t index) const {
@@ -178,7 +179,8 @@ void GarbageCollector::requeue_dependents_of_kind(const Kind& kind) {
   }
 }
 
-void GarbageCollector::observe(size_t kind, const client::ObjectPtr& object, bool deleted) {
+void GarbageCollector::observe(size_t kind, const client::ObjectPtr& old,
+                               const client::ObjectPtr& object, bool deleted) {
   const std::string& uid = uid_of(*object);
   std::string key = queue_key(kind, *object);
   {
@@ -189,7 +191,13 @@ void GarbageCollector::observe(size_t kind, const client::ObjectPtr& object, boo
       by_uid_[uid] = key;
     }
   }
-  if (!deleted && (!owner_refs(*object).empty() || has_finalizer(*object, "orphan") ||
+  // An object's owners are checked when it appears and when its owners change, as upstream's
+  // graph builder does; a deleted owner requeues its dependents (below). An update that
+  // leaves them alone (a pod's binding or status) has nothing new to check.
+  const bool owners_changed = old == nullptr || owner_refs(*old) != owner_refs(*object) ||
+                              being_deleted(*old) != being_deleted(*object);
+  if (!deleted && ((owners_changed && !owner_refs(*object).empty()) ||
+                   has_finalizer(*object, "orphan") ||
                    has_finalizer(*object, "foregroundDeletion"))) {
     enqueue(key);
   }

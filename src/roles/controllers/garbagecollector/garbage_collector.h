@@ -67,7 +67,9 @@ class GarbageCollector final : public Controller {
   Status delete_dependents(const json& owner, bool& blocked);
   Status remove_finalizer(size_t kind, const json& object, std::string_view finalizer);
   Status check_owners(size_t kind, const json& object);
-  void observe(size_t kind, const client::ObjectPtr& object, bool deleted);
+  // `old`: the object as last seen, on an update (else null).
+  void observe(size_t kind, const client::ObjectPtr& old, const client::ObjectPtr& object,
+               bool deleted);
 
   ControllerContext& ctx_;
   mutable std::mutex kinds_mu_;

@@ -108,10 +108,10 @@ Status JobController::release_orphan_pod(const std::string& pod_key) {
       return Status::ok();  // its job counts it
   }
   json patch = {{"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-  auto written = client::patch(ctx_.client, client::resources::kPods, namespace_of(*pod),
+  Status written =
+      client::patch_unanswered(ctx_.client, client::resources::kPods, namespace_of(*pod),
                                name_of(*pod), "application/strategic-merge-patch+json", patch);
-  if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
-  return Status::ok();
+  return written.code() == Code::kNotFound ? Status::ok() : written;
 }
 
 Status JobController::reconcile(const std::string& key) {

@@ -61,9 +61,9 @@ int JobController::delete_pods(Sync& s, const std::vector<client::ObjectPtr>& po
       if (drop_finalizer && has_tracking_finalizer(*pod)) {
         json patch = {
             {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-        auto r = client::patch(ctx_.client, client::resources::kPods, namespace_of(*pod),
-                               name_of(*pod), "application/strategic-merge-patch+json", patch);
-        if (!r.is_ok()) return r.status();
+        RETURN_IF_ERROR(client::patch_unanswered(ctx_.client, client::resources::kPods,
+                                                 namespace_of(*pod), name_of(*pod),
+                                                 "application/strategic-merge-patch+json", patch));
       }
       client::DeleteOptions options;
       options.precondition_uid = uid_of(*pod);

@@ -77,9 +77,10 @@ Status JobController::remove_tracking_finalizers(Sync& s,
     calls.push_back(std::async(std::launch::async, [this, pod] {
       json patch = {
           {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-      auto r = client::patch(ctx_.client, client::resources::kPods, namespace_of(*pod),
-                             name_of(*pod), "application/strategic-merge-patch+json", patch);
-      return r.is_ok() || r.status().code() == Code::kNotFound ? Status::ok() : r.status();
+      Status r = client::patch_unanswered(ctx_.client, client::resources::kPods,
+                                          namespace_of(*pod), name_of(*pod),
+                                          "application/strategic-merge-patch+json", patch);
+      return r.code() == Code::kNotFound ? Status::ok() : r;
     }));
   }
   for (size_t i = 0; i < release.size(); ++i) {

@@ -84,11 +84,9 @@ Status NodeIpamController::reconcile(const std::string& key) {
   }
   const std::string cidr = to_string(*slice);
   json patch = {{"spec", {{"podCIDR", cidr}, {"podCIDRs", {cidr}}}}};
-  auto patched = client::patch(ctx_.client, client::resources::kNodes, "", key,
-                               "application/merge-patch+json", patch);
-  if (!patched.is_ok()) {
-    return patched.status().code() == Code::kNotFound ? Status::ok() : patched.status();
-  }
+  Status patched = client::patch_unanswered(ctx_.client, client::resources::kNodes, "", key,
+                                            "application/merge-patch+json", patch);
+  if (!patched.is_ok()) return patched.code() == Code::kNotFound ? Status::ok() : patched;
   std::lock_guard lock(mu_);
   // Unless the cache has already shown the node with it.
   if (!cached_.count(key)) handed_out_[key] = slice->network;

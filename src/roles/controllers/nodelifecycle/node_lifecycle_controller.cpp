@@ -115,10 +115,11 @@ Status NodeLifecycleController::mark_pods_not_ready(const std::string& node) {
       }
     }
     json patch = {{"status", {{"conditions", conditions}}}};
-    auto written =
-        client::patch(ctx_.client, client::resources::kPods, namespace_of(*pod), name_of(*pod),
-                      "application/strategic-merge-patch+json", patch, "status");
-    if (!written.is_ok() && written.status().code() != Code::kNotFound) return written.status();
+    Status written = client::patch_unanswered(ctx_.client, client::resources::kPods,
+                                              namespace_of(*pod), name_of(*pod),
+                                              "application/strategic-merge-patch+json", patch,
+                                              "status");
+    if (!written.is_ok() && written.code() != Code::kNotFound) return written;
     ctx_.events.record(*pod, "Warning", "NodeNotReady", "Node is not ready", "node-controller");
   }
   return Status::ok();

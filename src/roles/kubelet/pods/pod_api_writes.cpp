@@ -27,9 +27,9 @@ Status patch_pod_status(client::Client& client, const json& pod, const json& sta
   const json& current = pod.value("status", json::object());
   json patch = {{"metadata", {{"uid", writes_meta(pod, "uid")}}},
                 {"status", status_patch(current, status)}};
-  auto r = client::patch(client, client::resources::kPods, writes_meta(pod, "namespace"),
-                         writes_meta(pod, "name"), "application/merge-patch+json", patch, "status");
-  return r.is_ok() ? Status::ok() : r.status();
+  return client::patch_unanswered(client, client::resources::kPods, writes_meta(pod, "namespace"),
+                                  writes_meta(pod, "name"), "application/merge-patch+json", patch,
+                                  "status");
 }
 
 Status confirm_pod_deletion(client::Client& client, const json& pod) {

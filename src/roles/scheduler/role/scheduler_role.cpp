@@ -8,6 +8,7 @@
 #include "client/informer.h"
 #include "client/leader_election.h"
 #include "core/log.h"
+#include "core/thread_set.h"
 #include "roles/scheduler/role/object_changes.h"
 #include "roles/scheduler/role/scheduler_cache.h"
 #include "roles/scheduler/role/scheduling_cycle.h"
@@ -178,7 +179,10 @@ void SchedulerRole::start_scheduling() {
                 pods_->wait_synced(std::chrono::seconds(30));
   if (!synced) logger->warn("informers not synced after 30 s; scheduling anyway");
   worker_stopping_ = false;
-  worker_ = std::thread([this] { run_worker(); });
+  worker_ = std::thread([this] {
+    name_this_thread("scheduler");
+    run_worker();
+  });
   logger->info("scheduling pods for {}", config_.scheduler_name);
 }
 

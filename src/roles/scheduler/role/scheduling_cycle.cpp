@@ -139,9 +139,9 @@ Status SchedulingCycle::select_node_for_claims(const PodInfo& pod, const std::st
   });
   for (const std::string& name : waiting) {
     json patch = {{"metadata", {{"annotations", {{"volume.kubernetes.io/selected-node", node}}}}}};
-    auto patched = client::patch(client_, client::resources::kPersistentVolumeClaims,
-                                 pod.namespace_, name, "application/merge-patch+json", patch);
-    if (!patched.is_ok()) return patched.status();
+    RETURN_IF_ERROR(client::patch_unanswered(client_, client::resources::kPersistentVolumeClaims,
+                                             pod.namespace_, name, "application/merge-patch+json",
+                                             patch));
   }
   return Status::ok();
 }
