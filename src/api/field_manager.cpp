@@ -174,8 +174,9 @@ FieldSet filtered(FieldSet set, const std::string& subresource) {
       {"f:metadata", "f:resourceVersion"},
   };
   for (const FieldPath& p : stripped) set.erase(p);
+  static const FieldPath status_path = {"f:status"};
   std::erase_if(set, [&](const FieldPath& p) {
-    bool status = !p.empty() && p[0] == "f:status";
+    bool status = p.starts_with(status_path);
     return subresource == "status" ? !status : status;
   });
   return set;
@@ -300,8 +301,7 @@ Result<Applied> apply_configuration(const json& live, const json& config, const 
   FieldSet dropped = minus(last, owned);
   std::erase_if(dropped, [&](const FieldPath& p) {
     auto next = owned.upper_bound(p);
-    return next != owned.end() && next->size() > p.size() &&
-           std::equal(p.begin(), p.end(), next->begin());
+    return next != owned.end() && next->starts_with(p);
   });
   merged = remove_paths(std::move(merged), dropped, type);
   // As upstream, the entry's time moves only when the apply changed the object.

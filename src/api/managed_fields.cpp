@@ -5,6 +5,61 @@
 #include <utility>
 
 namespace k3c::api {
+
+namespace {
+
+void append_escaped(std::string& out, std::string_view text) {
+  for (char c : text) {
+    if (c == '\0' || c == '\1') {
+      out += '\1';
+      out += c == '\0' ? '\1' : '\2';
+    } else {
+      out += c;
+    }
+  }
+}
+
+}  // namespace
+
+void FieldPath::push_back(std::string_view head, std::string_view tail) {
+  const bool plain = head.find_first_of(std::string_view("\0\1", 2)) == std::string_view::npos &&
+                     tail.find_first_of(std::string_view("\0\1", 2)) == std::string_view::npos;
+  if (plain) {
+    encoded_.append(head).append(tail);
+  } else {
+    append_escaped(encoded_, head);
+    append_escaped(encoded_, tail);
+  }
+  encoded_ += '\0';
+}
+
+void FieldPath::pop_back() {
+  if (encoded_.empty()) return;
+  const size_t previous_end = encoded_.rfind('\0', encoded_.size() - 2);
+  encoded_.resize(previous_end == std::string::npos ? 0 : previous_end + 1);
+}
+
+std::vector<std::string> FieldPath::steps() const {
+  std::vector<std::string> out;
+  each_step([&](std::string_view step) {
+    out.emplace_back(step);
+    return true;
+  });
+  return out;
+}
+
+std::string FieldPath::unescaped(std::string_view step) {
+  std::string out;
+  for (size_t i = 0; i < step.size(); ++i) {
+    if (step[i] == '\1' && i + 1 < step.size()) {
+      out += step[++i] == '\1' ? '\0' : '\1';
+    } else {
+      out += step[i];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 using nlohmann::json;
@@ -83,7 +138,9 @@ Result<std::string> item_step(const json& item, const Shape& list, const ListRul
 // copy it at every node (a pod's create walked ~100 nodes, each copying its whole path).
 class Step {
  public:
-  Step(FieldPath& path, std::string step) : path_(path) { path_.push_back(std::move(step)); }
+  Step(FieldPath& path, std::string_view head, std::string_view tail = {}) : path_(path) {
+    path_.push_back(head, tail);
+  }
   ~Step() { path_.pop_back(); }
   Step(const Step&) = delete;
   Step& operator=(const Step&) = delete;
@@ -100,7 +157,7 @@ bool walk_as_list(const json& v, const Shape& s) {
 Status collect_fields(const json& v, const Shape& s, FieldPath& path, FieldSet& out) {
   if (walk_as_object(v, s) && !v.empty()) {
     for (auto& [k, child] : v.items()) {
-      Step step(path, "f:" + k);
+      Step step(path, "f:", k);
       RETURN_IF_ERROR(collect_fields(child, child_shape(s, k), path, out));
     }
   } else if (walk_as_list(v, s) && !v.empty()) {
@@ -108,11 +165,11 @@ Status collect_fields(const json& v, const Shape& s, FieldPath& path, FieldSet& 
     Shape element = element_shape(s);
     for (const json& item : v) {
       ASSIGN_OR_RETURN(std::string item_step_text, item_step(item, s, rules));
-      Step item_step_guard(path, std::move(item_step_text));
+      Step item_step_guard(path, item_step_text);
       out.insert(path);
       if (rules.kind != ListKind::kMap) continue;
       for (auto& [k, child] : item.items()) {
-        Step step(path, "f:" + k);
+        Step step(path, "f:", k);
         RETURN_IF_ERROR(collect_fields(child, child_shape(element, k), path, out));
       }
     }
@@ -129,7 +186,7 @@ Status collect_nodes(const json& v, const Shape& s, FieldPath& path, FieldSet& o
   if (!path.empty() && !struct_with_fields) out.insert(path);
   if (walk_as_object(v, s)) {
     for (auto& [k, child] : v.items()) {
-      Step step(path, "f:" + k);
+      Step step(path, "f:", k);
       RETURN_IF_ERROR(collect_nodes(child, child_shape(s, k), path, out));
     }
   } else if (walk_as_list(v, s)) {
@@ -137,11 +194,11 @@ Status collect_nodes(const json& v, const Shape& s, FieldPath& path, FieldSet& o
     Shape element = element_shape(s);
     for (const json& item : v) {
       ASSIGN_OR_RETURN(std::string item_step_text, item_step(item, s, rules));
-      Step item_step_guard(path, std::move(item_step_text));
+      Step item_step_guard(path, item_step_text);
       out.insert(path);
       if (rules.kind != ListKind::kMap) continue;
       for (auto& [k, child] : item.items()) {
-        Step step(path, "f:" + k);
+        Step step(path, "f:", k);
         RETURN_IF_ERROR(collect_nodes(child, child_shape(element, k), path, out));
       }
     }
@@ -183,7 +240,8 @@ Status compare_children(const json* a, const json* b, const Shape& s, FieldPath&
 // metadata.managedFields: compared objects may carry it (the field manager compares whole
 // objects rather than copies without it); no field set records what is below it.
 bool skipped(const FieldPath& path, const std::string& key) {
-  return key == "managedFields" && path.size() == 1 && path[0] == "f:metadata";
+  static const FieldPath metadata = {"f:metadata"};
+  return key == "managedFields" && path == metadata;
 }
 
 Status compare_values(const json& a, const json& b, const Shape& s, FieldPath& path,
@@ -195,13 +253,13 @@ Status compare_values(const json& a, const json& b, const Shape& s, FieldPath& p
     for (auto& [k, child] : a.items()) {
       if (skipped(path, k)) continue;
       auto other = b.find(k);
-      Step step(path, "f:" + k);
+      Step step(path, "f:", k);
       RETURN_IF_ERROR(compare_children(&child, other == b.end() ? nullptr : &*other,
                                        child_shape(s, k), path, out));
     }
     for (auto& [k, child] : b.items()) {
       if (a.contains(k) || skipped(path, k)) continue;
-      Step step(path, "f:" + k);
+      Step step(path, "f:", k);
       RETURN_IF_ERROR(compare_children(nullptr, &child, child_shape(s, k), path, out));
     }
     return Status::ok();
@@ -286,7 +344,7 @@ Result<json> merge_value(const json& live, const json& config, const Shape& s) {
 }
 
 // Removes the value at path[at...] below `node`; true when something was removed.
-bool remove_at(json& node, const Shape& s, const FieldPath& path, size_t at) {
+bool remove_at(json& node, const Shape& s, const std::vector<std::string>& path, size_t at) {
   const std::string& step = path[at];
   bool last = at + 1 == path.size();
   json* child = nullptr;
@@ -376,28 +434,32 @@ bool fields_v1_readable(const json& node) {
 
 bool fields_v1_holds(const json& fields_v1, const FieldPath& path) {
   const json* node = &fields_v1;
-  for (const std::string& step : path) {
+  const bool found = path.each_step([&](std::string_view step) {
     auto it = node->find(step);
     if (it == node->end()) return false;
     node = &*it;
-  }
-  return !path.empty() && (node->empty() || node->contains("."));
+    return true;
+  });
+  return found && !path.empty() && (node->empty() || node->contains("."));
 }
 
 json fieldset_to_v1(const FieldSet& set) {
   json root = json::object();
+  // The members' nodes (a map's nodes stay where they are as others are added).
+  std::vector<json*> members;
+  members.reserve(set.size());
   for (const FieldPath& path : set) {
     json* node = &root;
-    for (const std::string& step : path) {
+    path.each_step([&](std::string_view step) {
       auto it = node->find(step);
       if (it == node->end()) it = node->emplace(step, json::object()).first;
       node = &*it;
-    }
+      return true;
+    });
+    members.push_back(node);
   }
   // A member with children is marked with "." (a leaf member is just `{}`).
-  for (const FieldPath& path : set) {
-    json* node = &root;
-    for (const std::string& step : path) node = &(*node)[step];
+  for (json* node : members) {
     if (!node->empty() && !node->contains(".")) (*node)["."] = json::object();
   }
   return root;
@@ -405,7 +467,7 @@ json fieldset_to_v1(const FieldSet& set) {
 
 std::string path_string(const FieldPath& path) {
   std::string out;
-  for (const std::string& step : path) {
+  for (const std::string& step : path.steps()) {
     std::string rest = step.substr(2);
     switch (step[0]) {
       case 'f':
@@ -461,13 +523,13 @@ Result<Comparison> compare(const json& old_object, const json& new_object,
     for (auto& [k, child] : old_object.items()) {
       if (k == "status") continue;
       auto other = new_object.find(k);
-      Step step(path, "f:" + k);
+      Step step(path, "f:", k);
       RETURN_IF_ERROR(compare_children(&child, other == new_object.end() ? nullptr : &*other,
                                        child_shape(top, k), path, out));
     }
     for (auto& [k, child] : new_object.items()) {
       if (k == "status" || old_object.contains(k)) continue;
-      Step step(path, "f:" + k);
+      Step step(path, "f:", k);
       RETURN_IF_ERROR(compare_children(nullptr, &child, child_shape(top, k), path, out));
     }
   }
@@ -483,7 +545,7 @@ json remove_paths(json object, const FieldSet& paths, const MessageType* type) {
   FieldType holder;
   Shape top = top_shape(type, holder);
   for (const FieldPath& path : paths) {
-    if (!path.empty()) remove_at(object, top, path, 0);
+    if (!path.empty()) remove_at(object, top, path.steps(), 0);
   }
   return object;
 }

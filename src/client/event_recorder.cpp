@@ -5,6 +5,7 @@
 
 #include "core/ids.h"
 #include "core/log.h"
+#include "core/thread_set.h"
 
 namespace k3c::client {
 
@@ -25,7 +26,10 @@ constexpr auto kAggregateWindow = std::chrono::minutes(10);
 
 EventRecorder::EventRecorder(Client& client, std::string component, const Clock& clock)
     : client_(client), component_(std::move(component)), clock_(clock) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("events");
+    run();
+  });
 }
 
 EventRecorder::~EventRecorder() { stop(); }

@@ -331,11 +331,26 @@ ApiResult<json> prepare_update(json object, const json& old, const api::Resource
   meta.erase("resourceVersion");
   meta.erase("selfLink");
   if (info.subresource == "status") {
-    // Through /status only the status changes (and metadata a controller may touch).
-    json result = old;
-    result["status"] = object.contains("status") ? object["status"] : json::object();
-    result["metadata"].erase("resourceVersion");
-    return result;
+    // Through /status only the status changes: everything else is the old object's. What
+    // the client sent is mostly the old object already (a patch applied to it, or a status
+    // update of the object it read), so its other members are kept where they equal the old
+    // ones (a comparison allocates nothing) and copied from the old object where they differ.
+    json status = object.contains("status") ? std::move(object["status"]) : json::object();
+    for (auto it = object.begin(); it != object.end();) {
+      it = old.contains(it.key()) ? std::next(it) : object.erase(it);
+    }
+    for (const auto& [k, v] : old.items()) {
+      if (k == "status") continue;
+      auto mine = object.find(k);
+      if (mine == object.end()) {
+        object[k] = v;
+      } else if (*mine != v) {
+        *mine = v;
+      }
+    }
+    object["status"] = std::move(status);
+    object["metadata"].erase("resourceVersion");
+    return object;
   }
   if (info.subresource == "finalize") {
     // A namespace's /finalize changes only its spec finalizers (the namespace controller

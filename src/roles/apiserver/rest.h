@@ -120,6 +120,15 @@ class Rest {
   // (`old`: the stored object on update, null on create).
   std::optional<ApiError> admit(const Call& call, nlohmann::json& object,
                                 const nlohmann::json* old);
+  // The writer's entry of metadata.managedFields (field_ownership.h), recorded where upstream
+  // records it. A built-in kind's at kDecoded: from the object as decoded and defaulted, before
+  // mutating admission and the kind's own preparation, so that what a plugin or the server
+  // sets (a pod's service account token volume and tolerations, a Service's cluster IP)
+  // belongs to no manager. A custom resource's (or CRD's) at kAdmitted: once admit_custom has
+  // pruned and defaulted it, which its decoding does upstream. Nothing at the other phase.
+  enum class RecordPhase { kDecoded, kAdmitted };
+  std::optional<ApiError> record_writer(const Call& call, RecordPhase phase,
+                                        const nlohmann::json& old, nlohmann::json& object);
   // The validating admission plugins (ResourceQuota charges here): last before the write.
   std::optional<ApiError> admit_final(const Call& call, const nlohmann::json& object,
                                       const nlohmann::json* old);

@@ -49,14 +49,21 @@ struct RestFixture {
             .is_ok());
   }
 
-  http::Response create_configmap(const json& metadata, const std::string& ns = "default") {
+  // A create of a core/v1 object, `plural` in `ns`.
+  http::Response create(const std::string& plural, const json& object,
+                        const std::string& ns = "default") {
     http::Request request;
     request.method = "POST";
-    request.target = request.path = "/api/v1/namespaces/" + ns + "/configmaps";
+    request.target = request.path = "/api/v1/namespaces/" + ns + "/" + plural;
     request.headers = {{"content-type", "application/json"}};
-    request.body = json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", metadata}}.dump();
+    request.body = object.dump();
     RequestInfo info = parse_request_info(request).value();
-    return rest->create(Call{info, configmaps, request});
+    return rest->create(Call{info, *registry->find("", "v1", plural), request});
+  }
+
+  http::Response create_configmap(const json& metadata, const std::string& ns = "default") {
+    return create("configmaps",
+                  {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", metadata}}, ns);
   }
 
   http::Response patch_configmap(const std::string& name, const std::string& type,
@@ -152,6 +159,34 @@ TEST_CASE("a patch sees the stored resourceVersion: a JSON patch may test it, a 
   const json stored = json::parse(f.store->get("/registry/configmaps/default/cm")->value);
   CHECK(stored["data"] == json{{"a", "1"}, {"c", "3"}});
   CHECK_FALSE(stored["metadata"].contains("resourceVersion"));
+}
+
+TEST_CASE("a create's managedFields hold what its writer sent and the defaults, not admission's") {
+  RestFixture f;
+  REQUIRE(f.rest
+              ->ensure(*f.registry->find("", "v1", "serviceaccounts"), "default",
+                       {{"apiVersion", "v1"},
+                        {"kind", "ServiceAccount"},
+                        {"metadata", {{"name", "default"}, {"namespace", "default"}}}})
+              .is_ok());
+  http::Response made = f.create(
+      "pods", json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+                              "spec":{"containers":[{"name":"c","image":"busybox"}]}})"));
+  REQUIRE(made.status == 201);
+  const json pod = json::parse(made.body);
+  // Admission added the token volume and the default tolerations ...
+  REQUIRE(pod["spec"]["volumes"].size() == 1);
+  REQUIRE(pod["spec"]["tolerations"].size() == 2);
+  // ... which belong to no manager, as upstream records fields before mutating admission;
+  // the defaults decoding applies are the writer's.
+  const json& fields = pod["metadata"]["managedFields"].at(0)["fieldsV1"]["f:spec"];
+  CHECK(fields.contains("f:containers"));
+  CHECK(fields.contains("f:dnsPolicy"));
+  CHECK(fields.contains("f:restartPolicy"));
+  CHECK_FALSE(fields.contains("f:volumes"));
+  CHECK_FALSE(fields.contains("f:tolerations"));
+  CHECK_FALSE(fields.contains("f:serviceAccountName"));
+  CHECK_FALSE(fields["f:containers"].at("k:{\"name\":\"c\"}").contains("f:volumeMounts"));
 }
 
 }  // namespace k3c::apiserver

@@ -152,6 +152,17 @@ std::optional<ApiError> Rest::admit(const Call& c, json& object, const json* old
   return validate_object(object, old, *schemas_, c.resource);
 }
 
+std::optional<ApiError> Rest::record_writer(const Call& c, RecordPhase phase, const json& old,
+                                           json& object) {
+  const bool custom = c.custom || (c.resource.group == kCrdGroup &&
+                                   c.resource.plural == "customresourcedefinitions");
+  if (phase != (custom ? RecordPhase::kAdmitted : RecordPhase::kDecoded)) return std::nullopt;
+  // Decoding defaults the object upstream; admit() defaults it again after mutating admission
+  // (for what the plugins added), which changes nothing already defaulted.
+  if (!custom && c.info.subresource.empty()) apply_object_defaults(object, *schemas_, c.resource);
+  return record_update(c, *schemas_, old, object, clock_.wall_now());
+}
+
 std::optional<ApiError> Rest::admit_final(const Call& c, const json& object, const json* old) {
   AdmissionAttributes a{c.resource, c.info.namespace_, c.info.subresource, old == nullptr,
                         actions::dry_run(c.request)};
@@ -189,6 +200,13 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
     return error_response(*e);
   std::string name = object["metadata"]["name"];
   if (auto e = admit_namespace(cache_, c, name)) return error_response(*e);
+  // Server-side apply brings its own managedFields; every other create is an Update. A field
+  // manager's error is answered after admission's own, as upstream's never fails a write.
+  static const json kNone;
+  auto record = [&](RecordPhase phase) {
+    return applied ? std::nullopt : record_writer(c, phase, kNone, object);
+  };
+  std::optional<ApiError> unrecorded = record(RecordPhase::kDecoded);
   if (c.resource.group.empty() && c.resource.plural == "pods" && !c.custom) {
     if (auto e = admit_pod_service_account(cache_, c.info.namespace_, requested_name, object))
       return error_response(*e);
@@ -196,11 +214,8 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
   if (auto e = admit(c, object, nullptr)) return error_response(*e);
   if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
   if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
-  // Server-side apply brings its own managedFields; every other create is an Update.
-  if (!applied) {
-    if (auto e = record_update(c, *schemas_, json(), object, clock_.wall_now()))
-      return error_response(*e);
-  }
+  if (!unrecorded) unrecorded = record(RecordPhase::kAdmitted);
+  if (unrecorded) return error_response(*unrecorded);
   if (auto e = admit_final(c, object, nullptr)) return error_response(*e);
   const std::string ns = c.resource.namespaced ? c.info.namespace_ : "";
   auto respond = [&](int status, std::string out) {
@@ -299,12 +314,15 @@ http::Response Rest::update(const Call& c) {
     auto updated =
         prepare_update(body.value(), current_bare, c.resource, c.info, NewUid::kPrecondition);
     if (!updated.ok()) return error_response(updated.error());
+    std::optional<ApiError> unrecorded =
+        record_writer(c, RecordPhase::kDecoded, current.object, updated.value());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
     if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
-    if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
-      return error_response(*e);
+    if (!unrecorded)
+      unrecorded = record_writer(c, RecordPhase::kAdmitted, current.object, updated.value());
+    if (unrecorded) return error_response(*unrecorded);
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
     if (updated.value() == current_bare || actions::dry_run(c.request)) {
       json out = updated.value();
@@ -384,12 +402,15 @@ http::Response Rest::patch(const Call& c) {
     auto updated = prepare_update(without_resource_version(std::move(patched)), current_bare,
                                   c.resource, c.info, NewUid::kImmutable);
     if (!updated.ok()) return error_response(updated.error());
+    std::optional<ApiError> unrecorded =
+        record_writer(c, RecordPhase::kDecoded, current.object, updated.value());
     if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
     if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
       return error_response(*e);
     if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
-    if (auto e = record_update(c, *schemas_, current.object, updated.value(), clock_.wall_now()))
-      return error_response(*e);
+    if (!unrecorded)
+      unrecorded = record_writer(c, RecordPhase::kAdmitted, current.object, updated.value());
+    if (unrecorded) return error_response(*unrecorded);
     if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
     if (updated.value() == current_bare || actions::dry_run(c.request)) {
       http::Response r =
