@@ -37,14 +37,24 @@ TaintEvictionController::TaintEvictionController(ControllerContext& ctx)
       nodes_(ctx.informers.informer(client::resources::kNodes)) {
   index_pods_by_node(pods_);
   // As upstream's taint manager: a pod is looked at when it is bound or its tolerations
-  // change, a node's pods when its taints change (not on every status heartbeat).
-  auto pod_added = [this](const client::ObjectPtr& pod) {
-    if (!node_name_of(*pod).empty()) enqueue(key_of(*pod));
+  // change, and only when its node has taints; a node's pods when its taints change (not on
+  // every status heartbeat). The node's cache is written before its handlers run, so a pod
+  // bound as its node gets taints is looked at by one handler or the other.
+  auto on_tainted_node = [this](const json& pod) {
+    const std::string& node_name = node_name_of(pod);
+    auto node = node_name.empty() ? client::Informer::Cached{} : nodes_.cached(node_name);
+    return node && read_cached(node, [](const auto& n) {
+             const auto& taints = member_or_null(member_or_null(n, "spec"), "taints");
+             return taints.is_array() && !taints.empty();
+           });
   };
-  auto pod_updated = [this](const client::ObjectPtr& old, const client::ObjectPtr& pod) {
-    if (node_name_of(*pod).empty()) return;
-    if (node_name_of(*old) != node_name_of(*pod) || tolerations_of(*old) != tolerations_of(*pod))
-      enqueue(key_of(*pod));
+  auto pod_added = [=, this](const client::ObjectPtr& pod) {
+    if (on_tainted_node(*pod)) enqueue(key_of(*pod));
+  };
+  auto pod_updated = [=, this](const client::ObjectPtr& old, const client::ObjectPtr& pod) {
+    const bool looked_at_again = node_name_of(*old) != node_name_of(*pod) ||
+                                 tolerations_of(*old) != tolerations_of(*pod);
+    if (looked_at_again && on_tainted_node(*pod)) enqueue(key_of(*pod));
   };
   pods_.add_handler({pod_added, pod_updated, nullptr});
   auto enqueue_pods_of = [this](const json& node) {
