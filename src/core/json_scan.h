@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace k3c::json_scan {
@@ -59,5 +60,44 @@ bool walk_object(Cursor& c, Member member, bool to_end = false) {
 // The value of member `key` of the object `object` (text of one JSON object); nullopt when
 // there is none or the scan fails.
 std::optional<std::string_view> member(std::string_view object, std::string_view key);
+
+// What edited_object does with one member.
+enum class MemberEdit { kKeep, kReplace, kDrop };
+
+// The object `object` (compact, as a JSON encoder writes it) with its members passed through
+// `edit(key, value_text, replacement)`: kept as they are, replaced by the text `edit` put in
+// `replacement`, or dropped. What is kept is copied, not parsed, so an edit of a few members
+// of a large document costs about a copy of it. The result is compact: the bytes an encoder
+// would write for the edited document when `object` was its output. nullopt when the text
+// does not scan (a key with escapes included).
+template <typename Edit>
+std::optional<std::string> edited_object(std::string_view object, Edit edit) {
+  Cursor c(object);
+  std::string out;
+  out.reserve(object.size() + 64);
+  out += '{';
+  std::string replacement;
+  bool first = true;
+  const bool ok = walk_object(
+      c,
+      [&](std::string_view key) -> std::optional<bool> {
+        const auto value = c.value();
+        if (!value) return std::nullopt;
+        replacement.clear();
+        const MemberEdit e = edit(key, *value, replacement);
+        if (e == MemberEdit::kDrop) return false;
+        if (!first) out += ',';
+        first = false;
+        out += '"';
+        out += key;
+        out += "\":";
+        out += e == MemberEdit::kReplace ? std::string_view(replacement) : *value;
+        return false;
+      },
+      /*to_end=*/true);
+  if (!ok || c.next_offset() != object.size()) return std::nullopt;
+  out += '}';
+  return out;
+}
 
 }  // namespace k3c::json_scan

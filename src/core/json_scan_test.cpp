@@ -37,5 +37,32 @@ TEST_CASE("json_scan: members and values by their text") {
   CHECK(escaped.value() == R"("a\nb")");
 }
 
+TEST_CASE("json_scan: an object edited member by member") {
+  const std::string_view doc = R"({"a":1,"m":{"rv":"7","n":"x"},"s":[1,{"z":"]"}],"t":"\u00e9"})";
+  auto edited = edited_object(doc, [](std::string_view key, std::string_view value,
+                                      std::string& replacement) {
+    if (key == "a") return MemberEdit::kDrop;
+    if (key == "m") {
+      replacement = *edited_object(value, [](std::string_view k, std::string_view, std::string&) {
+        return k == "rv" ? MemberEdit::kDrop : MemberEdit::kKeep;
+      });
+      return MemberEdit::kReplace;
+    }
+    if (key == "t") {
+      replacement = R"("new")";
+      return MemberEdit::kReplace;
+    }
+    return MemberEdit::kKeep;
+  });
+  CHECK(edited == R"({"m":{"n":"x"},"s":[1,{"z":"]"}],"t":"new"})");
+  auto keep = [](std::string_view, std::string_view, std::string&) { return MemberEdit::kKeep; };
+  CHECK(edited_object(doc, keep) == doc);
+  CHECK(edited_object("{}", keep) == "{}");
+  CHECK_FALSE(edited_object(R"({"a":1} tail)", keep));
+  CHECK_FALSE(edited_object(R"({"a\"b":1})", keep));  // a key with an escape
+  CHECK_FALSE(edited_object(R"({"a":[1,2})", keep));
+  CHECK_FALSE(edited_object("[1]", keep));
+}
+
 }  // namespace
 }  // namespace k3c::json_scan

@@ -102,6 +102,13 @@ struct Stored {
   int64_t revision = 0;
 };
 ApiResult<Stored> read(WatchCache& cache, const std::string& key);
+// A pod's stored bytes once bound to `node` at `now` (spec.nodeName, PodScheduled=True),
+// edited from its cached text (pod_binding.cpp): only spec and status are parsed and written
+// again. The bytes a parse of the whole pod and a dump would give, without resourceVersion.
+// nullopt when the text is not as our encoder writes it, or the pod is being deleted, bound
+// already or without a spec or status object (the binding then goes through the parsed pod).
+std::optional<std::string> bound_pod_text(std::string_view cached, const std::string& node,
+                                          const std::string& now);
 // The port a Node reports for its kubelet (status.daemonEndpoints.kubeletEndpoint.Port);
 // nullopt when it reports none or one out of range.
 std::optional<uint16_t> kubelet_port(const nlohmann::json& node);
