@@ -13,6 +13,7 @@
 #include "api/schema.h"
 #include "core/clock.h"
 #include "http/http.h"
+#include "roles/apiserver/admission.h"
 #include "roles/apiserver/admission_plugins.h"
 #include "roles/apiserver/content.h"
 #include "roles/apiserver/request_info.h"
@@ -96,6 +97,14 @@ class Rest {
                                const std::vector<std::string>& warnings = {});
   // PATCH with application/apply-patch+yaml (rest_apply.cpp).
   http::Response apply(const Call& call);
+  // A merge patch of a built-in kind's status that carries only the status and metadata
+  // preconditions (a kubelet's or a controller's status write), written by editing the
+  // cached text (rest_status_patch.cpp): only status and metadata.managedFields are parsed
+  // and written again, the rest (spec, most of metadata) is copied. The answer the parsed
+  // object would give; nullopt when the patch or the object is not one it handles, or the
+  // object changed meanwhile: the caller patches the parsed object.
+  std::optional<http::Response> patch_status_text(const Call& call, const nlohmann::json& patch,
+                                                  FieldValidation mode);
   // The rules of custom resources and CRDs on create and update (rest_custom.cpp): schema
   // pruning, defaults and validation; CRD defaults and validation. `old` is null on create.
   std::optional<ApiError> admit_custom(const Call& call, nlohmann::json& object,

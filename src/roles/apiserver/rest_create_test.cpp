@@ -66,6 +66,27 @@ struct RestFixture {
                   {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", metadata}}, ns);
   }
 
+  // A PATCH of `target` (a core/v1 path) with the resource `plural`.
+  http::Response patch(const std::string& plural, const std::string& target,
+                       const std::string& type, const std::string& body) {
+    http::Request request;
+    request.method = "PATCH";
+    request.target = target;
+    const size_t query = target.find('?');
+    request.path = target.substr(0, query);
+    // name=value pairs joined by '&' (no escapes in the tests' queries)
+    for (size_t at = query; at != std::string::npos && at + 1 < target.size();) {
+      const size_t end = target.find('&', at + 1);
+      const std::string pair = target.substr(at + 1, end == std::string::npos ? end : end - at - 1);
+      request.query.emplace_back(pair.substr(0, pair.find('=')), pair.substr(pair.find('=') + 1));
+      at = end;
+    }
+    request.headers = {{"content-type", type}};
+    request.body = body;
+    RequestInfo info = parse_request_info(request).value();
+    return rest->patch(Call{info, *registry->find("", "v1", plural), request});
+  }
+
   http::Response patch_configmap(const std::string& name, const std::string& type,
                                  const std::string& body) {
     http::Request request;
@@ -187,6 +208,82 @@ TEST_CASE("a create's managedFields hold what its writer sent and the defaults, 
   CHECK_FALSE(fields.contains("f:tolerations"));
   CHECK_FALSE(fields.contains("f:serviceAccountName"));
   CHECK_FALSE(fields["f:containers"].at("k:{\"name\":\"c\"}").contains("f:volumeMounts"));
+}
+
+TEST_CASE("a status merge patch edited in the stored text stores what the parsed object would") {
+  RestFixture f;
+  const api::Resource& nodes = *f.registry->find("", "v1", "nodes");
+  for (const char* name : {"text", "parsed"}) {
+    REQUIRE(f.rest
+                ->ensure(nodes, "",
+                         {{"apiVersion", "v1"},
+                          {"kind", "Node"},
+                          {"metadata", {{"name", name}, {"labels", {{"zone", "a"}}}}},
+                          {"spec", {{"podCIDR", "10.42.0.0/24"}}}})
+                .is_ok());
+    // A first status write by another manager, so that both have managedFields.
+    REQUIRE(f.patch("nodes", std::string("/api/v1/nodes/") + name + "/status?fieldManager=other",
+                    "application/merge-patch+json",
+                    R"({"status":{"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","status":"False"}]}})")
+                .status == 200);
+  }
+  const std::string status =
+      R"("status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady"}],"addresses":[{"type":"InternalIP","address":"10.0.0.1"}]})";
+  // The kubelet's form (status and a uid precondition) takes the text path; the same status
+  // with metadata a status write ignores takes the parsed one.
+  const std::string uid = json::parse(f.store->get("/registry/minions/text")->value)["metadata"]["uid"];
+  http::Response text = f.patch("nodes", "/api/v1/nodes/text/status", "application/merge-patch+json",
+                                R"({"metadata":{"uid":")" + uid + R"("},)" + status + "}");
+  http::Response parsed = f.patch("nodes", "/api/v1/nodes/parsed/status",
+                                  "application/merge-patch+json",
+                                  R"({"metadata":{"annotations":{"a":"b"}},)" + status + "}");
+  REQUIRE(text.status == 200);
+  REQUIRE(parsed.status == 200);
+  // The same bytes but for the names, uids and timestamps of the two objects.
+  auto normalized = [&](const std::string& bytes, const std::string& name) {
+    json o = json::parse(bytes);
+    CHECK(o["metadata"]["name"] == name);
+    o["metadata"].erase("name");
+    o["metadata"].erase("uid");
+    o["metadata"].erase("creationTimestamp");
+    o["metadata"].erase("resourceVersion");
+    for (json& e : o["metadata"]["managedFields"]) e.erase("time");
+    return o;
+  };
+  const std::string text_stored = f.store->get("/registry/minions/text")->value;
+  const std::string parsed_stored = f.store->get("/registry/minions/parsed")->value;
+  CHECK(normalized(text_stored, "text") == normalized(parsed_stored, "parsed"));
+  CHECK(json::parse(text_stored).dump() == text_stored);  // the encoder's bytes
+  CHECK(normalized(text.body, "text") == normalized(parsed.body, "parsed"));
+  CHECK(json::parse(text.body)["metadata"]["resourceVersion"] ==
+        std::to_string(f.store->get("/registry/minions/text")->mod_revision));
+  CHECK(json::parse(text_stored)["metadata"]["managedFields"].size() == 2);
+
+  // The same status again: answered, not written.
+  const int64_t before = f.store->get("/registry/minions/text")->mod_revision;
+  http::Response again = f.patch("nodes", "/api/v1/nodes/text/status",
+                                 "application/merge-patch+json", "{" + status + "}");
+  CHECK(again.status == 200);
+  CHECK(f.store->get("/registry/minions/text")->mod_revision == before);
+  // Preconditions: a stale resourceVersion is a conflict, another uid is refused.
+  CHECK(f.patch("nodes", "/api/v1/nodes/text/status", "application/merge-patch+json",
+                R"({"metadata":{"resourceVersion":"1"},"status":{"phase":"x"}})")
+            .status == 409);
+  CHECK(f.patch("nodes", "/api/v1/nodes/text/status", "application/merge-patch+json",
+                R"({"metadata":{"uid":"other"},"status":{"phase":"x"}})")
+            .status >= 400);
+  // A field the schema does not know, under Strict validation and a wrong type: the parsed
+  // path's answers.
+  for (const std::string& bad : {std::string(R"("status":{"bogus":1})"),
+                                 std::string(R"("status":{"conditions":"no"})")}) {
+    http::Response strict = f.patch("nodes", "/api/v1/nodes/text/status?fieldValidation=Strict",
+                                    "application/merge-patch+json", "{" + bad + "}");
+    http::Response strict_parsed =
+        f.patch("nodes", "/api/v1/nodes/parsed/status?fieldValidation=Strict",
+                "application/merge-patch+json", R"({"metadata":{"annotations":{"a":"b"}},)" + bad + "}");
+    CHECK(strict.status == strict_parsed.status);
+    if (strict.status >= 400) CHECK(strict.body == strict_parsed.body);
+  }
 }
 
 }  // namespace k3c::apiserver

@@ -366,6 +366,9 @@ http::Response Rest::patch(const Call& c) {
   auto patch = decode_body(c.request, codecs());
   if (!patch.ok()) return error_response(patch.error());
   for (int attempt = 0; attempt < kUpdateAttempts; ++attempt) {
+    if (type == "application/merge-patch+json") {
+      if (auto r = patch_status_text(c, patch.value(), mode.value())) return std::move(*r);
+    }
     auto cur = read_current(c);
     if (auto* r = std::get_if<http::Response>(&cur)) return std::move(*r);
     Current& current = std::get<Current>(cur);
