@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "eventually.h"
+#include "roles/controllers/common/parallel_calls.h"
 
 using namespace std::chrono_literals;
 using k3c::Status;
@@ -77,4 +78,27 @@ TEST_CASE("a controller keeps one worker while idle and grows to its maximum und
   REQUIRE(eventually([&] { return c.done() == 5; }));
   c.stop();
   REQUIRE(c.live_workers() == 0);
+}
+
+TEST_CASE("parallel calls: on the pool's threads, at once, results in order") {
+  k3c::ElasticPool pool("test-calls", 4);
+  std::mutex mu;
+  std::condition_variable cv;
+  int running = 0, most = 0;
+  // Each call waits until four run at once (or a second passes): they run side by side.
+  auto results = k3c::controllers::parallel_calls<int>(pool, 4, [&](size_t i) {
+    std::unique_lock lock(mu);
+    most = std::max(most, ++running);
+    cv.notify_all();
+    cv.wait_for(lock, 1s, [&] { return running == 4; });
+    return static_cast<int>(i) * 10;
+  });
+  CHECK(results == std::vector<int>{0, 10, 20, 30});
+  CHECK(most == 4);
+  // A stopped pool: the calls run on the caller's thread.
+  pool.stop();
+  const auto caller = std::this_thread::get_id();
+  auto inline_results = k3c::controllers::parallel_calls<bool>(
+      pool, 3, [&](size_t) { return std::this_thread::get_id() == caller; });
+  CHECK(inline_results == std::vector<bool>{true, true, true});
 }

@@ -21,7 +21,8 @@ JobController::JobController(ControllerContext& ctx)
       ctx_(ctx),
       jobs_(ctx.informers.informer(client::resources::kJobs)),
       pods_(ctx.informers.informer(client::resources::kPods)),
-      expectations_(ctx.clock) {
+      expectations_(ctx.clock),
+      calls_("job-calls", kJobMaxParallel, std::chrono::seconds(5)) {
   index_by_controller(pods_);
   auto changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   // A changed activeDeadlineSeconds needs nothing special: every pass schedules the recheck.

@@ -14,12 +14,16 @@
 #include <mutex>
 #include <set>
 
+#include "core/elastic_pool.h"
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
 #include "roles/controllers/common/expectations.h"
 #include "roles/controllers/job/job_math.h"
 
 namespace k3c::controllers {
+
+// Pod creates in flight in one slow-start batch (and the job controller's call threads).
+inline constexpr int kJobMaxParallel = 32;
 
 class JobController final : public Controller {
  public:
@@ -66,6 +70,7 @@ class JobController final : public Controller {
   mutable std::mutex mu_;  // guards the two maps below
   std::map<std::string, std::set<std::string>> finalizer_expectations_;
   std::map<std::string, BackoffRecord> backoff_;
+  ElasticPool calls_;  // creates, deletes and finalizer removals side by side (parallel_calls.h)
 };
 
 }  // namespace k3c::controllers

@@ -2,10 +2,10 @@
 // when there are too many, which completion indexes the new ones take, and the pods themselves
 // (tracking finalizer, index annotation and label, hostname, JOB_COMPLETION_INDEX).
 #include <algorithm>
-#include <future>
 
 #include "core/ids.h"
 #include "roles/controllers/common/objects.h"
+#include "roles/controllers/common/parallel_calls.h"
 #include "roles/controllers/job/job_sync.h"
 #include "roles/controllers/replicaset/replica_set_controller.h"
 
@@ -14,7 +14,6 @@ namespace k3c::controllers {
 namespace {
 
 constexpr int kMaxPerSync = 500;  // pods created or deleted in one pass, as upstream
-constexpr int kJobMaxParallel = 32;
 
 // The job's pod template with what every pod of the job carries.
 json pod_template(const json& job, bool indexed) {
@@ -55,25 +54,23 @@ int JobController::delete_pods(Sync& s, const std::vector<client::ObjectPtr>& po
                                bool drop_finalizer, Status& first_error) {
   if (pods.empty()) return 0;
   expectations_.expect(s.key, 0, static_cast<int>(pods.size()));
-  std::vector<std::future<Status>> calls;
-  for (const auto& pod : pods) {
-    calls.push_back(std::async(std::launch::async, [this, pod, drop_finalizer] {
-      if (drop_finalizer && has_tracking_finalizer(*pod)) {
-        json patch = {
-            {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-        RETURN_IF_ERROR(client::patch_unanswered(ctx_.client, client::resources::kPods,
-                                                 namespace_of(*pod), name_of(*pod),
-                                                 "application/strategic-merge-patch+json", patch));
-      }
-      client::DeleteOptions options;
-      options.precondition_uid = uid_of(*pod);
-      return client::remove(ctx_.client, client::resources::kPods, namespace_of(*pod),
-                            name_of(*pod), options);
-    }));
-  }
+  auto results = parallel_calls<Status>(calls_, pods.size(), [&](size_t i) -> Status {
+    const json& pod = *pods[i];
+    if (drop_finalizer && has_tracking_finalizer(pod)) {
+      json patch = {
+          {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
+      RETURN_IF_ERROR(client::patch_unanswered(ctx_.client, client::resources::kPods,
+                                               namespace_of(pod), name_of(pod),
+                                               "application/strategic-merge-patch+json", patch));
+    }
+    client::DeleteOptions options;
+    options.precondition_uid = uid_of(pod);
+    return client::remove(ctx_.client, client::resources::kPods, namespace_of(pod), name_of(pod),
+                          options);
+  });
   int deleted = 0;
   for (size_t i = 0; i < pods.size(); ++i) {
-    Status r = calls[i].get();
+    Status r = results[i];
     if (r.is_ok() || r.code() == Code::kNotFound) {
       ++deleted;
       if (pod_ready(*pods[i])) --s.ready;
@@ -203,17 +200,15 @@ Status JobController::create_pods(Sync& s, int count, const std::vector<int>& in
   int done = 0;
   for (int batch = 1; done < count; batch = std::min(batch * 2, kJobMaxParallel)) {
     int n = std::min(batch, count - done);
-    std::vector<std::future<Result<json>>> calls;
-    for (int i = 0; i < n; ++i) {
-      json pod = make_pod(done + i);
-      calls.push_back(std::async(std::launch::async, [this, pod = std::move(pod)] {
-        return client::create(ctx_.client, client::resources::kPods,
-                              pod["metadata"].value("namespace", ""), pod);
-      }));
-    }
+    std::vector<json> batch_pods;
+    for (int i = 0; i < n; ++i) batch_pods.push_back(make_pod(done + i));
+    auto results = parallel_calls<Result<json>>(calls_, n, [&](size_t i) {
+      const json& pod = batch_pods[i];
+      return client::create(ctx_.client, client::resources::kPods,
+                            pod["metadata"].value("namespace", ""), pod);
+    });
     Status failed;
-    for (auto& call : calls) {
-      auto created = call.get();
+    for (auto& created : results) {
       if (created.is_ok()) {
         ctx_.events.record(s.job, "Normal", "SuccessfulCreate", "Created pod: " + name_of(*created),
                            "job-controller");

@@ -2,10 +2,10 @@
 // pods enter status.uncountedTerminatedPods, the status is written, their tracking finalizers
 // are removed, and only then do they move into succeeded/failed. A crash between any two steps
 // neither loses a pod nor counts one twice.
-#include <future>
 
 #include "core/ids.h"
 #include "roles/controllers/common/objects.h"
+#include "roles/controllers/common/parallel_calls.h"
 #include "roles/controllers/job/job_sync.h"
 
 namespace k3c::controllers {
@@ -71,20 +71,18 @@ Status JobController::remove_tracking_finalizers(Sync& s,
                                                  std::set<std::string>& with_finalizer) {
   // In parallel; the pods whose removal succeeded leave `with_finalizer`.
   Status remove_error;
-  std::vector<std::future<Status>> calls;
-  for (const auto& pod : release) {
-    expect_finalizer_removed(s.key, uid_of(*pod));
-    calls.push_back(std::async(std::launch::async, [this, pod] {
-      json patch = {
-          {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-      Status r = client::patch_unanswered(ctx_.client, client::resources::kPods,
-                                          namespace_of(*pod), name_of(*pod),
-                                          "application/strategic-merge-patch+json", patch);
-      return r.code() == Code::kNotFound ? Status::ok() : r;
-    }));
-  }
+  for (const auto& pod : release) expect_finalizer_removed(s.key, uid_of(*pod));
+  auto results = parallel_calls<Status>(calls_, release.size(), [&](size_t i) {
+    const json& pod = *release[i];
+    json patch = {
+        {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
+    Status r = client::patch_unanswered(ctx_.client, client::resources::kPods, namespace_of(pod),
+                                        name_of(pod), "application/strategic-merge-patch+json",
+                                        patch);
+    return r.code() == Code::kNotFound ? Status::ok() : r;
+  });
   for (size_t i = 0; i < release.size(); ++i) {
-    Status r = calls[i].get();
+    Status r = results[i];
     if (r.is_ok()) {
       with_finalizer.erase(uid_of(*release[i]));
     } else {

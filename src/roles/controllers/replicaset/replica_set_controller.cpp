@@ -1,7 +1,6 @@
 #include "roles/controllers/replicaset/replica_set_controller.h"
 
 #include <algorithm>
-#include <future>
 
 #include "api/json_fields.h"
 #include "api/object_selectors.h"
@@ -9,6 +8,7 @@
 #include "roles/controllers/common/claim.h"
 #include "roles/controllers/common/object_reads.h"
 #include "roles/controllers/common/objects.h"
+#include "roles/controllers/common/parallel_calls.h"
 
 namespace k3c::controllers {
 
@@ -23,6 +23,8 @@ namespace {
 
 constexpr int kBurst = 500;       // pods created or deleted per reconcile, as upstream
 constexpr int kMaxParallel = 32;  // requests in flight in one slow-start batch
+// How long a call thread waits for the next batch before it ends.
+constexpr auto kCallThreadLife = std::chrono::seconds(5);
 
 // Members are read in place (api::member): value("spec", ...) would copy the subtree.
 int64_t replicas_of(const json& owner) {
@@ -93,7 +95,9 @@ ReplicaSetController::ReplicaSetController(ControllerContext& ctx, ReplicaFlavou
       event_source_(flavour_.map_selector ? "replication-controller" : "replicaset-controller"),
       owners_(ctx.informers.informer(flavour_.resource)),
       pods_(ctx.informers.informer(client::resources::kPods)),
-      expectations_(ctx.clock) {
+      expectations_(ctx.clock),
+      calls_(flavour_.resource.plural == "replicasets" ? "rs-calls" : "rc-calls", kMaxParallel,
+             kCallThreadLife) {
   index_by_controller(pods_);
   auto owner_changed = [this](const client::ObjectPtr& o) { enqueue(client::key_of(*o)); };
   owners_.add_handler(
@@ -234,15 +238,11 @@ Status ReplicaSetController::create_pods(const std::string& key, const json& own
   int done = 0;
   for (int batch = 1; done < count; batch = std::min(batch * 2, kMaxParallel)) {
     int n = std::min(batch, count - done);
-    std::vector<std::future<Result<json>>> calls;
-    for (int i = 0; i < n; ++i) {
-      calls.push_back(std::async(std::launch::async, [&] {
-        return client::create(ctx_.client, client::resources::kPods, namespace_of(owner), pod);
-      }));
-    }
+    auto results = parallel_calls<Result<json>>(calls_, n, [&](size_t) {
+      return client::create(ctx_.client, client::resources::kPods, namespace_of(owner), pod);
+    });
     Status failed;
-    for (auto& call : calls) {
-      auto created = call.get();
+    for (auto& created : results) {
       if (created.is_ok()) {
         ctx_.events.record(owner, "Normal", "SuccessfulCreate", "Created pod: " + name_of(*created),
                            event_source_);

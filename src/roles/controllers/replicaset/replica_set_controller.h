@@ -6,6 +6,7 @@
 // and available (ready for minReadySeconds) pods.
 #pragma once
 
+#include "core/elastic_pool.h"
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
 #include "roles/controllers/common/expectations.h"
@@ -48,6 +49,7 @@ class ReplicaSetController final : public Controller {
   client::Informer& owners_;
   client::Informer& pods_;
   Expectations expectations_;
+  ElasticPool calls_;  // a batch's creates, side by side (parallel_calls.h)
 };
 
 }  // namespace k3c::controllers
