@@ -34,8 +34,9 @@ void FieldPath::push_back(std::string_view head, std::string_view tail) {
 }
 
 void FieldPath::pop_back() {
-  if (encoded_.empty()) return;
-  const size_t previous_end = encoded_.rfind('\0', encoded_.size() - 2);
+  // The last step is what follows the 0 byte before the final one (none: the only step).
+  const size_t previous_end =
+      encoded_.size() < 2 ? std::string::npos : encoded_.rfind('\0', encoded_.size() - 2);
   encoded_.resize(previous_end == std::string::npos ? 0 : previous_end + 1);
 }
 
@@ -504,8 +505,8 @@ Result<FieldSet> fields_of(const json& object, const MessageType* type) {
   return out;
 }
 
-Result<Comparison> compare(const json& old_object, const json& new_object,
-                           const MessageType* type, CompareScope scope) {
+Result<Comparison> compare(const json& old_object, const json& new_object, const MessageType* type,
+                           CompareScope scope) {
   FieldType holder;
   Comparison out;
   const Shape top = top_shape(type, holder);

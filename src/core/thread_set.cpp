@@ -12,7 +12,6 @@ void name_this_thread(std::string_view name) {
   pthread_setname_np(pthread_self(), shown.c_str());
 }
 
-
 void ThreadSet::reap() {
   for (const std::thread::id id : ended_) {
     auto it = std::find_if(threads_.begin(), threads_.end(),

@@ -129,10 +129,12 @@ http::Response Actions::bind(const Call& c, const std::string& url_name) {
     const std::string text = cached.json.text();
     const std::string now = rfc3339(clock_.wall_now());
     std::optional<std::string> stored;
-    if (!annotations.is_object() || annotations.empty()) stored = actions::bound_pod_text(text, node, now);
+    if (!annotations.is_object() || annotations.empty())
+      stored = actions::bound_pod_text(text, node, now);
     if (!stored) {
       json pod = json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (!pod.is_object()) return error_response(api_error(Code::kInternal, "stored object is not JSON"));
+      if (!pod.is_object())
+        return error_response(api_error(Code::kInternal, "stored object is not JSON"));
       json& pmeta = pod["metadata"];
       if (pmeta.contains("deletionTimestamp")) {
         return error_response(

@@ -46,11 +46,10 @@ TEST_CASE("a binding edits spec and status in the cached text: the same bytes as
   edited = actions::bound_pod_text(pod.dump(), "n1", now);
   REQUIRE(edited);
   const json bound = json::parse(*edited);
-  CHECK(bound["status"]["conditions"] ==
-        json::array({{{"type", "PodScheduled"},
-                      {"status", "True"},
-                      {"lastProbeTime", nullptr},
-                      {"lastTransitionTime", now}}}));
+  CHECK(bound["status"]["conditions"] == json::array({{{"type", "PodScheduled"},
+                                                       {"status", "True"},
+                                                       {"lastProbeTime", nullptr},
+                                                       {"lastTransitionTime", now}}}));
   CHECK_FALSE(bound["metadata"].contains("resourceVersion"));
 
   // Escapes below the members edited are copied as they are.

@@ -138,6 +138,11 @@ class Rest {
   enum class RecordPhase { kDecoded, kAdmitted };
   std::optional<ApiError> record_writer(const Call& call, RecordPhase phase,
                                         const nlohmann::json& old, nlohmann::json& object);
+  // Everything an update or patch goes through between prepare_update and the write, in
+  // upstream's order: managedFields, defaults, mutating admission, validation, the kind's
+  // strategy, custom resource rules, validating admission. `current`: the stored object.
+  std::optional<ApiError> admit_update(const Call& call, nlohmann::json& updated,
+                                       const nlohmann::json& current);
   // The validating admission plugins (ResourceQuota charges here): last before the write.
   std::optional<ApiError> admit_final(const Call& call, const nlohmann::json& object,
                                       const nlohmann::json* old);

@@ -147,34 +147,35 @@ TEST_CASE("a create right after its namespace was stored is not refused as in a 
   CHECK(json::parse(missing.body)["message"] == "namespaces \"missing\" not found");
 }
 
-TEST_CASE("a patch sees the stored resourceVersion: a JSON patch may test it, a merge patch pins it") {
+TEST_CASE(
+    "a patch sees the stored resourceVersion: a JSON patch may test it, a merge patch pins it") {
   RestFixture f;
   http::Response made = f.create_configmap({{"name", "cm"}});
   REQUIRE(made.status == 201);
   const std::string rv = json::parse(made.body)["metadata"]["resourceVersion"];
   // A JSON patch's test of the current resourceVersion passes, a stale one fails.
-  http::Response tested = f.patch_configmap(
-      "cm", "application/json-patch+json",
-      R"([{"op":"test","path":"/metadata/resourceVersion","value":")" + rv +
-          R"("},{"op":"add","path":"/data","value":{"a":"1"}}])");
+  http::Response tested =
+      f.patch_configmap("cm", "application/json-patch+json",
+                        R"([{"op":"test","path":"/metadata/resourceVersion","value":")" + rv +
+                            R"("},{"op":"add","path":"/data","value":{"a":"1"}}])");
   REQUIRE(tested.status == 200);
   const json after = json::parse(tested.body);
   CHECK(after["data"]["a"] == "1");
   const std::string rv2 = after["metadata"]["resourceVersion"];
   CHECK(rv2 != rv);
-  http::Response stale = f.patch_configmap(
-      "cm", "application/json-patch+json",
-      R"([{"op":"test","path":"/metadata/resourceVersion","value":")" + rv +
-          R"("},{"op":"add","path":"/data/b","value":"2"}])");
+  http::Response stale =
+      f.patch_configmap("cm", "application/json-patch+json",
+                        R"([{"op":"test","path":"/metadata/resourceVersion","value":")" + rv +
+                            R"("},{"op":"add","path":"/data/b","value":"2"}])");
   CHECK(stale.status != 200);
   // A merge patch naming a resourceVersion is a precondition on it.
-  http::Response pinned = f.patch_configmap("cm", "application/merge-patch+json",
-                                            R"({"metadata":{"resourceVersion":")" + rv +
-                                                R"("},"data":{"c":"3"}})");
+  http::Response pinned =
+      f.patch_configmap("cm", "application/merge-patch+json",
+                        R"({"metadata":{"resourceVersion":")" + rv + R"("},"data":{"c":"3"}})");
   CHECK(pinned.status == 409);
-  http::Response current = f.patch_configmap("cm", "application/merge-patch+json",
-                                             R"({"metadata":{"resourceVersion":")" + rv2 +
-                                                 R"("},"data":{"c":"3"}})");
+  http::Response current =
+      f.patch_configmap("cm", "application/merge-patch+json",
+                        R"({"metadata":{"resourceVersion":")" + rv2 + R"("},"data":{"c":"3"}})");
   CHECK(current.status == 200);
   // Neither refused patch changed the object.
   const json stored = json::parse(f.store->get("/registry/configmaps/default/cm")->value);
@@ -190,8 +191,8 @@ TEST_CASE("a create's managedFields hold what its writer sent and the defaults, 
                         {"kind", "ServiceAccount"},
                         {"metadata", {{"name", "default"}, {"namespace", "default"}}}})
               .is_ok());
-  http::Response made = f.create(
-      "pods", json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
+  http::Response made =
+      f.create("pods", json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},
                               "spec":{"containers":[{"name":"c","image":"busybox"}]}})"));
   REQUIRE(made.status == 201);
   const json pod = json::parse(made.body);
@@ -222,21 +223,25 @@ TEST_CASE("a status merge patch edited in the stored text stores what the parsed
                           {"spec", {{"podCIDR", "10.42.0.0/24"}}}})
                 .is_ok());
     // A first status write by another manager, so that both have managedFields.
-    REQUIRE(f.patch("nodes", std::string("/api/v1/nodes/") + name + "/status?fieldManager=other",
-                    "application/merge-patch+json",
-                    R"({"status":{"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","status":"False"}]}})")
-                .status == 200);
+    REQUIRE(
+        f.patch(
+             "nodes", std::string("/api/v1/nodes/") + name + "/status?fieldManager=other",
+             "application/merge-patch+json",
+             R"({"status":{"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","status":"False"}]}})")
+            .status == 200);
   }
   const std::string status =
       R"("status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady"}],"addresses":[{"type":"InternalIP","address":"10.0.0.1"}]})";
   // The kubelet's form (status and a uid precondition) takes the text path; the same status
   // with metadata a status write ignores takes the parsed one.
-  const std::string uid = json::parse(f.store->get("/registry/minions/text")->value)["metadata"]["uid"];
-  http::Response text = f.patch("nodes", "/api/v1/nodes/text/status", "application/merge-patch+json",
-                                R"({"metadata":{"uid":")" + uid + R"("},)" + status + "}");
-  http::Response parsed = f.patch("nodes", "/api/v1/nodes/parsed/status",
-                                  "application/merge-patch+json",
-                                  R"({"metadata":{"annotations":{"a":"b"}},)" + status + "}");
+  const std::string uid =
+      json::parse(f.store->get("/registry/minions/text")->value)["metadata"]["uid"];
+  http::Response text =
+      f.patch("nodes", "/api/v1/nodes/text/status", "application/merge-patch+json",
+              R"({"metadata":{"uid":")" + uid + R"("},)" + status + "}");
+  http::Response parsed =
+      f.patch("nodes", "/api/v1/nodes/parsed/status", "application/merge-patch+json",
+              R"({"metadata":{"annotations":{"a":"b"}},)" + status + "}");
   REQUIRE(text.status == 200);
   REQUIRE(parsed.status == 200);
   // The same bytes but for the names, uids and timestamps of the two objects.
@@ -274,13 +279,13 @@ TEST_CASE("a status merge patch edited in the stored text stores what the parsed
             .status >= 400);
   // A field the schema does not know, under Strict validation and a wrong type: the parsed
   // path's answers.
-  for (const std::string& bad : {std::string(R"("status":{"bogus":1})"),
-                                 std::string(R"("status":{"conditions":"no"})")}) {
+  for (const std::string& bad :
+       {std::string(R"("status":{"bogus":1})"), std::string(R"("status":{"conditions":"no"})")}) {
     http::Response strict = f.patch("nodes", "/api/v1/nodes/text/status?fieldValidation=Strict",
                                     "application/merge-patch+json", "{" + bad + "}");
-    http::Response strict_parsed =
-        f.patch("nodes", "/api/v1/nodes/parsed/status?fieldValidation=Strict",
-                "application/merge-patch+json", R"({"metadata":{"annotations":{"a":"b"}},)" + bad + "}");
+    http::Response strict_parsed = f.patch(
+        "nodes", "/api/v1/nodes/parsed/status?fieldValidation=Strict",
+        "application/merge-patch+json", R"({"metadata":{"annotations":{"a":"b"}},)" + bad + "}");
     CHECK(strict.status == strict_parsed.status);
     if (strict.status >= 400) CHECK(strict.body == strict_parsed.body);
   }

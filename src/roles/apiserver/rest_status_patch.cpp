@@ -26,8 +26,7 @@ namespace js = json_scan;
 // A patch of the status and of nothing else but metadata preconditions (uid,
 // resourceVersion), as kubelets and controllers send them.
 bool status_only(const json& patch) {
-  if (!patch.is_object() || !patch.contains("status") || !patch["status"].is_object())
-    return false;
+  if (!patch.is_object() || !patch.contains("status") || !patch["status"].is_object()) return false;
   for (auto& [key, value] : patch.items()) {
     if (key == "status") continue;
     if (key != "metadata" || !value.is_object()) return false;
@@ -92,9 +91,11 @@ std::optional<http::Response> Rest::patch_status_text(const Call& c, const json&
   }
 
   // The writer's managedFields entry, from the same members the parsed path compares.
+  json managed = json::parse(*managed_text, nullptr, /*allow_exceptions=*/false);
+  if (!managed.is_array()) return std::nullopt;  // read (and kept) as the parsed path reads it
   auto writer = writer_of(c, clock_.wall_now());
   if (!writer.ok()) return error_response(writer.error());
-  json old_part = {{"metadata", {{"managedFields", json::parse(*managed_text, nullptr, false)}}},
+  json old_part = {{"metadata", {{"managedFields", std::move(managed)}}},
                    {"status", std::move(old_status)}};
   json new_part = {{"status", std::move(new_status)}};
   auto fields = api::managed_fields_after_update(old_part, new_part,

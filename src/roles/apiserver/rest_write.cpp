@@ -153,7 +153,7 @@ std::optional<ApiError> Rest::admit(const Call& c, json& object, const json* old
 }
 
 std::optional<ApiError> Rest::record_writer(const Call& c, RecordPhase phase, const json& old,
-                                           json& object) {
+                                            json& object) {
   const bool custom = c.custom || (c.resource.group == kCrdGroup &&
                                    c.resource.plural == "customresourcedefinitions");
   if (phase != (custom ? RecordPhase::kAdmitted : RecordPhase::kDecoded)) return std::nullopt;
@@ -161,6 +161,16 @@ std::optional<ApiError> Rest::record_writer(const Call& c, RecordPhase phase, co
   // (for what the plugins added), which changes nothing already defaulted.
   if (!custom && c.info.subresource.empty()) apply_object_defaults(object, *schemas_, c.resource);
   return record_update(c, *schemas_, old, object, clock_.wall_now());
+}
+
+std::optional<ApiError> Rest::admit_update(const Call& c, json& updated, const json& current) {
+  std::optional<ApiError> unrecorded = record_writer(c, RecordPhase::kDecoded, current, updated);
+  if (auto e = admit(c, updated, &current)) return e;
+  if (auto e = strategies_.before_update(c.resource, updated, current)) return e;
+  if (auto e = admit_custom(c, updated, &current)) return e;
+  if (!unrecorded) unrecorded = record_writer(c, RecordPhase::kAdmitted, current, updated);
+  if (unrecorded) return unrecorded;
+  return admit_final(c, updated, &current);
 }
 
 std::optional<ApiError> Rest::admit_final(const Call& c, const json& object, const json* old) {
@@ -283,7 +293,8 @@ http::Response Rest::write_updated(const Call& c, json updated, const json& curr
   if (finalized_by_update(updated, current)) {
     auto removed = store_.remove(key, revision);
     if (!removed.is_ok()) return error_response(store_error(c, removed.status()));
-    return json_response(200, make_cached(key, std::move(updated), removed->mod_revision).json.text());
+    return json_response(200,
+                         make_cached(key, std::move(updated), removed->mod_revision).json.text());
   }
   auto bytes = stored_bytes(c, updated);
   if (!bytes.is_ok()) return error_response(bad_request(bytes.status().message()));
@@ -314,16 +325,7 @@ http::Response Rest::update(const Call& c) {
     auto updated =
         prepare_update(body.value(), current_bare, c.resource, c.info, NewUid::kPrecondition);
     if (!updated.ok()) return error_response(updated.error());
-    std::optional<ApiError> unrecorded =
-        record_writer(c, RecordPhase::kDecoded, current.object, updated.value());
-    if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
-    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
-      return error_response(*e);
-    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
-    if (!unrecorded)
-      unrecorded = record_writer(c, RecordPhase::kAdmitted, current.object, updated.value());
-    if (unrecorded) return error_response(*unrecorded);
-    if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
+    if (auto e = admit_update(c, updated.value(), current.object)) return error_response(*e);
     if (updated.value() == current_bare || actions::dry_run(c.request)) {
       json out = updated.value();
       http::Response r =
@@ -405,19 +407,10 @@ http::Response Rest::patch(const Call& c) {
     auto updated = prepare_update(without_resource_version(std::move(patched)), current_bare,
                                   c.resource, c.info, NewUid::kImmutable);
     if (!updated.ok()) return error_response(updated.error());
-    std::optional<ApiError> unrecorded =
-        record_writer(c, RecordPhase::kDecoded, current.object, updated.value());
-    if (auto e = admit(c, updated.value(), &current.object)) return error_response(*e);
-    if (auto e = strategies_.before_update(c.resource, updated.value(), current.object))
-      return error_response(*e);
-    if (auto e = admit_custom(c, updated.value(), &current.object)) return error_response(*e);
-    if (!unrecorded)
-      unrecorded = record_writer(c, RecordPhase::kAdmitted, current.object, updated.value());
-    if (unrecorded) return error_response(*unrecorded);
-    if (auto e = admit_final(c, updated.value(), &current.object)) return error_response(*e);
+    if (auto e = admit_update(c, updated.value(), current.object)) return error_response(*e);
     if (updated.value() == current_bare || actions::dry_run(c.request)) {
-      http::Response r =
-          json_response(200, make_cached("", std::move(updated.value()), current.revision).json.text());
+      http::Response r = json_response(
+          200, make_cached("", std::move(updated.value()), current.revision).json.text());
       add_warnings(r, warnings.value());
       return r;
     }

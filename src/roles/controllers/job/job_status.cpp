@@ -74,11 +74,10 @@ Status JobController::remove_tracking_finalizers(Sync& s,
   for (const auto& pod : release) expect_finalizer_removed(s.key, uid_of(*pod));
   auto results = parallel_calls<Status>(calls_, release.size(), [&](size_t i) {
     const json& pod = *release[i];
-    json patch = {
-        {"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
-    Status r = client::patch_unanswered(ctx_.client, client::resources::kPods, namespace_of(pod),
-                                        name_of(pod), "application/strategic-merge-patch+json",
-                                        patch);
+    json patch = {{"metadata", {{"$deleteFromPrimitiveList/finalizers", {kJobTrackingFinalizer}}}}};
+    Status r =
+        client::patch_unanswered(ctx_.client, client::resources::kPods, namespace_of(pod),
+                                 name_of(pod), "application/strategic-merge-patch+json", patch);
     return r.code() == Code::kNotFound ? Status::ok() : r;
   });
   for (size_t i = 0; i < release.size(); ++i) {

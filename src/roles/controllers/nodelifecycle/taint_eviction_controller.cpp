@@ -52,8 +52,8 @@ TaintEvictionController::TaintEvictionController(ControllerContext& ctx)
     if (on_tainted_node(*pod)) enqueue(key_of(*pod));
   };
   auto pod_updated = [=, this](const client::ObjectPtr& old, const client::ObjectPtr& pod) {
-    const bool looked_at_again = node_name_of(*old) != node_name_of(*pod) ||
-                                 tolerations_of(*old) != tolerations_of(*pod);
+    const bool looked_at_again =
+        node_name_of(*old) != node_name_of(*pod) || tolerations_of(*old) != tolerations_of(*pod);
     if (looked_at_again && on_tainted_node(*pod)) enqueue(key_of(*pod));
   };
   pods_.add_handler({pod_added, pod_updated, nullptr});

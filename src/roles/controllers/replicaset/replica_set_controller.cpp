@@ -99,8 +99,8 @@ bool status_written_only(const json& old, const json& now) {
   if (api::member(old, "spec") != api::member(now, "spec")) return false;
   const json& a = api::member(old, "metadata");
   const json& b = api::member(now, "metadata");
-  for (const char* field : {"generation", "labels", "annotations", "ownerReferences",
-                            "finalizers", "deletionTimestamp", "uid"}) {
+  for (const char* field : {"generation", "labels", "annotations", "ownerReferences", "finalizers",
+                            "deletionTimestamp", "uid"}) {
     if (api::member(a, field) != api::member(b, field)) return false;
   }
   return true;
@@ -129,9 +129,9 @@ ReplicaSetController::ReplicaSetController(ControllerContext& ctx, ReplicaFlavou
       enqueue(client::key_of(*now));
     }
   };
-  owners_.add_handler(
-      {owner_changed, owner_updated,
-       [this](const client::ObjectPtr& o) { expectations_.forget(client::key_of(*o)); }});
+  owners_.add_handler({owner_changed, owner_updated, [this](const client::ObjectPtr& o) {
+                         expectations_.forget(client::key_of(*o));
+                       }});
   pods_.add_handler(
       {[this](const client::ObjectPtr& pod) {
          const json* ref = controller_ref(*pod);

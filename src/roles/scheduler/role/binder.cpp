@@ -1,11 +1,13 @@
 // A bounded pool of binding threads (see binder.h).
 #include "roles/scheduler/role/binder.h"
+
 #include "core/thread_set.h"
 
 namespace k3c::scheduler {
 
 Binder::Binder(int threads, size_t max_waiting) : max_waiting_(max_waiting) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] {
+  for (int i = 0; i < threads; ++i)
+    threads_.emplace_back([this] {
       name_this_thread("binder");
       run();
     });
