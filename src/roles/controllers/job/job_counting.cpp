@@ -47,10 +47,12 @@ json job_condition(const std::string& type, const std::string& reason, const std
 }
 
 const json* true_condition(const json& job, std::string_view type) {
-  const json& status = job.value("status", json::object());
-  if (!status.is_object()) return nullptr;
-  auto c = status.find("conditions");
-  if (c == status.end() || !c->is_array()) return nullptr;
+  // Found in `job` itself: the condition returned points into it (a copy made by value()
+  // ended with this function, and the caller read freed memory).
+  auto status = job.find("status");
+  if (status == job.end() || !status->is_object()) return nullptr;
+  auto c = status->find("conditions");
+  if (c == status->end() || !c->is_array()) return nullptr;
   for (const json& cond : *c) {
     if (cond.is_object() && cond.value("type", "") == type && cond.value("status", "") == "True")
       return &cond;

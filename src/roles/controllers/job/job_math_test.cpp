@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/ids.h"
+#include "roles/controllers/job/job_sync.h"
 
 namespace k3c::controllers {
 namespace {
@@ -152,3 +153,17 @@ TEST_CASE("pod failure policy: the first matching rule decides") {
 
 }  // namespace
 }  // namespace k3c::controllers
+
+TEST_CASE("a job's true condition is found in the job itself, not in a copy") {
+  const nlohmann::json job = {
+      {"status",
+       {{"conditions",
+         {{{"type", "SuccessCriteriaMet"}, {"status", "True"}},
+          {{"type", "Complete"}, {"status", "False"}}}}}}};
+  const nlohmann::json* met = k3c::controllers::true_condition(job, "SuccessCriteriaMet");
+  // The address of the job's own condition (a pointer into a copy dangled once it returned).
+  CHECK(met == &job["status"]["conditions"][0]);
+  CHECK(k3c::controllers::true_condition(job, "Complete") == nullptr);
+  CHECK(k3c::controllers::true_condition(nlohmann::json::object(), "Complete") == nullptr);
+  CHECK(k3c::controllers::true_condition({{"status", 1}}, "Complete") == nullptr);
+}
