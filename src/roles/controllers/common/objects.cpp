@@ -1,5 +1,7 @@
 #include "roles/controllers/common/objects.h"
 
+#include <charconv>
+
 #include "core/ids.h"
 #include "roles/controllers/common/object_reads.h"
 
@@ -23,6 +25,13 @@ const std::string& meta_str(const json& object, const char* field) {
   if (!m) return kEmpty;
   auto f = m->find(field);
   return f != m->end() && f->is_string() ? f->get_ref<const std::string&>() : kEmpty;
+}
+
+uint64_t resource_version_number(const json& object) {
+  const std::string& rv = meta_str(object, "resourceVersion");
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), n);
+  return ec == std::errc() && end == rv.data() + rv.size() ? n : 0;
 }
 
 bool being_deleted(const json& object) { return deletion_marked(object); }

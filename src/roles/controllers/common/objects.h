@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@ const std::string& meta_str(const json& object, const char* field);
 inline const std::string& name_of(const json& o) { return meta_str(o, "name"); }
 inline const std::string& namespace_of(const json& o) { return meta_str(o, "namespace"); }
 inline const std::string& uid_of(const json& o) { return meta_str(o, "uid"); }
+// metadata.resourceVersion read as the store revision it is (k3c's revisions are numbers that
+// grow with every write), so that an in-process controller can tell an older cached copy from
+// its own later write; 0 when missing or not a number.
+uint64_t resource_version_number(const json& object);
 bool being_deleted(const json& object);
 bool has_finalizer(const json& object, std::string_view finalizer);
 

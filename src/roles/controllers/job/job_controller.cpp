@@ -92,6 +92,17 @@ void JobController::finalizer_removal_observed(const std::string& key, const std
   if (it->second.empty()) finalizer_expectations_.erase(it);
 }
 
+void JobController::status_written(const std::string& key, const json& job) {
+  std::lock_guard lock(mu_);
+  status_written_[key] = resource_version_number(job);
+}
+
+bool JobController::cache_behind_own_write(const std::string& key, const json& cached) const {
+  std::lock_guard lock(mu_);
+  auto it = status_written_.find(key);
+  return it != status_written_.end() && resource_version_number(cached) < it->second;
+}
+
 std::set<std::string> JobController::expected_removals(const std::string& key) const {
   std::lock_guard lock(mu_);
   auto it = finalizer_expectations_.find(key);
@@ -123,12 +134,15 @@ Status JobController::reconcile(const std::string& key) {
     std::lock_guard lock(mu_);
     finalizer_expectations_.erase(key);
     backoff_.erase(key);
+    status_written_.erase(key);
     return Status::ok();
   }
+  if (cache_behind_own_write(key, *job)) return Status::ok();  // its update event comes
   if (job_finished(*job)) {
     {
       std::lock_guard lock(mu_);
       backoff_.erase(key);
+      status_written_.erase(key);
     }
     // A backup: pods of a finished job keep no finalizer.
     for (const auto& pod : controlled_by(pods_, *job)) {

@@ -67,9 +67,16 @@ class JobController final : public Controller {
   client::Informer& jobs_;
   client::Informer& pods_;
   Expectations expectations_;
-  mutable std::mutex mu_;  // guards the two maps below
+  // The job's revision after this controller's last status write. A pass over an older cached
+  // copy waits for the job's update event: counting pods whose finalizers that write let go
+  // against the status before it would run their indexes (or completions) a second time.
+  void status_written(const std::string& key, const json& job);
+  bool cache_behind_own_write(const std::string& key, const json& cached) const;
+
+  mutable std::mutex mu_;  // guards the three maps below
   std::map<std::string, std::set<std::string>> finalizer_expectations_;
   std::map<std::string, BackoffRecord> backoff_;
+  std::map<std::string, uint64_t> status_written_;
   ElasticPool calls_;  // creates, deletes and finalizer removals side by side (parallel_calls.h)
 };
 

@@ -155,11 +155,10 @@ TEST_CASE("pod failure policy: the first matching rule decides") {
 }  // namespace k3c::controllers
 
 TEST_CASE("a job's true condition is found in the job itself, not in a copy") {
-  const nlohmann::json job = {
-      {"status",
-       {{"conditions",
-         {{{"type", "SuccessCriteriaMet"}, {"status", "True"}},
-          {{"type", "Complete"}, {"status", "False"}}}}}}};
+  const nlohmann::json job = {{"status",
+                               {{"conditions",
+                                 {{{"type", "SuccessCriteriaMet"}, {"status", "True"}},
+                                  {{"type", "Complete"}, {"status", "False"}}}}}}};
   const nlohmann::json* met = k3c::controllers::true_condition(job, "SuccessCriteriaMet");
   // The address of the job's own condition (a pointer into a copy dangled once it returned).
   CHECK(met == &job["status"]["conditions"][0]);

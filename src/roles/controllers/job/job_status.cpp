@@ -60,6 +60,7 @@ Status JobController::write_status(Sync& s) {
   auto written = client::update(ctx_.client, client::resources::kJobs, s.job, "status");
   if (!written.is_ok()) return written.status();
   s.job = std::move(written.value());
+  status_written(s.key, s.job);
   if (!s.job["status"].is_object()) s.job["status"] = json::object();
   if (!s.job["status"].contains("uncountedTerminatedPods"))
     s.job["status"]["uncountedTerminatedPods"] = json::object();

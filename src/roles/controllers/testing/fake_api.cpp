@@ -1,5 +1,7 @@
 #include "roles/controllers/testing/fake_api.h"
 
+#include <algorithm>
+
 #include "push_stream.h"
 
 namespace k3c::controllers::testing {
@@ -87,12 +89,35 @@ json FakeApi::object(const std::string& path) const {
   return it == objects_.end() ? json() : it->second;
 }
 
+void FakeApi::hold(const std::string& resource) {
+  std::lock_guard lock(mu_);
+  held_[resource];
+}
+
+void FakeApi::release(const std::string& resource) {
+  std::vector<std::pair<std::shared_ptr<Watch>, std::string>> lines;
+  {
+    std::lock_guard lock(mu_);
+    auto it = held_.find(resource);
+    if (it == held_.end()) return;
+    lines = std::move(it->second);
+    held_.erase(it);
+  }
+  for (auto& [watch, line] : lines) watch->push(std::move(line));
+}
+
 void FakeApi::notify(const std::string& type, const std::string& collection, const json& o) {
   const std::string line = json{{"type", type}, {"object", o}}.dump() + "\n";
   const Path p = parse(collection + "/x");
+  auto held = held_.find(p.resource);
   for (auto& [prefix, watch] : watches_) {
     // A watch of the whole resource sees every namespace.
-    if (prefix == collection || prefix == p.resource) watch->push(line);
+    if (prefix != collection && prefix != p.resource) continue;
+    if (held != held_.end()) {
+      held->second.emplace_back(watch, line);
+    } else {
+      watch->push(line);
+    }
   }
 }
 
@@ -122,7 +147,7 @@ http::Response FakeApi::handle(http::Request& request) {
   if (verb == "GET") return it == objects_.end() ? not_found(p.object()) : reply(200, it->second);
   json body = request.body.empty() ? json() : json::parse(request.body, nullptr, false);
   const bool dry_run = request.param("dryRun") == "All";
-  if (!dry_run) actions_.push_back({verb, request.path, body});  // a dry run writes nothing
+  if (!dry_run) actions_.push_back({verb, request.path, body});    // a dry run writes nothing
   if (verb == "POST" && !p.name.empty()) return reply(201, body);  // subresource actions
   if (verb == "POST") {
     json& meta = body["metadata"];
@@ -149,6 +174,13 @@ http::Response FakeApi::handle(http::Request& request) {
     notify("DELETED", p.collection(), gone);
     return reply(200, gone);
   }
+  // A resourceVersion in the body is a precondition, as in the apiserver.
+  const std::string wanted =
+      body.is_object() ? body.value("metadata", json::object()).value("resourceVersion", "") : "";
+  if ((verb == "PUT" || verb == "PATCH") && !wanted.empty() &&
+      wanted != stored["metadata"].value("resourceVersion", "")) {
+    return reply(409, {{"kind", "Status"}, {"reason", "Conflict"}, {"code", 409}});
+  }
   if (verb == "PUT") {
     if (p.subresource == "status") {
       stored["status"] = body.value("status", json());
@@ -157,10 +189,25 @@ http::Response FakeApi::handle(http::Request& request) {
       stored = body;
     }
   } else if (verb == "PATCH") {
-    // A resourceVersion in the patch is a precondition, as in the apiserver.
-    const std::string wanted = body.value("metadata", json::object()).value("resourceVersion", "");
-    if (!wanted.empty() && wanted != stored["metadata"].value("resourceVersion", "")) {
-      return reply(409, {{"kind", "Status"}, {"reason", "Conflict"}, {"code", 409}});
+    auto meta_it = body.is_object() ? body.find("metadata") : body.end();
+    if (meta_it != body.end() && meta_it->is_object()) {
+      json& meta = *meta_it;
+      // Strategic merge's "$deleteFromPrimitiveList/<list>": those values leave the list.
+      for (auto m = meta.begin(); m != meta.end();) {
+        const std::string directive = "$deleteFromPrimitiveList/";
+        if (m.key().rfind(directive, 0) != 0) {
+          ++m;
+          continue;
+        }
+        json& list = stored["metadata"][m.key().substr(directive.size())];
+        if (list.is_array()) {
+          json kept = json::array();
+          for (const json& v : list)
+            if (std::find(m->begin(), m->end(), v) == m->end()) kept.push_back(v);
+          list = std::move(kept);
+        }
+        m = meta.erase(m);
+      }
     }
     stored.merge_patch(body);
   } else {
