@@ -151,6 +151,84 @@ TEST_CASE("a streamed body arrives chunk by chunk and ends") {
   REQUIRE(stream->cancelled);
 }
 
+// A streamed body's server: one PushStream per request, kept for the test.
+struct StreamServer {
+  explicit StreamServer(std::chrono::seconds write_timeout = std::chrono::seconds(60)) {
+    ServerOptions o;
+    o.bind_address = "127.0.0.1";
+    o.port = 0;
+    o.write_timeout = write_timeout;
+    server = std::make_unique<HttpsServer>(o, cert.context(), [this](Request&) {
+      Response r;
+      r.stream = std::make_shared<PushStream>();
+      std::lock_guard lock(mu);
+      streams.push_back(std::static_pointer_cast<PushStream>(r.stream));
+      return r;
+    });
+  }
+  // A client whose GET has its 200 answer; the stream's body follows.
+  std::unique_ptr<testing::TlsClientDuplex> watch() {
+    auto c = std::make_unique<testing::TlsClientDuplex>(server->port());
+    REQUIRE(c->ok());
+    REQUIRE_THAT(c->request("GET /watch HTTP/1.1\r\nHost: a\r\n\r\n"),
+                 Catch::StartsWith("HTTP/1.1 200"));
+    return c;
+  }
+  std::shared_ptr<PushStream> stream(size_t i) {
+    std::lock_guard lock(mu);
+    return i < streams.size() ? streams[i] : nullptr;
+  }
+  TestCert cert;
+  std::mutex mu;
+  std::vector<std::shared_ptr<PushStream>> streams;
+  std::unique_ptr<HttpsServer> server;
+};
+
+template <typename F>
+bool within(std::chrono::milliseconds limit, F done) {
+  for (auto until = std::chrono::steady_clock::now() + limit;
+       std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(10ms)) {
+    if (done()) return true;
+  }
+  return done();
+}
+
+TEST_CASE("a streamed body ends when its client goes away, and stop() ends the others") {
+  StreamServer s;
+  REQUIRE(s.server->start().is_ok());
+  auto leaving_client = s.watch(), staying_client = s.watch();
+  auto &leaving = *leaving_client, &staying = *staying_client;
+  s.stream(0)->push("one\n");
+  CHECK(testing::read_bytes(leaving, 9) == "4\r\none\n\r\n");
+  leaving.close();
+  // Noticed without anything more to write.
+  CHECK(within(3s, [&] { return s.stream(0)->cancelled.load(); }));
+  CHECK_FALSE(s.stream(1)->cancelled);
+  s.stream(1)->push("two\n");
+  CHECK(testing::read_bytes(staying, 9) == "4\r\ntwo\n\r\n");
+  s.server->stop();
+  CHECK(s.stream(1)->cancelled);
+  CHECK(s.server->connections() == 0);
+}
+
+TEST_CASE("a stream whose client stops reading ends after the write timeout; others go on") {
+  StreamServer s(1s);
+  REQUIRE(s.server->start().is_ok());
+  auto stalled = s.watch(), reading_client = s.watch();
+  auto& reading = *reading_client;
+  // Pieces of 64 kB until the stalled client's socket buffers are full and its stream ends
+  // (bounded: 256 MB).
+  auto piece = std::make_shared<const std::string>(64 << 10, 'x');
+  for (int i = 0; i < 4096 && !s.stream(0)->cancelled; ++i) {
+    s.stream(0)->push(*piece);
+    if (i % 64 == 63) std::this_thread::sleep_for(5ms);
+  }
+  CHECK(within(5s, [&] { return s.stream(0)->cancelled.load(); }));
+  s.stream(1)->push("live\n");
+  CHECK(testing::read_bytes(reading, 10) == "5\r\nlive\n\r\n");
+  CHECK_FALSE(s.stream(1)->cancelled);
+}
+
 TEST_CASE("a stalled client does not hold up others, and stop() ends open connections") {
   TestCert cert;
   ServerOptions o;

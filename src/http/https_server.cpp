@@ -19,6 +19,7 @@
 #include "core/elastic_pool.h"
 #include "core/log.h"
 #include "core/thread_set.h"
+#include "http/internal/stream_writers.h"
 
 namespace k3c::http {
 namespace {
@@ -49,10 +50,9 @@ struct Conn {
   std::shared_ptr<BodyStream> body;  // the stream being written, if any
 };
 
-// A coroutine waiting for a wake-up: the completion handler of its wait, kept until a
-// wake-up, the watchdog's tick or the client's going away resumes it. Resuming calls the
-// handler in place (the caller is on the connection's strand), so a wake-up costs one post
-// onto the strand and nothing else: no timer to cancel, no second trip through the queue.
+// A coroutine waiting for another thread to finish with its connection (the stream writers,
+// a switched protocol's thread): the completion handler of its wait, kept until a post onto
+// the connection's strand resumes it in place.
 class Parked {
  public:
   template <class Handler>
@@ -78,19 +78,9 @@ class Parked {
   std::unique_ptr<Base> parked_;
 };
 
-// Wake-up state of a streaming response; touched only on the connection's strand.
+// What such a coroutine waits on; touched only on the connection's strand.
 struct StreamWait {
-  explicit StreamWait(const net::any_io_executor& ex) : watchdog(ex) {}
   Parked waiter;
-  // Closes the socket when one chunk write stalls, and resumes the waiter now and then so
-  // that a producer's own deadline (a watch's timeoutSeconds) is honoured. It ticks on its
-  // own instead of being armed and cancelled around every chunk: with a thousand watches,
-  // per-chunk timer operations were a large share of the fan-out's cost.
-  net::steady_timer watchdog;
-  std::chrono::steady_clock::time_point write_started;
-  bool writing = false;
-  bool pending = false;
-  bool client_gone = false;
   bool done = false;
 };
 
@@ -255,6 +245,9 @@ struct HttpsServer::Impl {
         handler(std::move(h)),
         workers("https-handler", static_cast<size_t>(std::max(1, options.worker_threads))),
         acceptor(ioc),
+        writers({std::max(1, options.io_threads), options.write_timeout,
+                 std::clamp<std::chrono::steady_clock::duration>(options.write_timeout / 4, 1ms,
+                                                                 kStreamTick)}),
         log(log::for_role("http")) {}
 
   ServerOptions options;
@@ -264,6 +257,8 @@ struct HttpsServer::Impl {
   // The handlers run here, off the network threads; threads exist only while requests do.
   ElasticPool workers;
   tcp::acceptor acceptor;
+  // Streaming bodies are written here once their headers are out (stream_writers.h).
+  internal::StreamWriters writers;
   std::vector<std::thread> threads;
   std::shared_ptr<spdlog::logger> log;
   std::atomic<size_t> open_connections{0};
@@ -334,6 +329,8 @@ Status HttpsServer::start() {
 void HttpsServer::stop() {
   auto& im = *impl_;
   if (im.stopping.exchange(true)) return;
+  // First: the writers own their streams' sockets until they let go of them.
+  im.writers.stop();
   net::post(im.ioc, [&im] {
     beast::error_code ec;
     im.acceptor.close(ec);
@@ -589,9 +586,9 @@ net::awaitable<void> HttpsServer::Impl::write_simple(
   co_await bhttp::async_write(conn.stream, res, net::redirect_error(net::use_awaitable, ec));
 }
 
-// Writes a chunked body from a BodyStream until it ends, the client goes away or the server
-// stops. A concurrent one-byte read notices the client closing the connection (clients send
-// nothing more on a watch). The connection is closed afterwards, which also ends that read.
+// Writes the headers of a chunked body from a BodyStream, then hands the connection to the
+// stream writers until the body ends, the client goes away or the server stops. The
+// connection is closed afterwards.
 net::awaitable<void> HttpsServer::Impl::write_stream(std::shared_ptr<Conn> conn, Response& resp,
                                                      unsigned version) {
   beast::error_code ec;
@@ -607,90 +604,29 @@ net::awaitable<void> HttpsServer::Impl::write_stream(std::shared_ptr<Conn> conn,
     resp.stream->cancel();
     co_return;
   }
-  // From here on, deadlines come from the watchdog: the stream's own timer would also end
-  // the long-lived read below.
+  // From here on, deadlines come from the stream writers.
   lowest.expires_never();
   {
     std::lock_guard lock(conn->mu);
     conn->body = resp.stream;
   }
-  auto wait = std::make_shared<StreamWait>(ex);
-  std::weak_ptr<StreamWait> weak = wait;
-  resp.stream->set_wake([weak, ex] {
-    net::post(ex, [weak] {
-      if (auto w = weak.lock()) {
-        w->pending = true;
-        w->waiter.resume();
-      }
-    });
-  });
-  net::co_spawn(
-      ex,
-      [conn, wait]() -> net::awaitable<void> {
-        char byte;
-        beast::error_code rec;
-        co_await conn->stream.async_read_some(net::buffer(&byte, 1),
-                                              net::redirect_error(net::use_awaitable, rec));
-        wait->client_gone = true;
-        // Posted, not called: the waiter is not resumed from inside another coroutine.
-        net::post(conn->stream.get_executor(), [wait] { wait->waiter.resume(); });
-      },
-      net::detached);
-  const auto write_timeout = options.write_timeout;
-  net::co_spawn(
-      ex,
-      [conn, wait, write_timeout]() -> net::awaitable<void> {
-        const auto tick =
-            std::clamp<std::chrono::steady_clock::duration>(write_timeout / 4, 1ms, kStreamTick);
-        beast::error_code tec;
-        while (!wait->done && !wait->client_gone) {
-          wait->watchdog.expires_after(tick);
-          co_await wait->watchdog.async_wait(net::redirect_error(net::use_awaitable, tec));
-          if (wait->writing &&
-              std::chrono::steady_clock::now() - wait->write_started > write_timeout) {
-            beast::get_lowest_layer(conn->stream).socket().close(tec);
-            co_return;
-          }
-          // A poll now and then, for the producer's deadline (posted, as above).
-          net::post(conn->stream.get_executor(), [wait] { wait->waiter.resume(); });
-        }
-      },
-      net::detached);
-  // Chunks are written as the pieces they came in (shared bytes are not copied here).
-  std::vector<net::const_buffer> buffers;
-  bool ended = false;
-  while (!ended && !wait->client_gone && !stopping) {
-    BodyStream::Chunk chunk = resp.stream->poll();
-    ended = chunk.ended;
-    if (!chunk.empty()) {
-      buffers.clear();
-      for (const auto& piece : chunk.pieces) buffers.emplace_back(net::buffer(*piece));
-      wait->write_started = std::chrono::steady_clock::now();
-      wait->writing = true;
-      co_await net::async_write(conn->stream, bhttp::make_chunk(buffers),
-                                net::redirect_error(net::use_awaitable, ec));
-      wait->writing = false;
-      if (ec) break;
-    }
-    if (ended) break;
-    if (!wait->pending) co_await park(*wait);
-    wait->pending = false;
-  }
-  resp.stream->cancel();
+  // From here on the stream writers own the socket and the TLS session (stream_writers.h)
+  // until they call back; this coroutine waits for that, then closes the connection.
+  auto wait = std::make_shared<StreamWait>();
+  const bool adopted = writers.adopt(lowest.socket().native_handle(), conn->stream.native_handle(),
+                                     resp.stream, [wait, ex](bool) {
+                                       net::post(ex, [wait] {
+                                         wait->done = true;
+                                         wait->waiter.resume();
+                                       });
+                                     });
+  if (!adopted) resp.stream->cancel();  // the server stops
+  while (adopted && !wait->done) co_await park(*wait);
   {
     std::lock_guard lock(conn->mu);
     conn->body.reset();
   }
-  if (ended && !wait->client_gone) {
-    wait->write_started = std::chrono::steady_clock::now();
-    wait->writing = true;
-    co_await net::async_write(conn->stream, bhttp::make_chunk_last(),
-                              net::redirect_error(net::use_awaitable, ec));
-    wait->writing = false;
-  }
-  wait->done = true;
-  wait->watchdog.cancel();
-  beast::get_lowest_layer(conn->stream).socket().close(ec);
+  lowest.socket().close(ec);
 }
 
 // Answers 101 with the handler's headers, hands the connection to resp.upgrade on a thread
@@ -738,7 +674,7 @@ net::awaitable<void> HttpsServer::Impl::switch_protocols(std::shared_ptr<Conn> c
     duplex->preload(std::string(static_cast<const char*>(data.data()), data.size()));
     buffer.consume(buffer.size());
   }
-  auto wait = std::make_shared<StreamWait>(conn->stream.get_executor());
+  auto wait = std::make_shared<StreamWait>();
   {
     std::lock_guard lock(upgrades->mu);
     std::erase_if(upgrades->live, [](const std::weak_ptr<Duplex>& w) { return w.expired(); });
