@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "bench_report.h"
+#include "watch_readers.h"
 
 namespace k3c::bench {
 namespace {
@@ -145,8 +146,7 @@ void run_on_threads(net::io_context& ioc, int threads) {
 // One watch connection's state; lives in the fleet until the fleet is destroyed.
 struct Watcher {
   std::unique_ptr<TlsStream> stream;
-  beast::flat_buffer buffer;
-  std::string partial_line;  // bytes after the last newline
+  beast::flat_buffer buffer;  // the answer's head
 };
 
 class Fleet final : public WatchFleet {
@@ -156,14 +156,15 @@ class Fleet final : public WatchFleet {
         threads_(threads),
         target_(std::move(target)),
         on_line_(std::move(on_line)),
-        state_(watchers) {}
+        state_(watchers),
+        readers_(threads, on_line_) {}
   ~Fleet() override {
     // Stopping the io_context and destroying it closes every stream.
     ioc_.stop();
     for (auto& t : pool_) t.join();
   }
   int watchers() const override { return watchers_; }
-  int broken() const override { return broken_.load(); }
+  int broken() const override { return readers_.broken(); }
 
   // Opens watcher i and reads its stream until it ends or the fleet is destroyed. The
   // endpoint, host and TLS context belong to the ApiClient, which outlives the fleet.
@@ -210,7 +211,8 @@ class Fleet final : public WatchFleet {
   std::vector<std::thread> pool_;
   std::atomic<int> ready_{0};
   std::atomic<int> failed_{0};
-  std::atomic<int> broken_{0};
+  // Declared after the streams: destroyed first, while the TLS sessions it reads still exist.
+  WatchReaders readers_;
   std::mutex mu_;  // guards first_failure_
   std::string first_failure_;
 };
@@ -226,32 +228,24 @@ net::awaitable<void> Fleet::watch_one(int i, const tcp::endpoint& endpoint, cons
   co_await bhttp::async_write(*w.stream, req, net::redirect_error(net::use_awaitable, ec));
   if (ec) co_return fail(transport_error("write", ec).to_string());
   bhttp::response_parser<bhttp::string_body> parser;
-  parser.body_limit(boost::none);  // a watch has no end
-  // Events arrive as chunked body data: split it into lines as it comes, keeping nothing.
-  auto on_chunk = [&](uint64_t, beast::string_view data, beast::error_code&) -> size_t {
-    const int64_t recv = now_ns();
-    w.partial_line.append(data.data(), data.size());
-    size_t start = 0;
-    for (size_t nl; (nl = w.partial_line.find('\n', start)) != std::string::npos; start = nl + 1) {
-      on_line_(i, std::string_view(w.partial_line).substr(start, nl - start), recv);
-    }
-    w.partial_line.erase(0, start);
-    return data.size();
-  };
-  parser.on_chunk_body(on_chunk);
   co_await bhttp::async_read_header(*w.stream, w.buffer, parser,
                                     net::redirect_error(net::use_awaitable, ec));
   if (ec) co_return fail(transport_error("read", ec).to_string());
   if (parser.get().result_int() != 200) {
     co_return fail(format("HTTP %d", parser.get().result_int()));
   }
-  ++ready_;
-  while (!parser.is_done()) {
-    co_await bhttp::async_read_some(*w.stream, w.buffer, parser,
-                                    net::redirect_error(net::use_awaitable, ec));
-    if (ec) break;
+  // The body is read by the readers (watch_readers.h), straight off the socket: no event has
+  // been sent yet (the writer starts once every watch is open), so nothing is lost in the TLS
+  // stream's buffers when the session moves to a socket BIO.
+  SSL* session = w.stream->native_handle();
+  if (SSL_pending(session) > 0 || BIO_ctrl_pending(SSL_get_rbio(session)) > 0) {
+    co_return fail("the server sent body bytes before the watch was handed to the readers");
   }
-  ++broken_;
+  std::string early = beast::buffers_to_string(w.buffer.data());
+  int fd = beast::get_lowest_layer(*w.stream).socket().release(ec);
+  if (ec) co_return fail(transport_error("release", ec).to_string());
+  readers_.add(i, fd, session, std::move(early));
+  ++ready_;
 }
 
 }  // namespace

@@ -389,6 +389,9 @@ net::awaitable<void> HttpsServer::Impl::accept_loop() {
       if (!acceptor.is_open()) co_return;
       continue;  // a failed accept (fd limit, aborted handshake) does not end the server
     }
+    // As Go's net/http does for every TCP connection (kube-apiserver's too): a response or a
+    // watch event leaves at once, not after the peer's ACK of the previous segment.
+    socket.set_option(tcp::no_delay(true), ec);
     auto conn = std::make_shared<Conn>(std::move(socket), ssl);
     net::co_spawn(conn->stream.get_executor(), session(conn), net::detached);
   }
