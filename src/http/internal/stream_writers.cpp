@@ -215,15 +215,18 @@ class StreamWriters::Thread {
   // Writes s.out; true when all of it is written, false when the socket is full (EPOLLOUT
   // asked for) or the write failed (the stream finished).
   bool flush(Stream& s) {
+    // The thread's error queue is emptied after a failed call, not before every call:
+    // SSL_get_error needs it empty, and only these calls fill it on this thread.
     while (s.sent < s.out.size()) {
-      ERR_clear_error();
       int n = SSL_write(s.ssl, s.out.data() + s.sent,
                         static_cast<int>(std::min<size_t>(s.out.size() - s.sent, INT_MAX)));
       if (n > 0) {
         s.sent += static_cast<size_t>(n);
         continue;
       }
-      if (SSL_get_error(s.ssl, n) == SSL_ERROR_WANT_WRITE) {
+      const int e = SSL_get_error(s.ssl, n);
+      ERR_clear_error();
+      if (e == SSL_ERROR_WANT_WRITE) {
         if (!s.waiting_writable) {
           s.waiting_writable = true;
           s.blocked_since = SteadyClock::now();
@@ -248,10 +251,11 @@ class StreamWriters::Thread {
   void read_client(Stream& s) {
     char buf[512];
     while (true) {
-      ERR_clear_error();
       int n = SSL_read(s.ssl, buf, sizeof buf);
       if (n > 0) continue;
-      if (SSL_get_error(s.ssl, n) != SSL_ERROR_WANT_READ) finish(s, false);
+      const int e = SSL_get_error(s.ssl, n);
+      ERR_clear_error();
+      if (e != SSL_ERROR_WANT_READ) finish(s, false);
       return;
     }
   }
