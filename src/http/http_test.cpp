@@ -193,6 +193,35 @@ bool within(std::chrono::milliseconds limit, F done) {
   return done();
 }
 
+TEST_CASE("a large poll is written as several chunks, in order") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  auto stream = std::make_shared<PushStream>();
+  // Five pieces of 30 kB queued before the first poll, then a small one and the end.
+  std::string expected;
+  for (char c = 'a'; c < 'f'; ++c) {
+    stream->push(std::string(30 << 10, c));
+    expected += std::string(30 << 10, c);
+  }
+  HttpsServer server(o, cert.context(), [&](Request&) {
+    Response r;
+    r.stream = stream;
+    return r;
+  });
+  REQUIRE(server.start().is_ok());
+  std::thread producer([&] {
+    std::this_thread::sleep_for(100ms);
+    stream->push("end\n", true);
+  });
+  auto r = run_command(curl(cert, server.port(), "/watch"));
+  producer.join();
+  expected += "end\n\n200";
+  CHECK(r.out.size() == expected.size());
+  CHECK(r.out == expected);
+}
+
 TEST_CASE("a streamed body ends when its client goes away, and stop() ends the others") {
   StreamServer s;
   REQUIRE(s.server->start().is_ok());

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cstdint>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -29,9 +30,13 @@ struct Stream {
   SSL* ssl = nullptr;
   std::shared_ptr<BodyStream> body;
   StreamWriters::Done done;
-  std::string out;  // framed bytes not yet written
-  size_t sent = 0;  // of `out`
-  bool end_after_out = false;
+  // What the last poll gave and is not framed yet (from `next_piece` on), and whether the
+  // body ended with it. It is framed a bounded batch at a time: a watch's initial events can
+  // be many megabytes, and a copy of them all would double what the stream holds.
+  BodyStream::Chunk polled;
+  size_t next_piece = 0;
+  std::string out;                // framed bytes not yet written
+  size_t sent = 0;                // of `out`
   bool waiting_writable = false;  // EPOLLOUT asked for: the socket's buffer was full
   SteadyClock::time_point blocked_since;
   bool finished = false;
@@ -68,16 +73,24 @@ struct ReadyList {
   }
 };
 
-// Appends `chunk` as one HTTP/1.1 chunk: its size in hex, CRLF, the pieces, CRLF.
-void frame(std::string& out, const BodyStream::Chunk& chunk) {
-  size_t size = 0;
-  for (const auto& piece : chunk.pieces) size += piece->size();
+// Frames pieces of `s.polled` from s.next_piece on as one HTTP/1.1 chunk (its size in hex,
+// CRLF, the pieces, CRLF) into s.out: at least one piece, and more while the chunk stays
+// under kBatch.
+void frame_next(Stream& s) {
+  constexpr size_t kBatch = 64 << 10;
+  const auto& pieces = s.polled.pieces;
+  size_t end = s.next_piece, size = 0;
+  do {
+    size += pieces[end]->size();
+    ++end;
+  } while (end < pieces.size() && size + pieces[end]->size() <= kBatch);
   char head[24];
   int n = std::snprintf(head, sizeof head, "%zx\r\n", size);
-  out.reserve(out.size() + static_cast<size_t>(n) + size + 2 + kLastChunk.size());
-  out.append(head, static_cast<size_t>(n));
-  for (const auto& piece : chunk.pieces) out += *piece;
-  out += "\r\n";
+  s.out.reserve(static_cast<size_t>(n) + size + 2 + kLastChunk.size());
+  s.out.append(head, static_cast<size_t>(n));
+  for (size_t i = s.next_piece; i < end; ++i) s.out += *pieces[i];
+  s.out += "\r\n";
+  s.next_piece = end;
 }
 
 }  // namespace
@@ -197,19 +210,30 @@ class StreamWriters::Thread {
     finished_.clear();
   }
 
-  // Polls the body and writes what it gave; ends the stream when the body ended.
+  // Writes what the body gave, polling it once all of that is out; ends the stream after
+  // the body ended and the last chunk went.
   void service(Stream& s) {
-    if (s.finished || !flush(s)) return;
-    if (!s.end_after_out) {
-      BodyStream::Chunk chunk = s.body->poll();
-      if (!chunk.empty()) frame(s.out, chunk);
-      if (chunk.ended) {
-        s.out += kLastChunk;
-        s.end_after_out = true;
+    if (s.finished) return;
+    bool polled = false;
+    while (flush(s)) {
+      if (s.next_piece < s.polled.pieces.size()) {
+        frame_next(s);
+        continue;
       }
-      if (!flush(s)) return;
+      if (s.polled.ended) {
+        if (s.next_piece != SIZE_MAX) {
+          s.out = kLastChunk;
+          s.next_piece = SIZE_MAX;  // the last chunk is framed
+          continue;
+        }
+        finish(s, true);
+        return;
+      }
+      if (polled) return;  // everything it gave is written
+      s.polled = s.body->poll();
+      s.next_piece = 0;
+      polled = true;
     }
-    if (s.end_after_out) finish(s, true);
   }
 
   // Writes s.out; true when all of it is written, false when the socket is full (EPOLLOUT
