@@ -126,19 +126,26 @@ TEST_CASE("a body over the limit gets 413 and the server lives on") {
   REQUIRE_THAT(ok.out, Catch::EndsWith("200"));
 }
 
-TEST_CASE("a streamed body arrives chunk by chunk and ends") {
-  TestCert cert;
+// A started server that answers every request with `stream` as its body.
+std::unique_ptr<HttpsServer> serve_stream(TestCert& cert, std::shared_ptr<PushStream> stream) {
   ServerOptions o;
   o.bind_address = "127.0.0.1";
   o.port = 0;
-  auto stream = std::make_shared<PushStream>();
-  HttpsServer server(o, cert.context(), [&](Request&) {
+  auto server = std::make_unique<HttpsServer>(o, cert.context(), [stream](Request&) {
     Response r;
     r.stream = stream;
     r.set_header("Content-Type", "application/json");
     return r;
   });
-  REQUIRE(server.start().is_ok());
+  REQUIRE(server->start().is_ok());
+  return server;
+}
+
+TEST_CASE("a streamed body arrives chunk by chunk and ends") {
+  TestCert cert;
+  auto stream = std::make_shared<PushStream>();
+  auto running = serve_stream(cert, stream);
+  HttpsServer& server = *running;
   std::thread producer([&] {
     std::this_thread::sleep_for(100ms);
     stream->push("{\"a\":1}\n");
@@ -195,9 +202,6 @@ bool within(std::chrono::milliseconds limit, F done) {
 
 TEST_CASE("a large poll is written as several chunks, in order") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
   auto stream = std::make_shared<PushStream>();
   // Five pieces of 30 kB queued before the first poll, then a small one and the end.
   std::string expected;
@@ -205,12 +209,8 @@ TEST_CASE("a large poll is written as several chunks, in order") {
     stream->push(std::string(30 << 10, c));
     expected += std::string(30 << 10, c);
   }
-  HttpsServer server(o, cert.context(), [&](Request&) {
-    Response r;
-    r.stream = stream;
-    return r;
-  });
-  REQUIRE(server.start().is_ok());
+  auto running = serve_stream(cert, stream);
+  HttpsServer& server = *running;
   std::thread producer([&] {
     std::this_thread::sleep_for(100ms);
     stream->push("end\n", true);
