@@ -3,7 +3,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -14,6 +16,7 @@
 
 #include "core/percent_encoding.h"
 #include "http/https_server.h"
+#include "http/internal/stream_writers.h"
 #include "push_stream.h"
 #include "run_command.h"
 #include "temp_dir.h"
@@ -256,6 +259,44 @@ TEST_CASE("a stream whose client stops reading ends after the write timeout; oth
   s.stream(1)->push("live\n");
   CHECK(testing::read_bytes(reading, 10) == "5\r\nlive\n\r\n");
   CHECK_FALSE(s.stream(1)->cancelled);
+}
+
+TEST_CASE("stream writers refuse a stream while out of file descriptors, then start again") {
+  internal::StreamWriters writers({1, 60s, 1s});
+  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
+  SSL* ssl = SSL_new(ctx);
+  int pair[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+  std::atomic<int> done{-1};
+  auto body = std::make_shared<PushStream>();
+  auto adopt = [&] {
+    return writers.adopt(pair[0], ssl, body, [&](bool ended) { done = ended ? 1 : 0; });
+  };
+  {
+    // Every descriptor taken (under a low limit): the writer thread cannot make its epoll set.
+    rlimit was{};
+    REQUIRE(getrlimit(RLIMIT_NOFILE, &was) == 0);
+    rlimit low = was;
+    low.rlim_cur = std::min<rlim_t>(was.rlim_cur, 256);
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+    std::vector<int> held;
+    for (int fd; (fd = dup(pair[1])) >= 0;) held.push_back(fd);
+    CHECK_FALSE(adopt());
+    for (int fd : held) close(fd);
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &was) == 0);
+  }
+  // Descriptors again: the thread is made anew and serves the stream. The connection has no
+  // TLS session, so the first write fails and the stream ends, not ended by its body.
+  REQUIRE(adopt());
+  body->push("x\n");
+  for (int i = 0; i < 300 && done == -1; ++i) std::this_thread::sleep_for(10ms);
+  CHECK(done == 0);
+  CHECK(body->cancelled);
+  writers.stop();
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  close(pair[0]);
+  close(pair[1]);
 }
 
 TEST_CASE("a stalled client does not hold up others, and stop() ends open connections") {

@@ -46,8 +46,6 @@ const char* kBadRequestBody =
 struct Conn {
   Conn(tcp::socket socket, net::ssl::context& ssl) : stream(std::move(socket), ssl) {}
   TlsStream stream;
-  std::mutex mu;                     // guards body
-  std::shared_ptr<BodyStream> body;  // the stream being written, if any
 };
 
 // A coroutine waiting for another thread to finish with its connection (the stream writers,
@@ -342,13 +340,8 @@ void HttpsServer::stop() {
       if (auto c = weak.lock()) live.push_back(std::move(c));
     }
   }
+  // Streamed bodies were ended by writers.stop() above (or are refused by it from now on).
   for (auto& c : live) {
-    std::shared_ptr<BodyStream> body;
-    {
-      std::lock_guard lock(c->mu);
-      body = c->body;
-    }
-    if (body) body->cancel();
     net::post(c->stream.get_executor(), [c] {
       beast::error_code ec;
       beast::get_lowest_layer(c->stream).socket().close(ec);
@@ -609,10 +602,6 @@ net::awaitable<void> HttpsServer::Impl::write_stream(std::shared_ptr<Conn> conn,
   }
   // From here on, deadlines come from the stream writers.
   lowest.expires_never();
-  {
-    std::lock_guard lock(conn->mu);
-    conn->body = resp.stream;
-  }
   // From here on the stream writers own the socket and the TLS session (stream_writers.h)
   // until they call back; this coroutine waits for that, then closes the connection.
   auto wait = std::make_shared<StreamWait>();
@@ -625,10 +614,6 @@ net::awaitable<void> HttpsServer::Impl::write_stream(std::shared_ptr<Conn> conn,
                                      });
   if (!adopted) resp.stream->cancel();  // the server stops
   while (adopted && !wait->done) co_await park(*wait);
-  {
-    std::lock_guard lock(conn->mu);
-    conn->body.reset();
-  }
   lowest.socket().close(ec);
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <mutex>
@@ -97,17 +98,28 @@ void frame_next(Stream& s) {
 
 class StreamWriters::Thread {
  public:
+  // Started only when its descriptors could be made (out of file descriptors, it is not).
   explicit Thread(const Options& options)
       : options_(options), epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = nullptr;  // the ready list's eventfd
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, list_->event_fd, &ev);
+    if (epoll_fd_ < 0 || list_->event_fd < 0 ||
+        epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, list_->event_fd, &ev) != 0) {
+      stopping_ = true;
+      return;
+    }
     thread_ = std::thread([this] { run(); });
   }
   ~Thread() {
     stop();
-    close(epoll_fd_);
+    if (epoll_fd_ >= 0) close(epoll_fd_);
+  }
+
+  // False once stopped, or when it never started: adopt() refuses then.
+  bool usable() {
+    std::lock_guard lock(streams_mu_);
+    return !stopping_;
   }
 
   bool adopt(const std::shared_ptr<Stream>& s) {
@@ -141,7 +153,9 @@ class StreamWriters::Thread {
       list_->stopped = true;
     }
     uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = write(list_->event_fd, &one, sizeof one);
+    if (list_->event_fd >= 0) {
+      [[maybe_unused]] ssize_t n = write(list_->event_fd, &one, sizeof one);
+    }
     if (thread_.joinable()) thread_.join();
   }
 
@@ -171,6 +185,7 @@ class StreamWriters::Thread {
         timeout_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
       }
       int n = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout_ms);
+      if (n < 0 && errno != EINTR) break;  // cannot wait any more: its streams end below
       if (ready.empty()) {
         std::lock_guard lock(list_->mu);
         list_->sleeping = false;
@@ -204,6 +219,7 @@ class StreamWriters::Thread {
     std::vector<std::shared_ptr<Stream>> left;
     {
       std::lock_guard lock(streams_mu_);
+      stopping_ = true;  // no stream is adopted from now on
       for (auto& [raw, s] : streams_) left.push_back(s);
     }
     for (auto& s : left) finish(*s, false);
@@ -340,15 +356,16 @@ StreamWriters::StreamWriters(Options options) : options_(options) {}
 StreamWriters::~StreamWriters() { stop(); }
 
 bool StreamWriters::adopt(int fd, SSL* ssl, std::shared_ptr<BodyStream> body, Done done) {
-  Thread* thread;
+  std::shared_ptr<Thread> thread;
   {
     std::lock_guard lock(mu_);
     if (stopped_) return false;
-    if (threads_.empty()) {  // started with the first stream: most servers never have one
-      for (int i = 0; i < std::max(1, options_.threads); ++i)
-        threads_.push_back(std::make_unique<Thread>(options_));
-    }
-    thread = threads_[next_++ % threads_.size()].get();
+    // Started with the first stream (most servers never have one); one that could not start
+    // or whose wait failed is made again.
+    threads_.resize(static_cast<size_t>(std::max(1, options_.threads)));
+    auto& slot = threads_[next_++ % threads_.size()];
+    if (!slot || !slot->usable()) slot = std::make_shared<Thread>(options_);
+    thread = slot;
   }
   int flags = fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return false;
@@ -369,7 +386,9 @@ void StreamWriters::stop() {
     if (stopped_) return;
     stopped_ = true;
   }
-  for (auto& t : threads_) t->stop();
+  for (auto& t : threads_) {
+    if (t) t->stop();
+  }
 }
 
 }  // namespace k3c::http::internal

@@ -54,7 +54,9 @@ class StreamWriters {
  private:
   class Thread;
   const Options options_;
-  std::vector<std::unique_ptr<Thread>> threads_;  // started with the first stream
+  // Started with the first stream; shared so that one made again outlives a concurrent
+  // adopt() still using the old one.
+  std::vector<std::shared_ptr<Thread>> threads_;
   size_t next_ = 0;
   std::mutex mu_;  // guards threads_, next_ and stopped_
   bool stopped_ = false;
