@@ -299,6 +299,43 @@ TEST_CASE("stream writers refuse a stream while out of file descriptors, then st
   close(pair[1]);
 }
 
+TEST_CASE("once its stream ends, a TLS session writes nothing more to the socket") {
+  TestCert cert;
+  SSL_CTX* server_ctx = cert.context();
+  SSL_CTX* client_ctx = SSL_CTX_new(TLS_client_method());
+  int pair[2];
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+  SSL* server = SSL_new(server_ctx);
+  SSL* client = SSL_new(client_ctx);
+  SSL_set_fd(server, pair[0]);
+  SSL_set_fd(client, pair[1]);
+  std::thread accepting([&] { SSL_accept(server); });
+  REQUIRE(SSL_connect(client) == 1);
+  accepting.join();
+  char buf[256];
+  {
+    internal::StreamWriters writers({1, 60s, 1s});
+    auto body = std::make_shared<PushStream>();
+    std::atomic<bool> done{false};
+    REQUIRE(writers.adopt(pair[0], server, body, [&](bool) { done = true; }));
+    body->push("one\n");
+    int n = SSL_read(client, buf, sizeof buf);
+    CHECK(std::string(buf, std::max(n, 0)) == "4\r\none\n\r\n");
+    writers.stop();
+    CHECK(done);
+  }
+  // What the server's owner does next (Asio's async_shutdown) must not reach the socket: by
+  // then the descriptor may be another connection's.
+  SSL_shutdown(server);
+  CHECK(recv(pair[1], buf, sizeof buf, MSG_DONTWAIT) < 0);
+  SSL_free(server);
+  SSL_free(client);
+  SSL_CTX_free(server_ctx);
+  SSL_CTX_free(client_ctx);
+  close(pair[0]);
+  close(pair[1]);
+}
+
 TEST_CASE("a stalled client does not hold up others, and stop() ends open connections") {
   TestCert cert;
   ServerOptions o;

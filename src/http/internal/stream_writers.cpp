@@ -329,6 +329,12 @@ class StreamWriters::Thread {
     if (s.finished) return;
     s.finished = true;
     epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s.fd, nullptr);
+    // The TLS session lets go of the socket: whatever its owner does with it next (Asio's
+    // shutdown writes a close_notify) must not reach the descriptor, which is closed after
+    // done() and may by then belong to another connection. Quiet: no alert at all.
+    BIO* nowhere = BIO_new(BIO_s_null());
+    if (nowhere) SSL_set_bio(s.ssl, nowhere, nowhere);
+    SSL_set_quiet_shutdown(s.ssl, 1);
     s.body->cancel();
     {
       std::lock_guard lock(streams_mu_);
