@@ -189,7 +189,7 @@ constexpr std::array<ArgKey<S>, N + M> join(const std::array<ArgKey<S>, N>& a,
 }
 
 using CM = controllers::ControllerManagerSettings;
-constexpr std::array<ArgKey<CM>, 24> kControllerManagerOwn = {{
+constexpr std::array<ArgKey<CM>, 25> kControllerManagerOwn = {{
     {"concurrent-replicaset-syncs", +[](CM& s) { return &s.concurrent_replicaset_syncs; }, 1},
     {"concurrent-rc-syncs", +[](CM& s) { return &s.concurrent_rc_syncs; }, 1},
     {"concurrent-deployment-syncs", +[](CM& s) { return &s.concurrent_deployment_syncs; }, 1},
@@ -216,6 +216,7 @@ constexpr std::array<ArgKey<CM>, 24> kControllerManagerOwn = {{
     {"concurrent-resource-quota-syncs", +[](CM& s) { return &s.concurrent_resource_quota_syncs; },
      1},
     {"resource-quota-sync-period", +[](CM& s) { return &s.resource_quota_sync_period; }},
+    {"cluster-signing-duration", +[](CM& s) { return &s.cluster_signing_duration; }},
     {"concurrent-horizontal-pod-autoscaler-syncs",
      +[](CM& s) { return &s.concurrent_horizontal_pod_autoscaler_syncs; }, 1},
     {"horizontal-pod-autoscaler-sync-period",

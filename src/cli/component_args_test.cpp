@@ -15,7 +15,9 @@ TEST_CASE("controller manager args set typed settings under upstream keys") {
   REQUIRE(apply_controller_manager_arg("terminated-pod-gc-threshold=0", s).is_ok());
   REQUIRE(apply_controller_manager_arg("leader-elect=false", s).is_ok());
   REQUIRE(apply_controller_manager_arg("leader-elect-lease-duration=30s", s).is_ok());
+  REQUIRE(apply_controller_manager_arg("cluster-signing-duration=720h", s).is_ok());
   CHECK(s.concurrent_deployment_syncs == 7);
+  CHECK(s.cluster_signing_duration == std::chrono::hours(720));
   CHECK(s.node_monitor_grace_period == 90s);
   CHECK(s.terminated_pod_gc_threshold == 0);
   CHECK_FALSE(s.leader_election.leader_elect);

@@ -87,6 +87,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
     cm.shared_objects = shared_objects;
     cm.pod_transform = pod_transform;
     cm.settings.local_storage = !config.disabled.count("local-storage");
+    cm.settings.cluster_signing_dir = config.node.data_dir + "/server/tls";
     cm.settings.local_storage_dir = config.node.data_dir + "/storage";
     cm.settings.local_node_name = kubelet::node_name_for(config.node.node_name, host_name());
     roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));

@@ -107,6 +107,42 @@ std::string basic_authorization(const ParsedToken& token);
 // kOk when `authorization` (the header's value) is Basic with the password of `server_token`
 // (compared in constant time; any username); kUnauthorized otherwise.
 Status check_basic_authorization(std::string_view authorization, const ParsedToken& server_token);
+// What a CertificateSigningRequest's spec.request must be: a PEM "CERTIFICATE REQUEST"
+// (PKCS#10) whose signature verifies with its own key. kInvalid in the words of Go's pem and
+// x509 packages ("PEM block type must be CERTIFICATE REQUEST", ...), as upstream quotes them.
+Status check_certificate_request(std::string_view pem);
+// A new key (ECDSA P-256) and a PKCS#10 request for it naming `subject` (CN, O) and `sans`
+// (IP addresses or DNS names): what a kubelet or a user sends as a CertificateSigningRequest.
+struct NewRequest {
+  std::string csr_pem;
+  std::string key_pem;
+};
+Result<NewRequest> new_certificate_request(const ClientCertSpec& subject,
+                                           const std::vector<std::string>& sans = {});
+// What a request asks for, for a signer's checks (see read_certificate_request).
+struct CertificateRequestInfo {
+  std::string common_name;
+  std::vector<std::string> organizations;
+  size_t dns_names = 0, ip_addresses = 0, email_addresses = 0, uris = 0;  // subjectAltNames
+};
+// The request in `pem` (checked as check_certificate_request does).
+Result<CertificateRequestInfo> read_certificate_request(std::string_view pem);
+// How a request is signed: Kubernetes key usage names ("client auth", "digital signature",
+// ...), the lifetime, and the clock (null: the system's).
+struct CsrSigningPolicy {
+  std::vector<std::string> usages;
+  std::chrono::seconds ttl{365 * 24 * 3600};
+  const Clock* clock = nullptr;
+};
+// A certificate for the request in `csr_pem`, signed by `ca`, as upstream's CSR signer makes
+// it: the request's subject, key and subjectAltNames; the usages as keyUsage (critical) and
+// extKeyUsage; CA:FALSE; backdated 5 minutes (the end too, unless it lives under 8 hours);
+// never past the CA's own end. PEM text. kInvalid for a bad request or an unknown usage.
+Result<std::string> sign_certificate_request(const CertKey& ca, std::string_view csr_pem,
+                                             const CsrSigningPolicy& policy);
+// What its status.certificate may hold: nothing, or one or more PEM "CERTIFICATE" blocks
+// without headers that parse. kInvalid in upstream's words otherwise.
+Status check_certificate_chain(std::string_view pem);
 // A certificate and its key in one PEM text (what /v1-k3c/*-kubelet.crt answer) split apart;
 // kInvalid when either is missing or they do not belong together.
 Result<CertKey> split_cert_and_key(std::string_view pem);

@@ -330,8 +330,8 @@ ApiResult<json> prepare_update(json object, const json& old, const api::Resource
   }
   meta.erase("resourceVersion");
   meta.erase("selfLink");
-  if (info.subresource == "status") {
-    // Through /status only the status changes: everything else is the old object's. What
+  if (info.subresource == "status" || info.subresource == "approval") {
+    // Through /status (and a CSR's /approval) only the status changes: everything else is the old object's. What
     // the client sent is mostly the old object already (a patch applied to it, or a status
     // update of the object it read), so its other members are kept where they equal the old
     // ones (a comparison allocates nothing) and copied from the old object where they differ.

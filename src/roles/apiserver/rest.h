@@ -127,6 +127,8 @@ class Rest {
                              std::string_view stored, int64_t revision) const;
   // Defaults, mutating admission and validation of a written object, in upstream's order
   // (`old`: the stored object on update, null on create).
+  // What the kinds' own rules (strategies.h) need to know of the call.
+  WriteContext write_context(const Call& call) const;
   std::optional<ApiError> admit(const Call& call, nlohmann::json& object,
                                 const nlohmann::json* old);
   // The writer's entry of metadata.managedFields (field_ownership.h), recorded where upstream

@@ -111,7 +111,7 @@ http::Response Rest::apply(const Call& c) {
     }
     if (auto e = admit(c, updated.value(), &live)) return error_response(*e);
     if (auto e = admit_custom(c, updated.value(), &live)) return error_response(*e);
-    if (auto e = strategies_.before_update(c.resource, updated.value(), live))
+    if (auto e = strategies_.before_update(c.resource, updated.value(), live, write_context(c)))
       return error_response(*e);
     if (auto e = admit_final(c, updated.value(), &live)) return error_response(*e);
     if (updated.value() == old || actions::dry_run(c.request)) {

@@ -13,6 +13,7 @@
 #include "api/patch.h"
 #include "core/json_scan.h"
 #include "roles/apiserver/actions.h"
+#include "roles/apiserver/csr_strategy.h"
 #include "roles/apiserver/field_ownership.h"
 #include "roles/apiserver/object_codec.h"
 #include "roles/apiserver/rest.h"
@@ -52,7 +53,8 @@ std::optional<http::Response> Rest::patch_status_text(const Call& c, const json&
   // resources (their own admission) and stored versions other than the call's take the
   // parsed path, as do dry runs.
   const bool plain_kind = !c.custom && stored_as_sent(c) &&
-                          !(c.resource.group.empty() && c.resource.plural == "services");
+                          !(c.resource.group.empty() && c.resource.plural == "services") &&
+                          !csr::is_csr(c.resource);
   if (c.info.subresource != "status" || !plain_kind || actions::dry_run(c.request) ||
       !status_only(patch))
     return std::nullopt;

@@ -143,6 +143,10 @@ ApiError store_error(const Call& c, const Status& s) {
 
 }  // namespace
 
+WriteContext Rest::write_context(const Call& c) const {
+  return {c.info.subresource, c.request.peer ? &*c.request.peer : nullptr, clock_.wall_now()};
+}
+
 std::optional<ApiError> Rest::admit(const Call& c, json& object, const json* old) {
   if (!c.info.subresource.empty()) return std::nullopt;
   AdmissionAttributes a{c.resource, c.info.namespace_, c.info.subresource, old == nullptr,
@@ -166,7 +170,7 @@ std::optional<ApiError> Rest::record_writer(const Call& c, RecordPhase phase, co
 std::optional<ApiError> Rest::admit_update(const Call& c, json& updated, const json& current) {
   std::optional<ApiError> unrecorded = record_writer(c, RecordPhase::kDecoded, current, updated);
   if (auto e = admit(c, updated, &current)) return e;
-  if (auto e = strategies_.before_update(c.resource, updated, current)) return e;
+  if (auto e = strategies_.before_update(c.resource, updated, current, write_context(c))) return e;
   if (auto e = admit_custom(c, updated, &current)) return e;
   if (!unrecorded) unrecorded = record_writer(c, RecordPhase::kAdmitted, current, updated);
   if (unrecorded) return unrecorded;
@@ -222,7 +226,8 @@ http::Response Rest::create_object(const Call& c, json object, bool applied,
       return error_response(*e);
   }
   if (auto e = admit(c, object, nullptr)) return error_response(*e);
-  if (auto e = strategies_.before_create(c.resource, object)) return error_response(*e);
+  if (auto e = strategies_.before_create(c.resource, object, write_context(c)))
+    return error_response(*e);
   if (auto e = admit_custom(c, object, nullptr)) return error_response(*e);
   if (!unrecorded) unrecorded = record(RecordPhase::kAdmitted);
   if (unrecorded) return error_response(*unrecorded);
@@ -547,7 +552,8 @@ Status Rest::ensure(const api::Resource& resource, const std::string& ns, json o
     return error(e->code, e->message);
   if (auto e = default_and_validate(object, nullptr, *schemas_, resource))
     return error(e->code, e->message);
-  if (auto e = strategies_.before_create(resource, object)) return error(e->code, e->message);
+  if (auto e = strategies_.before_create(resource, object, {"", nullptr, clock_.wall_now()}))
+    return error(e->code, e->message);
   std::string key = resource.storage_key(ns, object["metadata"]["name"].get<std::string>());
   auto created = store_.create(key, object.dump());
   if (!created.is_ok() && created.status().code() != Code::kAlreadyExists) return created.status();

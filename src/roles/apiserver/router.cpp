@@ -4,6 +4,7 @@
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/authorizer.h"
 #include "roles/apiserver/content.h"
+#include "roles/apiserver/csr_strategy.h"
 #include "roles/apiserver/request_info.h"
 
 namespace k3c::apiserver {
@@ -178,7 +179,8 @@ http::Response Router::resource(const ApiSnapshot& api, const http::Request& req
     return not_implemented(qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");
   }
-  if (!info.subresource.empty() && info.subresource != "status" && info.subresource != "finalize") {
+  if (!info.subresource.empty() && info.subresource != "status" && info.subresource != "finalize" &&
+      !(info.subresource == "approval" && csr::is_csr(*r))) {
     return not_implemented("the " + info.subresource + " subresource of " +
                            qualified_resource(r->group, r->plural) +
                            " is not implemented yet in k3c");

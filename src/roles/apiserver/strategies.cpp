@@ -7,6 +7,7 @@
 #include <set>
 
 #include "api/pod_qos.h"
+#include "roles/apiserver/csr_strategy.h"
 
 namespace k3c::apiserver {
 namespace {
@@ -52,8 +53,13 @@ int64_t Strategies::lease_seconds(const api::Resource& r) const {
   return r.plural == "events" ? kEventTtlSeconds : 0;
 }
 
-std::optional<ApiError> Strategies::before_create(const api::Resource& r, json& object) {
+std::optional<ApiError> Strategies::before_create(const api::Resource& r, json& object,
+                                                  const WriteContext& write) {
   if (r.group.empty() && r.plural == "services") return prepare_service(object, nullptr);
+  if (csr::is_csr(r)) {
+    csr::prepare_create(object, write.user);
+    return csr::validate_create(object);
+  }
   // As upstream's pod PrepareForCreate: the class is fixed at create, from the resources as
   // defaulted and admitted (LimitRanger may have added some); the kubelet reads it back.
   if (r.group.empty() && r.plural == "pods" && object.is_object()) {
@@ -65,8 +71,9 @@ std::optional<ApiError> Strategies::before_create(const api::Resource& r, json& 
 }
 
 std::optional<ApiError> Strategies::before_update(const api::Resource& r, json& object,
-                                                  const json& old) {
+                                                  const json& old, const WriteContext& write) {
   if (r.group.empty() && r.plural == "services") return prepare_service(object, &old);
+  if (csr::is_csr(r)) return csr::prepare_update(object, old, write.subresource, write.now);
   return std::nullopt;
 }
 

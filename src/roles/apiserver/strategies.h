@@ -1,7 +1,8 @@
 // Per-resource rules the REST layer applies after the schema-driven defaults and validation
 // (admission.h): Service ClusterIP and NodePort allocation, IP families and the immutable
 // clusterIP, the TTL of Events, the `default` ServiceAccount of pods: the rules that need
-// cluster state. Also a pod's status.qosClass, set once on create.
+// cluster state. Also a pod's status.qosClass, set once on create, and the rules of
+// CertificateSigningRequests (csr_strategy.h).
 //
 // Thread-safety: every method from any thread; mu_ guards the reservations.
 #pragma once
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "api/registry.h"
+#include "http/http.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/watch_cache.h"
 
@@ -26,13 +28,22 @@ struct ClusterNetworks {
   uint16_t node_port_last = 32767;
 };
 
+// Who writes, how and when: what some kinds' rules need (a CertificateSigningRequest records
+// its requester, and each of its subresources changes its own part).
+struct WriteContext {
+  std::string_view subresource;              // "" for the object itself
+  const http::PeerIdentity* user = nullptr;  // null for the server's own writes
+  std::chrono::system_clock::time_point now;
+};
+
 class Strategies {
  public:
   Strategies(WatchCache& cache, ClusterNetworks networks);
 
-  std::optional<ApiError> before_create(const api::Resource& r, nlohmann::json& object);
+  std::optional<ApiError> before_create(const api::Resource& r, nlohmann::json& object,
+                                        const WriteContext& write);
   std::optional<ApiError> before_update(const api::Resource& r, nlohmann::json& object,
-                                        const nlohmann::json& old);
+                                        const nlohmann::json& old, const WriteContext& write);
   // The store lease (TTL seconds) objects of the resource are written with; 0 = none.
   int64_t lease_seconds(const api::Resource& r) const;
 

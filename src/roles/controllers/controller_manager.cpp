@@ -4,6 +4,7 @@
 #include "client/leader_election.h"
 #include "core/ids.h"
 #include "core/log.h"
+#include "roles/controllers/certificates/csr_signing_controller.h"
 #include "roles/controllers/common/context.h"
 #include "roles/controllers/common/controller.h"
 #include "roles/controllers/cronjob/cronjob_controller.h"
@@ -99,6 +100,13 @@ void ControllerManagerRole::start_controllers() {
   started.push_back({std::make_unique<JobController>(*context_), settings.concurrent_job_syncs});
   started.push_back(
       {std::make_unique<CronJobController>(*context_), settings.concurrent_cron_job_syncs});
+  if (!settings.cluster_signing_dir.empty()) {
+    started.push_back(
+        {std::make_unique<CsrSigningController>(
+             *context_, settings.cluster_signing_dir,
+             std::chrono::duration_cast<std::chrono::seconds>(settings.cluster_signing_duration)),
+         1});
+  }
   started.push_back({std::make_unique<TtlAfterFinishedController>(*context_),
                      settings.concurrent_ttl_after_finished_syncs});
   started.push_back({std::make_unique<ResourceQuotaController>(*context_, settings),

@@ -70,6 +70,13 @@ struct ControllerManagerSettings {
   std::string local_storage_dir;
   std::string local_node_name;
 
+  // CSR signing: the directory with the cluster CAs (client-ca.*, server-ca.*) approved
+  // requests are signed with ("" turns the signer off; the server gives its
+  // <data-dir>/server/tls, as k3s points the cluster-signing-*-file flags there), and the
+  // longest lifetime of what it signs (cluster-signing-duration, 8760h).
+  std::string cluster_signing_dir;
+  std::chrono::milliseconds cluster_signing_duration{std::chrono::hours(8760)};
+
   client::LeaderElectionSettings leader_election;  // leader-elect, leader-elect-*
 };
 
