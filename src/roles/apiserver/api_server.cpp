@@ -49,10 +49,11 @@ std::optional<http::PeerIdentity> identify(SSL* ssl) {
 // What the apiserver reaches kubelets in other processes with: the server CA to verify their
 // serving certificates, and a client certificate of its own (issued at each start, as the
 // kubelet client pair upstream's apiserver is given).
-Result<std::shared_ptr<const http::ClientTlsContext>> kubelet_client_tls(const pki::ServerPki& pki) {
-  ASSIGN_OR_RETURN(pki::CertKey client, pki::issue_client_cert(pki.client_ca,
-                                                               {"kube-apiserver-kubelet-client",
-                                                                {"system:masters"}}));
+Result<std::shared_ptr<const http::ClientTlsContext>> kubelet_client_tls(
+    const pki::ServerPki& pki) {
+  ASSIGN_OR_RETURN(
+      pki::CertKey client,
+      pki::issue_client_cert(pki.client_ca, {"kube-apiserver-kubelet-client", {"system:masters"}}));
   http::ClientTls tls;
   tls.ca_pem = pki.server_ca.cert_pem;
   tls.cert_pem = client.cert_pem;
@@ -148,10 +149,11 @@ Status ApiServerRole::start() {
       served_,
       ServedApi::create(*registry, {address + ":" + std::to_string(config_.port), version_info()},
                         schemas));
-  router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_);
   RETURN_IF_ERROR(bootstrap_objects());
   crds_ = std::make_unique<CrdController>(*store, *cache_, *served_, *rest_, clock_);
   RETURN_IF_ERROR(crds_->start());
+  add_health_checks(*store);
+  router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_, health_);
 
   http::ServerOptions options;
   options.bind_address = config_.bind_address;
@@ -181,6 +183,34 @@ Status ApiServerRole::start() {
   return Status::ok();
 }
 
+void ApiServerRole::add_health_checks(store::Store& store) {
+  health_.add("ping", [] { return Status::ok(); });
+  health_.add("log", [] { return Status::ok(); });
+  // A read of the datastore, as upstream reads etcd: a missing key is an answer.
+  health_.add("etcd", [&store] {
+    auto r = store.get("/registry/health");
+    if (r.is_ok() || r.status().code() == Code::kNotFound) return Status::ok();
+    return r.status();
+  });
+  health_.add("poststarthook/start-apiextensions-controllers", [this] {
+    return crds_ ? Status::ok() : error(Code::kServiceUnavailable, "not finished");
+  });
+  health_.add(
+      "informer-sync",
+      [this] {
+        return cache_ ? Status::ok()
+                      : error(Code::kServiceUnavailable, "the watch cache is not loaded");
+      },
+      /*readyz_only=*/true);
+  health_.add(
+      "shutdown",
+      [this] {
+        return stopping_ ? error(Code::kServiceUnavailable, "process is shutting down")
+                         : Status::ok();
+      },
+      /*readyz_only=*/true);
+}
+
 Status ApiServerRole::bootstrap_objects() {
   const api::Resource* ns = registry_->find("", "v1", "namespaces");
   for (const char* name : kBuiltinNamespaces) {
@@ -208,6 +238,7 @@ Status ApiServerRole::bootstrap_objects() {
 }
 
 void ApiServerRole::stop() {
+  stopping_ = true;
   ready_ = false;
   if (server_) server_->stop();
   if (crds_) crds_->stop();

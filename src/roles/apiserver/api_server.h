@@ -16,6 +16,7 @@
 #include "core/lifecycle.h"
 #include "http/http.h"
 #include "http/local_endpoints.h"
+#include "roles/apiserver/health.h"
 #include "store/store.h"
 
 namespace k3c::http {
@@ -79,6 +80,8 @@ class ApiServerRole final : public Role {
 
  private:
   Status bootstrap_objects();
+  // /healthz, /livez, /readyz: the store answers, the CRD controller runs, not stopping.
+  void add_health_checks(store::Store& store);
 
   const ApiServerConfig config_;
   std::function<store::Store*()> store_;
@@ -92,6 +95,8 @@ class ApiServerRole final : public Role {
   std::unique_ptr<Actions> actions_;
   std::unique_ptr<ServedApi> served_;
   std::unique_ptr<CrdController> crds_;
+  HealthChecks health_;
+  std::atomic<bool> stopping_{false};
   std::unique_ptr<Router> router_;
   std::unique_ptr<Supervisor> supervisor_;  // the join endpoints (supervisor.h)
   std::unique_ptr<http::HttpsServer> server_;

@@ -45,8 +45,8 @@ auto answer_bad_json(F&& serve) -> decltype(serve()) {
 }  // namespace
 
 Router::Router(const ServedApi& api, Rest& rest, Actions& actions,
-               const TokenAuthenticator& authenticator)
-    : api_(api), rest_(rest), actions_(actions), authn_(authenticator) {}
+               const TokenAuthenticator& authenticator, const HealthChecks& health)
+    : api_(api), rest_(rest), actions_(actions), authn_(authenticator), health_(health) {}
 
 http::Response Router::handle(http::Request& request) {
   return answer_bad_json([&] { return dispatch(request); });
@@ -100,19 +100,7 @@ std::optional<http::Response> Router::dispatch_fast(http::Request& request) {
 http::Response Router::non_resource(const ApiSnapshot& api, const http::Request& request) {
   const std::string& p = request.path;
   if (p == "/version") return json_response(200, api.discovery.version());
-  if (p == "/healthz" || p == "/livez" || p == "/readyz") {
-    if (request.param("verbose")) {
-      return text_answer(200,
-                         "[+]ping ok\n[+]log ok\n[+]etcd "
-                         "ok\n[+]poststarthook/start-apiextensions-controllers ok\n" +
-                             std::string(p == "/readyz" ? "[+]informer-sync ok\n" : "") +
-                             p.substr(1) + " check passed\n");
-    }
-    return text_answer(200, "ok");
-  }
-  if (p.rfind("/healthz/", 0) == 0 || p.rfind("/livez/", 0) == 0 || p.rfind("/readyz/", 0) == 0) {
-    return text_answer(200, "ok");
-  }
+  if (auto health = health_.serve(request)) return std::move(*health);
   if (p == "/openapi/v2") {
     // kubectl 1.27/1.28 ask for protobuf; anything else gets the same document as JSON.
     std::string_view accept = request.header("accept").value_or("");

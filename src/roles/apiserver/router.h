@@ -13,6 +13,7 @@
 #include "api/registry.h"
 #include "http/http.h"
 #include "roles/apiserver/actions.h"
+#include "roles/apiserver/health.h"
 #include "roles/apiserver/openapi.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/served_api.h"
@@ -23,7 +24,7 @@ namespace k3c::apiserver {
 class Router {
  public:
   Router(const ServedApi& api, Rest& rest, Actions& actions,
-         const TokenAuthenticator& authenticator);
+         const TokenAuthenticator& authenticator, const HealthChecks& health);
   http::Response handle(http::Request& request);
   // The non-blocking part: a GET of one object the watch cache can answer now. Called on
   // the HTTPS server's network threads; nullopt hands the request to handle().
@@ -42,6 +43,7 @@ class Router {
   Rest& rest_;
   Actions& actions_;
   const TokenAuthenticator& authn_;
+  const HealthChecks& health_;
 };
 
 }  // namespace k3c::apiserver
