@@ -69,6 +69,8 @@ std::vector<std::shared_ptr<Role>> server_roles(
   auto kubelets = std::make_shared<http::LocalEndpoints>();
   apiserver::ApiServerConfig a = apiserver_config(config);
   a.kubelets = kubelets;
+  auto components = std::make_shared<apiserver::ComponentProbes>();
+  a.components = components;
   auto apiserver =
       std::make_shared<apiserver::ApiServerRole>(std::move(a), [store] { return store->store(); });
   std::vector<std::shared_ptr<Role>> roles = {store, apiserver};
@@ -78,6 +80,7 @@ std::vector<std::shared_ptr<Role>> server_roles(
   // node stay whole, so that they are one tree with the kubelet's (which needs all of them).
   const client::CacheTransform pod_transform = client::control_plane_pods(
       config.disable_agent ? "" : kubelet::node_name_for(config.node.node_name, host_name()));
+  std::weak_ptr<Role> controller_manager_role, scheduler_role;
   if (!config.disable_controller_manager) {
     controllers::ControllerManagerConfig cm;
     cm.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };
@@ -90,7 +93,9 @@ std::vector<std::shared_ptr<Role>> server_roles(
     cm.settings.cluster_signing_dir = config.node.data_dir + "/server/tls";
     cm.settings.local_storage_dir = config.node.data_dir + "/storage";
     cm.settings.local_node_name = kubelet::node_name_for(config.node.node_name, host_name());
-    roles.push_back(std::make_shared<controllers::ControllerManagerRole>(std::move(cm)));
+    auto role = std::make_shared<controllers::ControllerManagerRole>(std::move(cm));
+    controller_manager_role = role;
+    roles.push_back(role);
   }
   if (!config.disable_scheduler) {
     scheduler::SchedulerConfig sc;
@@ -99,8 +104,26 @@ std::vector<std::shared_ptr<Role>> server_roles(
     sc.settings = config.scheduler;
     sc.shared_objects = shared_objects;
     sc.pod_transform = pod_transform;
-    roles.push_back(std::make_shared<scheduler::SchedulerRole>(std::move(sc)));
+    auto role = std::make_shared<scheduler::SchedulerRole>(std::move(sc));
+    scheduler_role = role;
+    roles.push_back(role);
   }
+  // `kubectl get componentstatuses`: the scheduler and the controller manager of this server.
+  auto probe = [](std::weak_ptr<Role> role, std::string what, bool disabled) {
+    return [role, what, disabled]() -> Status {
+      if (disabled) {
+        return error(Code::kServiceUnavailable,
+                     "k3c runs no " + what + " in this server (--disable-" +
+                         (what == "scheduler" ? "scheduler" : "controller-manager") + ")");
+      }
+      auto r = role.lock();
+      if (r && r->ready()) return Status::ok();
+      return error(Code::kServiceUnavailable, "the " + what + " is not running");
+    };
+  };
+  components->add("scheduler", probe(scheduler_role, "scheduler", config.disable_scheduler));
+  components->add("controller-manager", probe(controller_manager_role, "controller manager",
+                                              config.disable_controller_manager));
   if (!config.disable_agent) {
     kubelet::KubeletConfig k = server_kubelet_config(config);
     k.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };

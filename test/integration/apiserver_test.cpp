@@ -61,7 +61,20 @@ TEST_CASE("kubectl drives the API server") {
     CHECK(v.exit_code == 0);
     CHECK_THAT(v.out, Catch::Contains("v1.32.0+k3c1"));
     auto health = kubectl({"get", "--raw", "/readyz?verbose"});
+    CHECK_THAT(health.out, Catch::Contains("[+]etcd ok\n"));
     CHECK_THAT(health.out, Catch::Contains("readyz check passed"));
+    CHECK(kubectl({"get", "--raw", "/livez/etcd"}).out == "ok");
+    CHECK(kubectl({"get", "--raw", "/healthz/no-such-check"}).exit_code == 1);
+    // componentstatuses: this server runs a scheduler but no controller manager.
+    auto cs = kubectl({"get", "componentstatuses"});
+    CHECK(cs.exit_code == 0);
+    CHECK(cs.err == "Warning: v1 ComponentStatus is deprecated in v1.19+\n");
+    CHECK_THAT(cs.out,
+               Catch::Matches("NAME +STATUS +MESSAGE +ERROR\n"
+                              "scheduler +Healthy +ok +\n"
+                              "controller-manager +Unhealthy +k3c runs no controller manager "
+                              "in this server \\(--disable-controller-manager\\)\n"
+                              "etcd-0 +Healthy +ok +\n"));
     auto resources = kubectl({"api-resources"});
     CHECK(resources.exit_code == 0);
     CHECK_THAT(resources.out,
@@ -263,8 +276,8 @@ type: Normal
                    "jsonpath={.apiVersion} {.regarding.name} {.note}"})
               .out == "events.k8s.io/v1 web all good");
     // Field selectors in each API's own names.
-    CHECK(kubectl({"get", "events.v1.events.k8s.io", "--field-selector", "regarding.name=web",
-                   "-o", "name"})
+    CHECK(kubectl({"get", "events.v1.events.k8s.io", "--field-selector", "regarding.name=web", "-o",
+                   "name"})
               .out == "event.events.k8s.io/web.1\n");
     CHECK(kubectl({"get", "events", "--field-selector", "involvedObject.name=web", "-o", "name"})
               .out == "event/web.1\n");
@@ -284,8 +297,9 @@ type: Normal
     REQUIRE(kubectl({"create", "configmap", "page-new"}).exit_code == 0);
     REQUIRE(kubectl({"delete", "configmap", "page-4"}).exit_code == 0);
     while (!token.empty()) {
-      auto next = kubectl(
-          {"get", "--raw", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + escaped(token)});
+      auto next =
+          kubectl({"get", "--raw",
+                   "/api/v1/namespaces/default/configmaps?limit=2&continue=" + escaped(token)});
       INFO(next.err);
       REQUIRE(next.exit_code == 0);
       page = nlohmann::json::parse(next.out);
@@ -297,9 +311,9 @@ type: Normal
     const std::string forged =
         "eyJydiI6OTk5OTk5LCJzdGFydCI6Ii9yZWdpc3RyeS9jb25maWdtYXBzL2Rl"
         "ZmF1bHQvcGFnZS0wIiwidiI6Im1ldGEuazhzLmlvL3YxIn0=";
-    auto refused = kubectl({"get", "--raw",
-                            "/api/v1/namespaces/default/configmaps?limit=2&continue=" +
-                                escaped(forged)});
+    auto refused =
+        kubectl({"get", "--raw",
+                 "/api/v1/namespaces/default/configmaps?limit=2&continue=" + escaped(forged)});
     CHECK(refused.exit_code != 0);
     CHECK_THAT(refused.err, Catch::Contains("invalid continue token"));
     // The controller manager is off: no kube-root-ca.crt, just the five, page-4 included.

@@ -105,6 +105,8 @@ std::optional<http::Response> Actions::serve(const Call& c) {
     return only(create, [&] { return token_request(c); });
   }
   if (!sub.empty()) return std::nullopt;
+  if (g.empty() && p == "componentstatuses")
+    return only(v == "get" || v == "list", [&] { return component_statuses(c); });
   bool collection_create = create && c.info.name.empty();
   if (g == "authentication.k8s.io" && p == "selfsubjectreviews") {
     return only(collection_create, [&] { return self_subject_review(c); });

@@ -21,6 +21,7 @@
 #include "http/http.h"
 #include "http/http_connection.h"
 #include "http/local_endpoints.h"
+#include "roles/apiserver/component_probes.h"
 #include "roles/apiserver/rest.h"
 #include "roles/apiserver/token_authenticator.h"
 #include "roles/apiserver/watch_cache.h"
@@ -35,7 +36,8 @@ class Actions {
           std::shared_ptr<const api::ResourceRegistry> registry,
           const TokenAuthenticator& authenticator,
           std::shared_ptr<http::LocalEndpoints> kubelets = nullptr,
-          std::shared_ptr<const http::ClientTlsContext> kubelet_tls = nullptr)
+          std::shared_ptr<const http::ClientTlsContext> kubelet_tls = nullptr,
+          std::shared_ptr<const ComponentProbes> components = nullptr)
       : rest_(rest),
         cache_(cache),
         store_(store),
@@ -44,7 +46,8 @@ class Actions {
         registry_(std::move(registry)),
         authn_(authenticator),
         kubelets_(std::move(kubelets)),
-        kubelet_tls_(std::move(kubelet_tls)) {}
+        kubelet_tls_(std::move(kubelet_tls)),
+        components_(std::move(components)) {}
 
   // The answer when `call` is one of the above; nullopt hands it back to the router.
   std::optional<http::Response> serve(const Call& call);
@@ -62,6 +65,7 @@ class Actions {
   http::Response token_review(const Call& call);
   http::Response access_review(const Call& call);
   http::Response rules_review(const Call& call);
+  http::Response component_statuses(const Call& call);  // component_probes.h
 
   // The pod a pods/<sub> call names (404 as upstream when it is missing).
   ApiResult<nlohmann::json> read_pod(const Call& call);
@@ -86,6 +90,7 @@ class Actions {
   // Trusts the server CA, presents the apiserver's kubelet client certificate; null: no
   // kubelet in another process is reached.
   std::shared_ptr<const http::ClientTlsContext> kubelet_tls_;
+  std::shared_ptr<const ComponentProbes> components_;  // componentstatuses
 };
 
 // Helpers the action files share.

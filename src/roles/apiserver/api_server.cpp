@@ -31,6 +31,14 @@ namespace {
 
 using nlohmann::json;
 
+// The datastore answers a read, as upstream's health check reads etcd (a missing key is an
+// answer too).
+Status datastore_health(store::Store& store) {
+  auto r = store.get("/registry/health");
+  if (r.is_ok() || r.status().code() == Code::kNotFound) return Status::ok();
+  return r.status();
+}
+
 api::VersionInfo version_info() {
   api::VersionInfo v;
   v.git_version = version::kKubernetesGitVersion;
@@ -143,8 +151,10 @@ Status ApiServerRole::start() {
   rest_ = std::make_unique<Rest>(*store, *cache_, *strategies_, clock_, schemas, registry);
   authn_ = std::make_unique<TokenAuthenticator>(*tokens_, *cache_);
   ASSIGN_OR_RETURN(auto kubelet_tls, kubelet_client_tls(pki));
+  auto components = config_.components ? config_.components : std::make_shared<ComponentProbes>();
+  components->add("etcd-0", [store] { return datastore_health(*store); });
   actions_ = std::make_unique<Actions>(*rest_, *cache_, *store, clock_, schemas, registry, *authn_,
-                                       config_.kubelets, std::move(kubelet_tls));
+                                       config_.kubelets, std::move(kubelet_tls), components);
   ASSIGN_OR_RETURN(
       served_,
       ServedApi::create(*registry, {address + ":" + std::to_string(config_.port), version_info()},
@@ -187,11 +197,7 @@ void ApiServerRole::add_health_checks(store::Store& store) {
   health_.add("ping", [] { return Status::ok(); });
   health_.add("log", [] { return Status::ok(); });
   // A read of the datastore, as upstream reads etcd: a missing key is an answer.
-  health_.add("etcd", [&store] {
-    auto r = store.get("/registry/health");
-    if (r.is_ok() || r.status().code() == Code::kNotFound) return Status::ok();
-    return r.status();
-  });
+  health_.add("etcd", [&store] { return datastore_health(store); });
   health_.add("poststarthook/start-apiextensions-controllers", [this] {
     return crds_ ? Status::ok() : error(Code::kServiceUnavailable, "not finished");
   });

@@ -16,6 +16,7 @@
 #include "core/lifecycle.h"
 #include "http/http.h"
 #include "http/local_endpoints.h"
+#include "roles/apiserver/component_probes.h"
 #include "roles/apiserver/health.h"
 #include "store/store.h"
 
@@ -57,6 +58,9 @@ struct ApiServerConfig {
   // The kubelets reachable in-process (the one of this node, when the agent runs); pods/log
   // and the other kubelet subresources go to them. Null = none.
   std::shared_ptr<http::LocalEndpoints> kubelets;
+  // What `kubectl get componentstatuses` reports besides the datastore (etcd-0), which the
+  // apiserver adds; null: only that.
+  std::shared_ptr<ComponentProbes> components;
 };
 
 class ApiServerRole final : public Role {

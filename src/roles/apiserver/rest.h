@@ -70,6 +70,11 @@ class Rest {
   // GET, PUT and PATCH of a custom resource's scale subresource (rest_custom.cpp).
   http::Response custom_scale(const Call& call);
 
+  // A snapshot as the call's answer: a <Kind>List (items in the call's version) or a Table
+  // (also for objects made at the call, such as componentstatuses).
+  http::Response list_answer(const Call& call, OutputFormat format, const Filter& filter,
+                             const ListSnapshot& snapshot);
+
   // Creates an object if it does not exist (bootstrap: default namespaces, services).
   Status ensure(const api::Resource& resource, const std::string& ns, nlohmann::json object);
 
@@ -84,9 +89,6 @@ class Rest {
   // resourceVersionMatch (upstream's semantics: Exact and paged lists with a version from the
   // store's history, the rest from the cache).
   ApiResult<ListSnapshot> list_snapshot(const Call& call, const Filter& filter, int64_t limit);
-  // A snapshot as the call's answer: a <Kind>List (items in the call's version) or a Table.
-  http::Response list_answer(const Call& call, OutputFormat format, const Filter& filter,
-                             const ListSnapshot& snapshot);
   // Stores an update of `current` (read at `revision`); the update that removes the last
   // finalizer of an object marked for deletion deletes it instead.
   http::Response write_updated(const Call& call, nlohmann::json updated,
