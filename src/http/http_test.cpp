@@ -362,6 +362,36 @@ TEST_CASE("a stalled client does not hold up others, and stop() ends open connec
   REQUIRE(server.connections() == 0);
 }
 
+TEST_CASE("past max_connections a new connection gets 429, and is served once others leave") {
+  TestCert cert;
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  o.max_connections = 2;
+  HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
+  REQUIRE(server.start().is_ok());
+  // Two idle clients hold the two places (connected, saying nothing).
+  std::vector<int> idle;
+  for (int i = 0; i < 2; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(server.port());
+    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    idle.push_back(fd);
+  }
+  for (int i = 0; i < 100 && server.connections() < 2; ++i) std::this_thread::sleep_for(10ms);
+  auto refused = run_command(curl(cert, server.port(), "/x", {"-i"}));
+  CHECK_THAT(refused.out, Catch::Contains("Retry-After: 1"));
+  CHECK_THAT(refused.out, Catch::Contains(R"("reason":"TooManyRequests","code":429})"));
+  CHECK_THAT(refused.out, Catch::EndsWith("429"));
+  for (int fd : idle) close(fd);
+  for (int i = 0; i < 100 && server.connections() > 0; ++i) std::this_thread::sleep_for(10ms);
+  CHECK_THAT(run_command(curl(cert, server.port(), "/x")).out, Catch::EndsWith("200"));
+  server.stop();
+}
+
 TEST_CASE("a 101 answer hands the connection to the upgrade handler, without idle timeout") {
   TestCert cert;
   ServerOptions o;
