@@ -58,6 +58,23 @@ TEST_CASE("kubectl meets upstream's defaults, validation and field validation") 
   CHECK_THAT(warned.err, Catch::Contains("Warning: unknown field \"spec.replica\""));
   CHECK(warned.out == "deployment.apps/typo created\n");
   CHECK(kubectl({"get", "deploy", "typo", "-o", "jsonpath={.spec.replicas}"}).out == "1");
+  // Every built-in kind is described whole (rules/complete.yaml), not only the core ones: a
+  // ClusterRole's unknown field is refused as well, and dropped under Warn.
+  write_file(file,
+             "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: "
+             "reader}\nrules:\n- {apiGroups: [\"\"], resources: [pods], verbs: [get], "
+             "verb: [list]}\n");
+  auto strict_role = kubectl({"apply"}, file);
+  CHECK(strict_role.exit_code == 1);
+  CHECK(strict_role.err ==
+        "Error from server (BadRequest): error when creating \"" + file +
+            "\": ClusterRole in version \"v1\" cannot be handled as a "
+            "ClusterRole: strict decoding error: unknown field \"rules[0].verb\"\n");
+  auto warned_role = kubectl({"apply", "--validate=warn"}, file);
+  CHECK(warned_role.exit_code == 0);
+  CHECK_THAT(warned_role.err, Catch::Contains("Warning: unknown field \"rules[0].verb\""));
+  CHECK(kubectl({"get", "clusterrole", "reader", "-o", "jsonpath={.rules[0]}"}).out ==
+        R"({"apiGroups":[""],"resources":["pods"],"verbs":["get"]})");
 
   // A bad name, in upstream's words.
   write_file(file, deployment("Web_1", "web"));

@@ -12,6 +12,7 @@ extern const std::string_view k3c_embedded_api_rules_meta;
 extern const std::string_view k3c_embedded_api_rules_core;
 extern const std::string_view k3c_embedded_api_rules_apps;
 extern const std::string_view k3c_embedded_api_rules_batch;
+extern const std::string_view k3c_embedded_api_rules_complete;
 
 namespace k3c::api::internal {
 namespace {
@@ -82,7 +83,8 @@ SchemaSet::Files builtin_rules() {
   return {{"rules/meta.yaml", k3c_embedded_api_rules_meta},
           {"rules/core.yaml", k3c_embedded_api_rules_core},
           {"rules/apps.yaml", k3c_embedded_api_rules_apps},
-          {"rules/batch.yaml", k3c_embedded_api_rules_batch}};
+          {"rules/batch.yaml", k3c_embedded_api_rules_batch},
+          {"rules/complete.yaml", k3c_embedded_api_rules_complete}};
 }
 
 std::string kind_key(std::string_view group, std::string_view version, std::string_view kind) {
