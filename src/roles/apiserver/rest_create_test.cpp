@@ -28,10 +28,13 @@ struct RestFixture {
 
   // `namespace_lag`: how long the watch cache takes to decode a Namespace, so that a test can
   // write one to the store and find the cache behind it.
-  explicit RestFixture(std::chrono::milliseconds namespace_lag = std::chrono::milliseconds(0)) {
+  // `store_clock`: the store's clock (leases), the system's when null.
+  explicit RestFixture(std::chrono::milliseconds namespace_lag = std::chrono::milliseconds(0),
+                       const Clock* store_clock = nullptr) {
     store::Options o;
     o.path = dir.path() + "/state.db";
     o.maintenance_interval = std::chrono::milliseconds(0);
+    o.clock = store_clock;
     store = std::move(store::open(o)).value();
     cache = std::make_unique<WatchCache>(*store, [namespace_lag](const store::KeyValue& kv) {
       if (kv.key.starts_with("/registry/namespaces/")) std::this_thread::sleep_for(namespace_lag);
@@ -291,4 +294,40 @@ TEST_CASE("a status merge patch edited in the stored text stores what the parsed
   }
 }
 
+}  // namespace k3c::apiserver
+
+namespace k3c::apiserver {
+namespace {
+
+TEST_CASE("an Event expires an hour after its last write, through the store's leases") {
+  ManualClock clock;
+  RestFixture f(std::chrono::milliseconds(0), &clock);
+  json event = {{"apiVersion", "v1"},
+                {"kind", "Event"},
+                {"metadata", {{"name", "e1"}}},
+                {"involvedObject", {{"kind", "Pod"}, {"name", "p"}, {"namespace", "default"}}},
+                {"reason", "Tested"},
+                {"message", "m"},
+                {"type", "Normal"}};
+  REQUIRE(f.create("events", event).status == 201);
+  const std::string key = "/registry/events/default/e1";
+  clock.advance(std::chrono::minutes(50));
+  CHECK(f.store->expire_leases().value() == 0);
+  // A write renews it: an hour from now.
+  auto renewed = f.patch("events", "/api/v1/namespaces/default/events/e1",
+                         "application/merge-patch+json", R"({"count":2})");
+  REQUIRE(renewed.status == 200);
+  clock.advance(std::chrono::minutes(50));
+  CHECK(f.store->expire_leases().value() == 0);
+  CHECK(f.store->get(key).is_ok());
+  clock.advance(std::chrono::minutes(11));
+  CHECK(f.store->expire_leases().value() == 1);
+  CHECK(f.store->get(key).status().code() == Code::kNotFound);
+  // A ConfigMap has no lease.
+  REQUIRE(f.create_configmap({{"name", "kept"}}).status == 201);
+  clock.advance(std::chrono::hours(24));
+  CHECK(f.store->expire_leases().value() == 0);
+}
+
+}  // namespace
 }  // namespace k3c::apiserver
