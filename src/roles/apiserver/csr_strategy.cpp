@@ -205,8 +205,9 @@ size_t count_of(const json& csr, std::string_view type) {
 // has as many of them (a change would be silently undone upstream; adding or removing one
 // is refused by validation).
 void keep_approval_conditions(json& updated, const json& old) {
-  json& conditions = updated["status"]["conditions"];
-  if (!conditions.is_array()) return;
+  auto it = updated["status"].find("conditions");
+  if (it == updated["status"].end() || !it->is_array()) return;
+  json& conditions = *it;
   for (const char* type : {"Approved", "Denied"}) {
     if (count_of(updated, type) != count_of(old, type)) continue;
     std::vector<json> before;
@@ -223,8 +224,9 @@ void keep_approval_conditions(json& updated, const json& old) {
 // New conditions: lastUpdateTime now, lastTransitionTime that of the same type and status
 // before (or now).
 void stamp_conditions(json& updated, const json& old, const std::string& now) {
-  json& conditions = updated["status"]["conditions"];
-  if (!conditions.is_array()) return;
+  auto it = updated["status"].find("conditions");
+  if (it == updated["status"].end() || !it->is_array()) return;
+  json& conditions = *it;
   for (auto& c : conditions) {
     if (!c.is_object()) continue;
     if (api::text(c, "lastUpdateTime").empty()) c["lastUpdateTime"] = now;

@@ -89,6 +89,11 @@ TEST_CASE("each CSR write path changes its own part") {
   csr::prepare_create(old, &admin);
   const json approved = {{"type", "Approved"}, {"status", "True"}, {"reason", "R"}};
 
+  SECTION("a status write without conditions stores none") {
+    json updated = old;
+    REQUIRE_FALSE(csr::prepare_update(updated, old, "status", kNow));
+    CHECK(updated["status"] == json::object());
+  }
   SECTION("the object itself: metadata only") {
     json updated = old;
     updated["spec"]["usages"] = {"server auth"};
