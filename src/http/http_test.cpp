@@ -57,6 +57,17 @@ std::vector<std::string> curl(const TestCert& cert, uint16_t port, const std::st
   return argv;
 }
 
+// A plain TCP connection to the server on 127.0.0.1 that says nothing (no TLS handshake).
+int connect_silent(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
 TEST_CASE("the server answers requests with decoded path and query") {
   TestCert cert;
   ServerOptions o;
@@ -345,12 +356,7 @@ TEST_CASE("a stalled client does not hold up others, and stop() ends open connec
   HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
   REQUIRE(server.start().is_ok());
   // A client that connects and never says anything.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(server.port());
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  int fd = connect_silent(server.port());
   auto r = run_command(curl(cert, server.port(), "/x"));
   REQUIRE_THAT(r.out, Catch::EndsWith("200"));
   // The stalled handshake times out and the connection is gone.
@@ -372,15 +378,7 @@ TEST_CASE("past max_connections a new connection gets 429, and is served once ot
   REQUIRE(server.start().is_ok());
   // Two idle clients hold the two places (connected, saying nothing).
   std::vector<int> idle;
-  for (int i = 0; i < 2; ++i) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(server.port());
-    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-    idle.push_back(fd);
-  }
+  for (int i = 0; i < 2; ++i) idle.push_back(connect_silent(server.port()));
   for (int i = 0; i < 100 && server.connections() < 2; ++i) std::this_thread::sleep_for(10ms);
   auto refused = run_command(curl(cert, server.port(), "/x", {"-i"}));
   CHECK_THAT(refused.out, Catch::Contains("Retry-After: 1"));
