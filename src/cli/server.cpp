@@ -109,21 +109,23 @@ std::vector<std::shared_ptr<Role>> server_roles(
     roles.push_back(role);
   }
   // `kubectl get componentstatuses`: the scheduler and the controller manager of this server.
-  auto probe = [](std::weak_ptr<Role> role, std::string what, bool disabled) {
-    return [role, what, disabled]() -> Status {
-      if (disabled) {
+  // `disabled_by`: the flag that switched the component off, "" when it runs.
+  auto probe = [](std::weak_ptr<Role> role, std::string what, std::string disabled_by) {
+    return [role, what, disabled_by]() -> Status {
+      if (!disabled_by.empty()) {
         return error(Code::kServiceUnavailable,
-                     "k3c runs no " + what + " in this server (--disable-" +
-                         (what == "scheduler" ? "scheduler" : "controller-manager") + ")");
+                     "k3c runs no " + what + " in this server (" + disabled_by + ")");
       }
       auto r = role.lock();
       if (r && r->ready()) return Status::ok();
       return error(Code::kServiceUnavailable, "the " + what + " is not running");
     };
   };
-  components->add("scheduler", probe(scheduler_role, "scheduler", config.disable_scheduler));
-  components->add("controller-manager", probe(controller_manager_role, "controller manager",
-                                              config.disable_controller_manager));
+  components->add("scheduler", probe(scheduler_role, "scheduler",
+                                     config.disable_scheduler ? "--disable-scheduler" : ""));
+  components->add("controller-manager",
+                  probe(controller_manager_role, "controller manager",
+                        config.disable_controller_manager ? "--disable-controller-manager" : ""));
   if (!config.disable_agent) {
     kubelet::KubeletConfig k = server_kubelet_config(config);
     k.handler = [apiserver](http::Request& r) { return apiserver->handle(r); };

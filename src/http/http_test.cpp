@@ -57,6 +57,14 @@ std::vector<std::string> curl(const TestCert& cert, uint16_t port, const std::st
   return argv;
 }
 
+// A server on 127.0.0.1 at a port the system picks.
+ServerOptions loopback_options() {
+  ServerOptions o;
+  o.bind_address = "127.0.0.1";
+  o.port = 0;
+  return o;
+}
+
 // A plain TCP connection to the server on 127.0.0.1 that says nothing (no TLS handshake).
 int connect_silent(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -70,9 +78,7 @@ int connect_silent(uint16_t port) {
 
 TEST_CASE("the server answers requests with decoded path and query") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   HttpsServer server(o, cert.context(), [](Request& r) {
     Response resp;
     resp.body = r.method + " " + r.path + " " +
@@ -94,9 +100,7 @@ TEST_CASE("the server answers requests with decoded path and query") {
 
 TEST_CASE("a HEAD answer has GET's headers and no body, and the connection stays usable") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   HttpsServer server(o, cert.context(), [](Request& r) {
     Response resp;
     resp.body = r.method + " " + r.path;
@@ -120,9 +124,7 @@ TEST_CASE("a HEAD answer has GET's headers and no body, and the connection stays
 TEST_CASE("a body over the limit gets 413 and the server lives on") {
   TestCert cert;
   TempDir dir;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   o.body_limit = 1000;
   HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
   REQUIRE(server.start().is_ok());
@@ -142,9 +144,7 @@ TEST_CASE("a body over the limit gets 413 and the server lives on") {
 
 // A started server that answers every request with `stream` as its body.
 std::unique_ptr<HttpsServer> serve_stream(TestCert& cert, std::shared_ptr<PushStream> stream) {
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   auto server = std::make_unique<HttpsServer>(o, cert.context(), [stream](Request&) {
     Response r;
     r.stream = stream;
@@ -175,9 +175,7 @@ TEST_CASE("a streamed body arrives chunk by chunk and ends") {
 // A streamed body's server: one PushStream per request, kept for the test.
 struct StreamServer {
   explicit StreamServer(std::chrono::seconds write_timeout = std::chrono::seconds(60)) {
-    ServerOptions o;
-    o.bind_address = "127.0.0.1";
-    o.port = 0;
+    ServerOptions o = loopback_options();
     o.write_timeout = write_timeout;
     server = std::make_unique<HttpsServer>(o, cert.context(), [this](Request&) {
       Response r;
@@ -349,9 +347,7 @@ TEST_CASE("once its stream ends, a TLS session writes nothing more to the socket
 
 TEST_CASE("a stalled client does not hold up others, and stop() ends open connections") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   o.handshake_timeout = 2s;
   HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
   REQUIRE(server.start().is_ok());
@@ -370,9 +366,7 @@ TEST_CASE("a stalled client does not hold up others, and stop() ends open connec
 
 TEST_CASE("past max_connections a new connection gets 429, and is served once others leave") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   o.max_connections = 2;
   HttpsServer server(o, cert.context(), [](Request&) { return Response{}; });
   REQUIRE(server.start().is_ok());
@@ -392,9 +386,7 @@ TEST_CASE("past max_connections a new connection gets 429, and is served once ot
 
 TEST_CASE("a 101 answer hands the connection to the upgrade handler, without idle timeout") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   o.idle_timeout = 1s;  // a switched connection outlives it
   o.max_upgraded = 1;
   std::atomic<bool> handler_done{false};
@@ -460,9 +452,7 @@ TEST_CASE("an in-memory pipe carries bytes both ways, bounded, and closes both e
 
 TEST_CASE("a client that vanishes from a switched connection ends the handler and the connection") {
   TestCert cert;
-  ServerOptions o;
-  o.bind_address = "127.0.0.1";
-  o.port = 0;
+  ServerOptions o = loopback_options();
   std::atomic<int> ended{0};
   std::atomic<bool> saw_end{false};
   HttpsServer server(o, cert.context(), [&](Request&) {

@@ -128,16 +128,16 @@ const std::map<std::string, std::pair<const char*, bool>>& usage_names() {
   return names;
 }
 
-Status add_extension(X509* cert, X509V3_CTX* ctx, int nid, const std::string& value) {
-  internal::X509ExtensionPtr ext(X509V3_EXT_nconf_nid(nullptr, ctx, nid, value.c_str()));
-  if (!ext || X509_add_ext(cert, ext.get(), -1) != 1) {
-    return internal::openssl_error(Code::kInternal,
-                                   std::string("adding extension ") + OBJ_nid2sn(nid));
-  }
-  return Status::ok();
-}
-
 }  // namespace
+
+const std::vector<std::string>& key_usage_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& [name, openssl] : usage_names()) out.push_back(name);  // a map: sorted
+    return out;
+  }();
+  return names;
+}
 
 Result<CertificateRequestInfo> read_certificate_request(std::string_view pem) {
   ASSIGN_OR_RETURN(ReqPtr req, parse_request(pem));
@@ -178,13 +178,9 @@ Result<CertificateRequestInfo> read_certificate_request(std::string_view pem) {
 Result<std::string> sign_certificate_request(const CertKey& ca, std::string_view csr_pem,
                                              const CsrSigningPolicy& policy) {
   ASSIGN_OR_RETURN(ReqPtr req, parse_request(csr_pem));
-  ASSIGN_OR_RETURN(internal::X509Ptr ca_cert,
-                   internal::parse_cert_pem(ca.cert_pem, "signing CA certificate"));
-  ASSIGN_OR_RETURN(internal::EvpPkeyPtr ca_key,
-                   internal::parse_key_pem(ca.key_pem, "signing CA key"));
-  if (!internal::key_matches(ca_cert.get(), ca_key.get())) {
-    return error(Code::kInvalid, "signing CA certificate and key do not match");
-  }
+  ASSIGN_OR_RETURN(internal::LoadedCa signing,
+                   internal::load_ca(ca.cert_pem, ca.key_pem, "signing CA"));
+  X509* ca_cert = signing.cert.get();
   std::vector<std::string> key_usages, extended;
   for (const std::string& u : policy.usages) {
     auto it = usage_names().find(u);
@@ -199,7 +195,7 @@ Result<std::string> sign_certificate_request(const CertKey& ca, std::string_view
   constexpr std::time_t kBackdate = 5 * 60, kShort = 8 * 3600;
   const std::time_t ttl = policy.ttl.count();
   std::time_t not_after = ttl < kShort ? now + ttl : now + ttl - kBackdate;
-  if (internal::expires_before(ca_cert.get(), now + 1)) {
+  if (internal::expires_before(ca_cert, now + 1)) {
     return error(
         Code::kInvalid,
         "refusing to sign a certificate that expired in the past: the signing CA has expired");
@@ -208,50 +204,42 @@ Result<std::string> sign_certificate_request(const CertKey& ca, std::string_view
   if (!cert || X509_set_version(cert.get(), X509_VERSION_3) != 1 ||
       X509_set_pubkey(cert.get(), X509_REQ_get0_pubkey(req.get())) != 1 ||
       X509_set_subject_name(cert.get(), X509_REQ_get_subject_name(req.get())) != 1 ||
-      X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert.get())) != 1 ||
+      X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert)) != 1 ||
       ASN1_TIME_set(X509_getm_notBefore(cert.get()), now - kBackdate) == nullptr ||
       ASN1_TIME_set(X509_getm_notAfter(cert.get()), not_after) == nullptr) {
     return internal::openssl_error(Code::kInternal, "building a certificate");
   }
   // Not past the CA's own end.
-  if (ASN1_TIME_compare(X509_get0_notAfter(cert.get()), X509_get0_notAfter(ca_cert.get())) > 0 &&
-      X509_set1_notAfter(cert.get(), X509_get0_notAfter(ca_cert.get())) != 1) {
+  if (ASN1_TIME_compare(X509_get0_notAfter(cert.get()), X509_get0_notAfter(ca_cert)) > 0 &&
+      X509_set1_notAfter(cert.get(), X509_get0_notAfter(ca_cert)) != 1) {
     return internal::openssl_error(Code::kInternal, "building a certificate");
   }
-  ASSIGN_OR_RETURN(std::string serial, random_hex(16));
-  internal::BignumPtr bn;
-  {
-    BIGNUM* raw = nullptr;
-    if (BN_hex2bn(&raw, serial.c_str()) == 0)
-      return internal::openssl_error(Code::kInternal, "a serial number");
-    bn.reset(raw);
-  }
-  if (BN_is_zero(bn.get())) BN_one(bn.get());
-  internal::Asn1IntegerPtr asn1_serial(BN_to_ASN1_INTEGER(bn.get(), nullptr));
-  if (!asn1_serial || X509_set_serialNumber(cert.get(), asn1_serial.get()) != 1) {
-    return internal::openssl_error(Code::kInternal, "setting a certificate serial number");
-  }
+  RETURN_IF_ERROR(internal::set_random_serial(cert.get()));
   X509V3_CTX ctx;
-  X509V3_set_ctx(&ctx, ca_cert.get(), cert.get(), nullptr, nullptr, 0);
+  X509V3_set_ctx(&ctx, ca_cert, cert.get(), nullptr, nullptr, 0);
   auto joined = [](const std::vector<std::string>& items) {
     std::string out;
     for (const auto& i : items) out += (out.empty() ? "" : ",") + i;
     return out;
   };
-  RETURN_IF_ERROR(add_extension(cert.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE"));
-  if (!key_usages.empty())
+  RETURN_IF_ERROR(internal::add_ext(cert.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE"));
+  if (!key_usages.empty()) {
+    RETURN_IF_ERROR(internal::add_ext(cert.get(), &ctx, NID_key_usage,
+                                      ("critical," + joined(key_usages)).c_str()));
+  }
+  if (!extended.empty()) {
     RETURN_IF_ERROR(
-        add_extension(cert.get(), &ctx, NID_key_usage, "critical," + joined(key_usages)));
-  if (!extended.empty())
-    RETURN_IF_ERROR(add_extension(cert.get(), &ctx, NID_ext_key_usage, joined(extended)));
-  if (X509_get_ext_by_NID(ca_cert.get(), NID_subject_key_identifier, -1) >= 0)
-    RETURN_IF_ERROR(add_extension(cert.get(), &ctx, NID_authority_key_identifier, "keyid:always"));
+        internal::add_ext(cert.get(), &ctx, NID_ext_key_usage, joined(extended).c_str()));
+  }
+  if (X509_get_ext_by_NID(ca_cert, NID_subject_key_identifier, -1) >= 0) {
+    RETURN_IF_ERROR(
+        internal::add_ext(cert.get(), &ctx, NID_authority_key_identifier, "keyid:always"));
+  }
   if (internal::GeneralNamesPtr names = requested_names(req.get())) {
     if (X509_add1_ext_i2d(cert.get(), NID_subject_alt_name, names.get(), 0, 0) != 1)
       return internal::openssl_error(Code::kInternal, "adding subjectAltName");
   }
-  if (X509_sign(cert.get(), ca_key.get(), EVP_sha256()) <= 0)
-    return internal::openssl_error(Code::kInternal, "signing a certificate");
+  RETURN_IF_ERROR(internal::sign(cert.get(), signing.key.get()));
   return internal::cert_to_pem(cert.get());
 }
 
@@ -261,18 +249,8 @@ Result<NewRequest> new_certificate_request(const ClientCertSpec& subject,
   ReqPtr req(X509_REQ_new());
   if (!req || X509_REQ_set_pubkey(req.get(), key.get()) != 1)
     return internal::openssl_error(Code::kInternal, "building a certificate request");
-  X509_NAME* name = X509_REQ_get_subject_name(req.get());
-  auto add = [name](int nid, const std::string& value) {
-    return X509_NAME_add_entry_by_NID(name, nid, MBSTRING_UTF8,
-                                      reinterpret_cast<const unsigned char*>(value.c_str()),
-                                      static_cast<int>(value.size()), -1, 0) == 1;
-  };
-  for (const std::string& org : subject.organizations) {
-    if (!add(NID_organizationName, org))
-      return internal::openssl_error(Code::kInvalid, "organization " + go_quote(org));
-  }
-  if (!subject.common_name.empty() && !add(NID_commonName, subject.common_name))
-    return internal::openssl_error(Code::kInvalid, "common name " + go_quote(subject.common_name));
+  RETURN_IF_ERROR(internal::add_subject(X509_REQ_get_subject_name(req.get()),
+                                        {subject.common_name, subject.organizations}));
   if (!sans.empty()) {
     ASSIGN_OR_RETURN(std::vector<internal::San> parsed, internal::parse_sans(sans));
     ASSIGN_OR_RETURN(internal::GeneralNamesPtr names, internal::to_general_names(parsed));

@@ -13,19 +13,12 @@ namespace {
 // A new key and a one-year certificate for `request`, signed by `ca`.
 Result<CertKey> issue_leaf(const CertKey& ca, const char* ca_name, internal::LeafRequest request,
                            const Clock* clock) {
-  const std::string name = ca_name;
-  ASSIGN_OR_RETURN(internal::X509Ptr ca_cert,
-                   internal::parse_cert_pem(ca.cert_pem, name + " certificate"));
-  ASSIGN_OR_RETURN(internal::EvpPkeyPtr ca_key, internal::parse_key_pem(ca.key_pem, name + " key"));
-  if (!internal::key_matches(ca_cert.get(), ca_key.get())) {
-    return error(Code::kInvalid, name + " certificate and key do not match");
-  }
+  ASSIGN_OR_RETURN(internal::LoadedCa signing, internal::load_ca(ca.cert_pem, ca.key_pem, ca_name));
   const Clock& c = clock ? *clock : SystemClock::instance();
   std::time_t now = std::chrono::system_clock::to_time_t(c.wall_now());
   ASSIGN_OR_RETURN(internal::EvpPkeyPtr key, internal::generate_key());
   ASSIGN_OR_RETURN(internal::X509Ptr cert,
-                   internal::make_leaf_cert(request, key.get(),
-                                            internal::Signer{ca_cert.get(), ca_key.get()}, now));
+                   internal::make_leaf_cert(request, key.get(), signing.signer(), now));
   CertKey out;
   ASSIGN_OR_RETURN(out.cert_pem, internal::cert_to_pem(cert.get()));
   ASSIGN_OR_RETURN(out.key_pem, internal::key_to_pem(key.get()));

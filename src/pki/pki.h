@@ -127,6 +127,8 @@ struct CertificateRequestInfo {
 };
 // The request in `pem` (checked as check_certificate_request does).
 Result<CertificateRequestInfo> read_certificate_request(std::string_view pem);
+// The key usage names Kubernetes knows (a CertificateSigningRequest's spec.usages), sorted.
+const std::vector<std::string>& key_usage_names();
 // How a request is signed: Kubernetes key usage names ("client auth", "digital signature",
 // ...), the lifetime, and the clock (null: the system's).
 struct CsrSigningPolicy {

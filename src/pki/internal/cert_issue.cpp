@@ -4,12 +4,10 @@
 #include <openssl/ec.h>
 
 #include "pki/internal/encoding.h"
+#include "pki/internal/pem.h"
 
 namespace k3c::pki::internal {
-namespace {
-
-Status set_subject(X509* cert, const Subject& subject) {
-  X509_NAME* name = X509_get_subject_name(cert);
+Status add_subject(X509_NAME* name, const Subject& subject) {
   auto add = [name](int nid, const std::string& value) {
     return X509_NAME_add_entry_by_NID(name, nid, MBSTRING_UTF8,
                                       reinterpret_cast<const unsigned char*>(value.c_str()),
@@ -20,7 +18,7 @@ Status set_subject(X509* cert, const Subject& subject) {
       return openssl_error(Code::kInvalid, "certificate organization \"" + org + "\"");
     }
   }
-  if (!add(NID_commonName, subject.common_name)) {
+  if (!subject.common_name.empty() && !add(NID_commonName, subject.common_name)) {
     return openssl_error(Code::kInvalid, "certificate common name \"" + subject.common_name + "\"");
   }
   return Status::ok();
@@ -37,20 +35,6 @@ Status set_random_serial(X509* cert) {
   return Status::ok();
 }
 
-// A v3 certificate with `subject`, `key`'s public key, a random serial and notAfter; no
-// extensions, not signed.
-Result<X509Ptr> new_cert(const Subject& subject, EVP_PKEY* key, std::time_t not_after) {
-  X509Ptr cert(X509_new());
-  if (!cert || X509_set_version(cert.get(), X509_VERSION_3) != 1 ||
-      X509_set_pubkey(cert.get(), key) != 1 ||
-      ASN1_TIME_set(X509_getm_notAfter(cert.get()), not_after) == nullptr) {
-    return openssl_error(Code::kInternal, "building a certificate");
-  }
-  RETURN_IF_ERROR(set_random_serial(cert.get()));
-  RETURN_IF_ERROR(set_subject(cert.get(), subject));
-  return cert;
-}
-
 Status add_ext(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
   X509ExtensionPtr ext(X509V3_EXT_nconf_nid(nullptr, ctx, nid, value));
   if (!ext || X509_add_ext(cert, ext.get(), -1) != 1) {
@@ -64,6 +48,33 @@ Status sign(X509* cert, EVP_PKEY* key) {
     return openssl_error(Code::kInternal, "signing a certificate");
   }
   return Status::ok();
+}
+
+Result<LoadedCa> load_ca(std::string_view cert_pem, std::string_view key_pem,
+                         const std::string& name) {
+  LoadedCa ca;
+  ASSIGN_OR_RETURN(ca.cert, parse_cert_pem(cert_pem, name + " certificate"));
+  ASSIGN_OR_RETURN(ca.key, parse_key_pem(key_pem, name + " key"));
+  if (!key_matches(ca.cert.get(), ca.key.get())) {
+    return error(Code::kInvalid, name + " certificate and key do not match");
+  }
+  return ca;
+}
+
+namespace {
+
+// A v3 certificate with `subject`, `key`'s public key, a random serial and notAfter; no
+// extensions, not signed.
+Result<X509Ptr> new_cert(const Subject& subject, EVP_PKEY* key, std::time_t not_after) {
+  X509Ptr cert(X509_new());
+  if (!cert || X509_set_version(cert.get(), X509_VERSION_3) != 1 ||
+      X509_set_pubkey(cert.get(), key) != 1 ||
+      ASN1_TIME_set(X509_getm_notAfter(cert.get()), not_after) == nullptr) {
+    return openssl_error(Code::kInternal, "building a certificate");
+  }
+  RETURN_IF_ERROR(set_random_serial(cert.get()));
+  RETURN_IF_ERROR(add_subject(X509_get_subject_name(cert.get()), subject));
+  return cert;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <ctime>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "pki/internal/cert_inspect.h"
@@ -30,6 +32,25 @@ struct Signer {
 };
 
 Result<EvpPkeyPtr> generate_key();
+
+// The pieces every certificate (and request) this module makes is built from:
+// `subject`'s O entries then its CN (left out when empty) added to `name`; a random
+// positive 128-bit serial; one extension from OpenSSL's config syntax ("critical,CA:FALSE");
+// a SHA-256 signature.
+Status add_subject(X509_NAME* name, const Subject& subject);
+Status set_random_serial(X509* cert);
+Status add_ext(X509* cert, X509V3_CTX* ctx, int nid, const char* value);
+Status sign(X509* cert, EVP_PKEY* key);
+
+// A CA certificate and its key from PEM; kCorrupt naming `name` ("client CA") when either
+// does not parse, kInvalid when they do not belong together.
+struct LoadedCa {
+  X509Ptr cert;
+  EvpPkeyPtr key;
+  Signer signer() const { return {cert.get(), key.get()}; }
+};
+Result<LoadedCa> load_ca(std::string_view cert_pem, std::string_view key_pem,
+                         const std::string& name);
 
 // A self-signed CA certificate for `key`, valid from `now` for kCaValidity.
 Result<X509Ptr> make_ca_cert(const Subject& subject, EVP_PKEY* key, std::time_t now);

@@ -12,17 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-json user_info(const http::PeerIdentity& u) {
-  json info = {{"username", u.user}, {"groups", u.groups}};
-  if (!u.uid.empty()) info["uid"] = u.uid;
-  if (!u.extra.empty()) {
-    json extra = json::object();
-    for (const auto& [k, v] : u.extra) extra[k] = v;
-    info["extra"] = std::move(extra);
-  }
-  return info;
-}
-
 std::vector<std::string> review_strings(const json& o, const char* key) {
   std::vector<std::string> out;
   auto it = o.find(key);

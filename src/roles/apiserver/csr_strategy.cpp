@@ -12,6 +12,7 @@
 #include "core/ids.h"
 #include "core/names.h"
 #include "pki/pki.h"
+#include "roles/apiserver/token_authenticator.h"
 
 namespace k3c::apiserver::csr {
 namespace {
@@ -22,37 +23,6 @@ namespace fe = api;
 constexpr std::string_view kLegacySigner = "kubernetes.io/legacy-unknown";
 constexpr int64_t kMinExpirationSeconds = 600;
 constexpr size_t kSubdomainMax = 253, kLabelMax = 63;
-
-const std::vector<std::string>& known_usages() {
-  static const std::vector<std::string> usages = [] {
-    std::vector<std::string> u = {"signing",
-                                  "digital signature",
-                                  "content commitment",
-                                  "key encipherment",
-                                  "key agreement",
-                                  "data encipherment",
-                                  "cert sign",
-                                  "crl sign",
-                                  "encipher only",
-                                  "decipher only",
-                                  "any",
-                                  "server auth",
-                                  "client auth",
-                                  "code signing",
-                                  "email protection",
-                                  "s/mime",
-                                  "ipsec end system",
-                                  "ipsec tunnel",
-                                  "ipsec user",
-                                  "timestamping",
-                                  "ocsp signing",
-                                  "microsoft sgc",
-                                  "netscape sgc"};
-    std::sort(u.begin(), u.end());  // upstream lists a sorted set
-    return u;
-  }();
-  return usages;
-}
 
 const json& conditions_of(const json& csr) {
   return api::member(api::member(csr, "status"), "conditions");
@@ -148,15 +118,20 @@ std::string certificate_of(const json& csr) {
   return bytes.value_or("");
 }
 
-// Upstream's validateCertificateSigningRequest: the object as it stands.
-fe::FieldErrors object_errors(const json& csr, bool certificate_unchanged) {
+// Upstream's validateCertificateSigningRequest: the object as it stands. An update keeps the
+// stored spec, so its request (checked at create) is not parsed and verified again.
+struct Unchanged {
+  bool request = false;
+  bool certificate = false;
+};
+fe::FieldErrors object_errors(const json& csr, Unchanged unchanged) {
   fe::FieldErrors errors;
   const json& spec = api::member(csr, "spec");
-  const std::string request_text = api::text(spec, "request");
-  const std::string request = base64_decode(request_text).value_or(request_text);
-  if (Status s = pki::check_certificate_request(request); !s.is_ok()) {
-    fe::FieldError e = fe::invalid("spec.request", nullptr, s.message());
-    errors.push_back(std::move(e));
+  if (!unchanged.request) {
+    const std::string request_text = api::text(spec, "request");
+    const std::string request = base64_decode(request_text).value_or(request_text);
+    if (Status s = pki::check_certificate_request(request); !s.is_ok())
+      errors.push_back(fe::invalid("spec.request", nullptr, s.message()));
   }
   const json& usages = api::member(spec, "usages");
   if (!usages.is_array() || usages.empty()) {
@@ -164,8 +139,9 @@ fe::FieldErrors object_errors(const json& csr, bool certificate_unchanged) {
   } else {
     for (size_t i = 0; i < usages.size(); ++i) {
       const std::string u = usages[i].is_string() ? usages[i].get<std::string>() : "";
-      if (!std::binary_search(known_usages().begin(), known_usages().end(), u))
-        errors.push_back(fe::not_supported(fe::index("spec.usages", i), u, known_usages()));
+      const auto& known = pki::key_usage_names();
+      if (!std::binary_search(known.begin(), known.end(), u))
+        errors.push_back(fe::not_supported(fe::index("spec.usages", i), u, known));
     }
     std::set<std::string> seen;
     for (size_t i = 0; i < usages.size(); ++i) {
@@ -186,7 +162,7 @@ fe::FieldErrors object_errors(const json& csr, bool certificate_unchanged) {
                                  "may not specify a duration less than 600 seconds (10 minutes)"));
   }
   condition_errors(csr, errors);
-  if (!certificate_unchanged) {
+  if (!unchanged.certificate) {
     if (Status s = pki::check_certificate_chain(certificate_of(csr)); !s.is_ok())
       errors.push_back(fe::invalid("status.certificate", "<certificate data>", s.message()));
   }
@@ -272,20 +248,17 @@ void prepare_create(json& csr, const http::PeerIdentity* user) {
   if (!spec.is_object()) spec = json::object();
   for (const char* field : {"username", "uid", "groups", "extra"}) spec.erase(field);
   if (user) {
-    if (!user->user.empty()) spec["username"] = user->user;
-    if (!user->uid.empty()) spec["uid"] = user->uid;
-    if (!user->groups.empty()) spec["groups"] = user->groups;
-    if (!user->extra.empty()) {
-      json extra = json::object();
-      for (const auto& [k, v] : user->extra) extra[k] = v;
-      spec["extra"] = std::move(extra);
+    // The same fields as a UserInfo, but none left empty (they are omitempty upstream).
+    const json info = user_info(*user);
+    for (const auto& [k, v] : info.items()) {
+      if (!(v.is_string() ? v.get_ref<const std::string&>().empty() : v.empty())) spec[k] = v;
     }
   }
   csr["status"] = json::object();
 }
 
 std::optional<ApiError> validate_create(const json& csr) {
-  auto errors = object_errors(csr, false);
+  auto errors = object_errors(csr, {});
   if (errors.empty()) return std::nullopt;
   return invalid_csr(csr, errors);
 }
@@ -313,7 +286,8 @@ std::optional<ApiError> prepare_update(json& updated, const json& old, std::stri
     status.erase("conditions");
 
   const bool certificate_unchanged = certificate_of(updated) == certificate_of(old);
-  fe::FieldErrors errors = object_errors(updated, certificate_unchanged);
+  fe::FieldErrors errors =
+      object_errors(updated, {.request = true, .certificate = certificate_unchanged});
   for (const char* type : {"Approved", "Denied", "Failed"}) {
     if (count_of(updated, type) < count_of(old, type)) {
       errors.push_back(fe::forbidden(

@@ -2,8 +2,9 @@
 // /readyz run their checks (`?verbose` lists them, `?exclude=<name>` skips one); each check
 // also answers alone at /<endpoint>/<name>. A failed check makes the endpoint 500 with the
 // list (reasons withheld, as upstream: the endpoint is public) and `<endpoint> check failed`;
-// the check's own path gives its reason. Checks are real: the store answers a read, the CRD
-// controller runs, the watch cache is loaded, the server is not shutting down.
+// the check's own path gives its reason. The checks (api_server.cpp): the store answers a
+// read (etcd), the server is not shutting down (readyz), and, as upstream's post-start hooks
+// and informer sync, the CRD controller was started and the watch cache loaded.
 //
 // Thread-safety: add() before serving; serve() from any thread.
 #pragma once

@@ -29,6 +29,17 @@ std::string bearer_token(const http::Request& request) {
 
 }  // namespace
 
+nlohmann::json user_info(const http::PeerIdentity& u) {
+  nlohmann::json info = {{"username", u.user}, {"groups", u.groups}};
+  if (!u.uid.empty()) info["uid"] = u.uid;
+  if (!u.extra.empty()) {
+    nlohmann::json extra = nlohmann::json::object();
+    for (const auto& [k, v] : u.extra) extra[k] = v;
+    info["extra"] = std::move(extra);
+  }
+  return info;
+}
+
 std::optional<ApiError> TokenAuthenticator::authenticate(http::Request& request) const {
   if (!request.peer) {
     std::string token = bearer_token(request);

@@ -20,6 +20,10 @@ namespace k3c::apiserver {
 inline constexpr std::string_view kAuthenticatedGroup = "system:authenticated";
 inline constexpr std::string_view kMastersGroup = "system:masters";
 
+// Who `user` is, as upstream's authentication.k8s.io UserInfo: username and groups, uid and
+// extra when set. What the reviews answer with and CertificateSigningRequests record.
+nlohmann::json user_info(const http::PeerIdentity& user);
+
 class TokenAuthenticator {
  public:
   TokenAuthenticator(const ServiceAccountTokens& tokens, WatchCache& cache)
