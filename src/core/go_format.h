@@ -1,5 +1,5 @@
-// How Go's fmt prints values that upstream messages embed, so that k3c's messages read the
-// same: %v / %s of a []string is "[a b c]".
+// How Go's fmt and strconv print values that upstream messages and texts embed, so that
+// k3c's read the same: %v / %s of a []string is "[a b c]".
 #pragma once
 
 #include <cstdio>
@@ -47,5 +47,10 @@ inline std::string go_quote(const std::string& s) {
   }
   return out + "\"";
 }
+
+// strconv.FormatFloat(v, 'g', -1, 64), also %v of a float64: the shortest digits that read
+// back as `v`, in exponent form when the exponent is below -4 or at least 6 ("1.2e+07",
+// "1e-05"); NaN, +Inf and -Inf as Go spells them.
+std::string go_float(double v);
 
 }  // namespace k3c

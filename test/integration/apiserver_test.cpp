@@ -84,6 +84,54 @@ TEST_CASE("kubectl drives the API server") {
     CHECK_THAT(versions.out, Catch::Contains("rbac.authorization.k8s.io/v1\n"));
   }
 
+  SECTION("/metrics counts requests, open watches and stored objects") {
+    REQUIRE(kubectl({"create", "configmap", "counted", "--from-literal=a=b"}).exit_code == 0);
+    REQUIRE(kubectl({"create", "configmap", "counted", "--from-literal=a=b"}).exit_code == 1);
+    // A watch held open while the metrics are read.
+    std::map<std::string, std::string> env = box.env();
+    env["KUBECONFIG"] = box.kubeconfig();
+    ChildProcess watch({kubectl.binary, "get", "configmaps", "-w"}, env, box.path("watch"));
+    std::string text;
+    const std::string watching =
+        "apiserver_longrunning_requests{component=\"apiserver\",group=\"\","
+        "resource=\"configmaps\",scope=\"namespace\",subresource=\"\",verb=\"WATCH\","
+        "version=\"v1\"} 1\n";
+    for (int i = 0; i < 100 && text.find(watching) == std::string::npos; ++i) {
+      auto m = kubectl({"get", "--raw", "/metrics"});
+      REQUIRE(m.exit_code == 0);
+      text = m.out;
+      std::this_thread::sleep_for(100ms);
+    }
+    CHECK_THAT(text, Catch::Contains(watching));
+    const std::string create =
+        "component=\"apiserver\",dry_run=\"\",group=\"\",resource=\"configmaps\","
+        "scope=\"resource\",subresource=\"\",verb=\"POST\",version=\"v1\"";
+    CHECK_THAT(text, Catch::Contains("apiserver_request_total{code=\"201\"," + create + "} "));
+    CHECK_THAT(text, Catch::Contains("apiserver_request_total{code=\"409\"," + create + "} 1\n"));
+    CHECK_THAT(text, Catch::Contains("apiserver_request_duration_seconds_bucket{" + create +
+                                     ",le=\"+Inf\"}"));
+    CHECK_THAT(text, Catch::Contains("# TYPE apiserver_request_duration_seconds histogram\n"));
+    CHECK_THAT(text, Catch::Contains("apiserver_storage_objects{resource=\"namespaces\"} 4\n"));
+    CHECK_THAT(text, Catch::Contains("git_version=\"v1.32.0+k3c1\""));
+    const size_t rss = text.find("\nprocess_resident_memory_bytes ");
+    REQUIRE(rss != std::string::npos);
+    CHECK(std::stod(text.substr(rss + 31)) > 1e6);
+    // The watch's end is seen: no longer open, its duration observed.
+    watch.signal(SIGTERM);
+    watch.wait(5s);
+    const std::string ended = watching.substr(0, watching.size() - 2) + "0\n";
+    for (int i = 0; i < 100 && text.find(ended) == std::string::npos; ++i) {
+      std::this_thread::sleep_for(100ms);
+      text = kubectl({"get", "--raw", "/metrics"}).out;
+    }
+    CHECK_THAT(text, Catch::Contains(ended));
+    CHECK_THAT(text,
+               Catch::Contains("apiserver_request_duration_seconds_count{component=\"apiserver\","
+                               "dry_run=\"\",group=\"\",resource=\"configmaps\","
+                               "scope=\"namespace\",subresource=\"\",verb=\"WATCH\","
+                               "version=\"v1\"} 1\n"));
+  }
+
   SECTION("the built-in namespaces, as a table") {
     auto ns = kubectl({"get", "namespaces"});
     CHECK(ns.exit_code == 0);

@@ -1,26 +1,9 @@
 // Go's fmt rendering of decoded JSON values (see go_format.h).
 #include "api/internal/go_format.h"
 
-#include <charconv>
-#include <cstdlib>
+#include "core/go_format.h"
 
 namespace k3c::api::internal {
-namespace {
-
-// strconv.FormatFloat(f, 'g', -1, 64): the shortest digits, in exponent form when the
-// exponent is below -4 or at least 6 (Go's threshold for the shortest precision).
-std::string go_float(double d) {
-  char buf[64];
-  auto sci = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
-  std::string s(buf, sci.ptr);
-  auto e = s.find('e');
-  int exp = std::atoi(s.c_str() + e + 1);
-  if (exp < -4 || exp >= 6) return s;  // to_chars already writes "1e+06", "1.5e-07"
-  auto fixed = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed);
-  return std::string(buf, fixed.ptr);
-}
-
-}  // namespace
 
 std::string go_value(const nlohmann::json& v) {
   switch (v.type()) {

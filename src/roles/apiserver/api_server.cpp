@@ -163,7 +163,9 @@ Status ApiServerRole::start() {
   crds_ = std::make_unique<CrdController>(*store, *cache_, *served_, *rest_, clock_);
   RETURN_IF_ERROR(crds_->start());
   add_health_checks(*store);
-  router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_, health_);
+  metrics_ =
+      std::make_unique<ServerMetrics>(std::make_shared<RequestMetrics>(), *store, version_info());
+  router_ = std::make_unique<Router>(*served_, *rest_, *actions_, *authn_, health_, *metrics_);
 
   http::ServerOptions options;
   options.bind_address = config_.bind_address;

@@ -18,6 +18,7 @@
 #include "http/local_endpoints.h"
 #include "roles/apiserver/component_probes.h"
 #include "roles/apiserver/health.h"
+#include "roles/apiserver/server_metrics.h"
 #include "store/store.h"
 
 namespace k3c::http {
@@ -100,6 +101,7 @@ class ApiServerRole final : public Role {
   std::unique_ptr<ServedApi> served_;
   std::unique_ptr<CrdController> crds_;
   HealthChecks health_;
+  std::unique_ptr<ServerMetrics> metrics_;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<Router> router_;
   std::unique_ptr<Supervisor> supervisor_;  // the join endpoints (supervisor.h)

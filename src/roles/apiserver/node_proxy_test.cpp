@@ -5,19 +5,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "request_to.h"
+
 namespace k3c::apiserver {
 namespace {
 
-http::Request at(std::string target) {
-  http::Request r;
-  r.method = "GET";
-  r.target = target;
-  auto parsed = http::parse_target(target);
-  REQUIRE(parsed);
-  r.path = parsed->path;
-  r.query = parsed->query;
-  return r;
-}
+http::Request at(std::string target) { return testing::request_to("GET", std::move(target)); }
 
 TEST_CASE("a node proxy id is name, name:port or scheme:name:port, as upstream") {
   auto split = [](std::string_view id) {

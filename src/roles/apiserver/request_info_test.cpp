@@ -2,17 +2,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "request_to.h"
+
 namespace k3c::apiserver {
 namespace {
 
 RequestInfo parse(std::string method, std::string target) {
-  http::Request r;
-  r.method = std::move(method);
-  auto t = http::parse_target(target);
-  REQUIRE(t);
-  r.path = t->path;
-  r.query = t->query;
-  auto info = parse_request_info(r);
+  auto info = parse_request_info(testing::request_to(std::move(method), std::move(target)));
   REQUIRE(info);
   return *info;
 }

@@ -1,6 +1,7 @@
 // Request dispatch (see router.h).
 #include "roles/apiserver/router.h"
 
+#include "core/prometheus_text.h"
 #include "roles/apiserver/api_errors.h"
 #include "roles/apiserver/authorizer.h"
 #include "roles/apiserver/content.h"
@@ -42,20 +43,66 @@ auto answer_bad_json(F&& serve) -> decltype(serve()) {
   }
 }
 
+// Upstream's request kinds for apiserver_current_inflight_requests.
+bool is_mutating(const std::string& method) {
+  return method != "GET" && method != "HEAD" && method != "OPTIONS";
+}
+
+// A streamed body that also holds a token until the stream is released.
+struct StreamWithToken {
+  std::shared_ptr<http::BodyStream> stream;
+  std::shared_ptr<void> token;
+};
+
 }  // namespace
 
 Router::Router(const ServedApi& api, Rest& rest, Actions& actions,
-               const TokenAuthenticator& authenticator, const HealthChecks& health)
-    : api_(api), rest_(rest), actions_(actions), authn_(authenticator), health_(health) {}
+               const TokenAuthenticator& authenticator, const HealthChecks& health,
+               const ServerMetrics& metrics)
+    : api_(api),
+      rest_(rest),
+      actions_(actions),
+      authn_(authenticator),
+      health_(health),
+      metrics_(metrics) {}
 
 http::Response Router::handle(http::Request& request) {
-  return answer_bad_json([&] { return dispatch(request); });
+  const auto started = std::chrono::steady_clock::now();
+  auto in_flight = metrics_.requests().in_flight(is_mutating(request.method));
+  const auto info = parse_request_info(request);
+  const auto api = api_.current();
+  http::Response response = answer_bad_json([&] { return dispatch(request, info, *api); });
+  record(request, info, *api, response, started);
+  return response;
 }
 
-http::Response Router::dispatch(http::Request& request) {
+void Router::record(const http::Request& request, const std::optional<RequestInfo>& info,
+                    const ApiSnapshot& api, http::Response& response,
+                    std::chrono::steady_clock::time_point started) {
+  auto labels = route_labels(request, info, *api.registry, response.status);
+  if (!labels) return;
+  RequestMetrics& metrics = metrics_.requests();
+  if (response.stream) {
+    auto held = std::make_shared<StreamWithToken>(StreamWithToken{
+        std::move(response.stream), metrics.long_running(*labels, response.status, started)});
+    http::BodyStream* stream = held->stream.get();
+    response.stream = std::shared_ptr<http::BodyStream>(std::move(held), stream);
+  } else if (response.upgrade) {
+    response.upgrade = [serve = std::move(response.upgrade),
+                        token = metrics.long_running(*labels, response.status, started)](
+                           http::Duplex& duplex) mutable {
+      serve(duplex);
+      token.reset();
+    };
+  } else {
+    metrics.observe(*labels, response.status, std::chrono::steady_clock::now() - started);
+  }
+}
+
+http::Response Router::dispatch(http::Request& request, const std::optional<RequestInfo>& info,
+                                const ApiSnapshot& api) {
   if (auto e = authn_.authenticate(request)) return error_response(*e);
   if (!request.peer && !is_public(request.path)) return unauthorized();
-  auto info = parse_request_info(request);
   if (request.peer) {
     Attributes attributes = attributes_of(request, info);
     Decision d = authorize(*request.peer, attributes);
@@ -70,37 +117,47 @@ http::Response Router::dispatch(http::Request& request) {
       if (!d.allowed) return error_response(forbidden(*request.peer, attributes, d.reason));
     }
   }
-  auto api = api_.current();
-  if (!info) return non_resource(*api, request);
-  if (!info->is_resource_request) return discovery(*api, request, *info);
-  return resource(*api, request, *info);
+  if (!info) return non_resource(api, request);
+  if (!info->is_resource_request) return discovery(api, request, *info);
+  return resource(api, request, *info);
 }
 
 std::optional<http::Response> Router::handle_fast(http::Request& request) {
-  return answer_bad_json([&] { return dispatch_fast(request); });
+  if (request.method != "GET") return std::nullopt;
+  const auto started = std::chrono::steady_clock::now();
+  const auto info = parse_request_info(request);
+  const auto api = api_.current();
+  auto response = answer_bad_json([&] { return dispatch_fast(request, info, *api); });
+  if (response) record(request, info, *api, *response, started);
+  return response;
 }
 
-std::optional<http::Response> Router::dispatch_fast(http::Request& request) {
-  if (request.method != "GET") return std::nullopt;
-  // Everything but resources (version, health, discovery, OpenAPI) is served from memory.
-  auto info = parse_request_info(request);
-  if (!info || !info->is_resource_request) return dispatch(request);
+std::optional<http::Response> Router::dispatch_fast(http::Request& request,
+                                                    const std::optional<RequestInfo>& info,
+                                                    const ApiSnapshot& api) {
+  // Everything but resources (version, health, discovery, OpenAPI) is served from memory,
+  // except /metrics, which counts objects in the datastore.
+  if (!info && request.path == "/metrics") return std::nullopt;
+  if (!info || !info->is_resource_request) return dispatch(request, info, api);
   if (!request.peer || info->verb != "get" || !info->subresource.empty()) return std::nullopt;
   // A refusal is answered by the full path, which words it.
   if (!authorize(*request.peer, attributes_of(request, info)).allowed) return std::nullopt;
-  auto api = api_.current();
-  const api::Resource* r = api->registry->find(info->group, info->version, info->resource);
+  const api::Resource* r = api.registry->find(info->group, info->version, info->resource);
   if (!r || !r->stored() || !r->has_verb("get") || (r->namespaced && info->namespace_.empty())) {
     return std::nullopt;
   }
   return rest_.get_if_ready(
-      {*info, *r, request, api->custom_resource(info->group, info->version, info->resource)});
+      {*info, *r, request, api.custom_resource(info->group, info->version, info->resource)});
 }
 
 http::Response Router::non_resource(const ApiSnapshot& api, const http::Request& request) {
   const std::string& p = request.path;
   if (p == "/version") return json_response(200, api.discovery.version());
   if (auto health = health_.serve(request)) return std::move(*health);
+  if (p == "/metrics") {
+    if (request.method != "GET") return error_response(method_not_allowed());
+    return body_response(200, metrics_.text(*api.registry), kPrometheusTextType);
+  }
   if (p == "/openapi/v2") {
     // kubectl 1.27/1.28 ask for protobuf; anything else gets the same document as JSON.
     std::string_view accept = request.header("accept").value_or("");

@@ -1,27 +1,13 @@
 // The resource metrics text (see resource_metrics.h).
 #include "roles/kubelet/server/resource_metrics.h"
 
-#include <charconv>
 #include <chrono>
-#include <cmath>
-#include <cstdlib>
+
+#include "core/go_format.h"
+#include "core/prometheus_text.h"
 
 namespace k3c::kubelet {
 namespace {
-
-// A label value as the text format escapes it: backslash, double quote and newline.
-std::string escaped(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
 
 std::string millis(runtime::WallTime t) {
   return std::to_string(
@@ -31,8 +17,7 @@ std::string millis(runtime::WallTime t) {
 double seconds_of(uint64_t nanos) { return static_cast<double>(nanos) / 1e9; }
 
 void family(std::string& out, const char* name, const char* type, const char* help) {
-  out += std::string("# HELP ") + name + " [STABLE] " + help + "\n";
-  out += std::string("# TYPE ") + name + " " + type + "\n";
+  prometheus_family(out, name, type, std::string("[STABLE] ") + help);
 }
 
 void sample(std::string& out, const char* name, const std::string& labels, double value,
@@ -43,48 +28,16 @@ void sample(std::string& out, const char* name, const std::string& labels, doubl
 }
 
 std::string container_labels(const PodSample& pod, const ContainerSample& c) {
-  return "container=\"" + escaped(c.name) + "\",namespace=\"" + escaped(pod.namespace_name) +
-         "\",pod=\"" + escaped(pod.name) + "\"";
+  return "container=\"" + prometheus_escaped(c.name) + "\",namespace=\"" +
+         prometheus_escaped(pod.namespace_name) + "\",pod=\"" + prometheus_escaped(pod.name) + "\"";
 }
 
 std::string pod_labels(const PodSample& pod) {
-  return "namespace=\"" + escaped(pod.namespace_name) + "\",pod=\"" + escaped(pod.name) + "\"";
+  return "namespace=\"" + prometheus_escaped(pod.namespace_name) + "\",pod=\"" +
+         prometheus_escaped(pod.name) + "\"";
 }
 
 }  // namespace
-
-std::string go_float(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  if (v == 0) return std::signbit(v) ? "-0" : "0";
-  // The shortest round-trip digits, in scientific form: "d.ddde[+-]XX".
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string sci(buf, end);
-  const size_t e = sci.find('e');
-  std::string mantissa = sci.substr(0, e);
-  const int exponent = std::atoi(sci.c_str() + e + 1);
-  const bool negative = mantissa[0] == '-';
-  if (negative) mantissa.erase(0, 1);
-  std::string digits;
-  for (char c : mantissa)
-    if (c != '.') digits += c;
-  std::string out = negative ? "-" : "";
-  if (exponent < -4 || exponent >= 6) {
-    out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    const int magnitude = std::abs(exponent);
-    out += exponent < 0 ? "e-" : "e+";
-    if (magnitude < 10) out += '0';
-    out += std::to_string(magnitude);
-    return out;
-  }
-  if (exponent < 0)
-    return out + "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
-  const size_t point = static_cast<size_t>(exponent) + 1;
-  if (digits.size() <= point) return out + digits + std::string(point - digits.size(), '0');
-  return out + digits.substr(0, point) + "." + digits.substr(point);
-}
 
 std::string resource_metrics(const StatsSnapshot& s) {
   std::string out;

@@ -12,8 +12,4 @@ namespace k3c::kubelet {
 
 std::string resource_metrics(const StatsSnapshot& snapshot);
 
-// A float64 as Go's strconv.FormatFloat(v, 'g', -1, 64): the shortest digits that read back
-// as `v`, in exponent form when the exponent is below -4 or at least 6 ("1.2e+07").
-std::string go_float(double v);
-
 }  // namespace k3c::kubelet

@@ -1,9 +1,10 @@
 // /stats/summary and /metrics/resource (see stats_endpoints.h).
 #include "roles/kubelet/server/stats_endpoints.h"
 
+#include "core/prometheus_text.h"
+#include "http/text_response.h"
 #include "roles/kubelet/server/resource_metrics.h"
 #include "roles/kubelet/server/stats_summary.h"
-#include "http/text_response.h"
 
 namespace k3c::kubelet {
 namespace {
@@ -20,7 +21,7 @@ http::Response stats_summary_response(const StatsSource& stats) {
   if (!snapshot.is_ok()) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
     return http::text_response(status,
-                         "failed to get node summary: " + snapshot.status().message() + "\n");
+                               "failed to get node summary: " + snapshot.status().message() + "\n");
   }
   return http::text_response(200, stats_summary(*snapshot).dump(2), "application/json");
 }
@@ -31,8 +32,7 @@ http::Response resource_metrics_response(const StatsSource& stats) {
     const int status = snapshot.status().code() == Code::kServiceUnavailable ? 503 : 500;
     return http::text_response(status, snapshot.status().message() + "\n");
   }
-  return http::text_response(200, resource_metrics(*snapshot),
-                       "text/plain; version=0.0.4; charset=utf-8");
+  return http::text_response(200, resource_metrics(*snapshot), kPrometheusTextType);
 }
 
 }  // namespace k3c::kubelet

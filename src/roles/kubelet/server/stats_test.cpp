@@ -83,20 +83,6 @@ TEST_CASE("CPU rates are taken between successive samples; gone keys are forgott
   CHECK_FALSE(rates.update("c", 20, at(104)).has_value());
 }
 
-TEST_CASE("Go's float spelling, as the Prometheus text format writes values") {
-  CHECK(go_float(0) == "0");
-  CHECK(go_float(1.5) == "1.5");
-  CHECK(go_float(0.07) == "0.07");
-  CHECK(go_float(123456) == "123456");
-  CHECK(go_float(1234567) == "1.234567e+06");
-  CHECK(go_float(12000000) == "1.2e+07");
-  CHECK(go_float(0.0001) == "0.0001");
-  CHECK(go_float(0.00001) == "1e-05");
-  CHECK(go_float(1764550001) == "1.764550001e+09");
-  CHECK(go_float(-2.5) == "-2.5");
-  CHECK(go_float(1234.5) == "1234.5");
-}
-
 TEST_CASE("/stats/summary has the Summary API's shape") {
   const nlohmann::json summary = stats_summary(sample_snapshot());
   const nlohmann::json& node = summary["node"];
