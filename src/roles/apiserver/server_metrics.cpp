@@ -5,20 +5,20 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "core/go_format.h"
 #include "core/log.h"
+#include "core/proc_text.h"
 #include "core/prometheus_text.h"
 
 namespace k3c::apiserver {
 namespace {
 
-using nlohmann::json;
-
-void gauge(std::string& out, const char* name, double value) {
+void sample(std::string& out, const char* name, double value) {
   out += std::string(name) + " " + go_float(value) + "\n";
 }
 
@@ -88,18 +88,17 @@ std::vector<std::string> proc_stat_fields() {
   return fields;
 }
 
-// The boot time (btime of /proc/stat), seconds since the epoch.
-double boot_time() {
+// When this process started, in seconds since the epoch: proc(5)'s starttime (field 22 of
+// /proc/self/stat, in clock ticks after boot) after /proc/stat's boot time; 0 when unknown.
+double process_start_time() {
+  const auto fields = proc_stat_fields();
   std::ifstream in("/proc/stat");
-  for (std::string key; in >> key;) {
-    if (key == "btime") {
-      double t = 0;
-      in >> t;
-      return t;
-    }
-    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return 0;
+  std::stringstream stat;
+  stat << in.rdbuf();
+  auto boot = proc_stat_boot_time(stat.str());
+  if (fields.size() <= 19 || !boot.is_ok()) return 0;
+  return static_cast<double>(*boot) +
+         std::stod(fields[19]) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 int open_fds() {
@@ -113,37 +112,41 @@ int open_fds() {
   return n - 1;  // the directory stream's own descriptor
 }
 
-void process(std::string& out) {
+void process(std::string& out, double start_time) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                      static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   prometheus_family(out, "process_cpu_seconds_total", "counter",
                     "CPU time the process has used, user and system, in seconds");
-  gauge(out, "process_cpu_seconds_total", cpu);
+  sample(out, "process_cpu_seconds_total", cpu);
 
   rlimit files{};
   if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
     prometheus_family(out, "process_max_fds", "gauge", "The limit on open file descriptors");
-    gauge(out, "process_max_fds", static_cast<double>(files.rlim_cur));
+    sample(out, "process_max_fds", static_cast<double>(files.rlim_cur));
   }
   if (int fds = open_fds(); fds >= 0) {
     prometheus_family(out, "process_open_fds", "gauge", "Open file descriptors");
-    gauge(out, "process_open_fds", fds);
+    sample(out, "process_open_fds", fds);
   }
 
-  // proc(5): vsize is field 23 and rss (pages) field 24, starttime (ticks after boot) 22.
+  // proc(5): vsize is field 23 and rss (pages) field 24. Families go in name order, so the
+  // start time sits between the two.
   const auto fields = proc_stat_fields();
   if (fields.size() > 21) {
     const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
-    const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     prometheus_family(out, "process_resident_memory_bytes", "gauge", "Resident memory, in bytes");
-    gauge(out, "process_resident_memory_bytes", std::stod(fields[21]) * page);
+    sample(out, "process_resident_memory_bytes", std::stod(fields[21]) * page);
+  }
+  if (start_time > 0) {
     prometheus_family(out, "process_start_time_seconds", "gauge",
                       "When the process started, in seconds since the Unix epoch");
-    gauge(out, "process_start_time_seconds", boot_time() + std::stod(fields[19]) / ticks);
+    sample(out, "process_start_time_seconds", start_time);
+  }
+  if (fields.size() > 21) {
     prometheus_family(out, "process_virtual_memory_bytes", "gauge", "Virtual memory, in bytes");
-    gauge(out, "process_virtual_memory_bytes", std::stod(fields[20]));
+    sample(out, "process_virtual_memory_bytes", std::stod(fields[20]));
   }
 }
 
@@ -151,14 +154,17 @@ void process(std::string& out) {
 
 ServerMetrics::ServerMetrics(std::shared_ptr<RequestMetrics> requests, store::Store& store,
                              api::VersionInfo version)
-    : requests_(std::move(requests)), store_(store), version_(std::move(version)) {}
+    : requests_(std::move(requests)),
+      store_(store),
+      version_(std::move(version)),
+      start_time_(process_start_time()) {}
 
 std::string ServerMetrics::text(const api::ResourceRegistry& registry) const {
   std::string out;
   requests_->write(out);
   storage_objects(out, registry, store_);
   build_info(out, version_);
-  process(out);
+  process(out, start_time_);
   return out;
 }
 

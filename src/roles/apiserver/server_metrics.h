@@ -29,7 +29,6 @@ class ServerMetrics {
   ServerMetrics(std::shared_ptr<RequestMetrics> requests, store::Store& store,
                 api::VersionInfo version);
   RequestMetrics& requests() const { return *requests_; }
-  const std::shared_ptr<RequestMetrics>& requests_ptr() const { return requests_; }
   // The whole document; `registry` names the resources whose objects are counted.
   std::string text(const api::ResourceRegistry& registry) const;
 
@@ -37,6 +36,7 @@ class ServerMetrics {
   std::shared_ptr<RequestMetrics> requests_;
   store::Store& store_;
   const api::VersionInfo version_;
+  const double start_time_;  // process_start_time_seconds, read once (0: unknown)
 };
 
 }  // namespace k3c::apiserver

@@ -3,7 +3,6 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -18,30 +17,6 @@ Result<std::string> read_real_file(const std::string& path) {
   return text.str();
 }
 
-// The whitespace-separated numbers after `prefix` at the start of a line.
-std::vector<uint64_t> numbers_after(std::string_view text, std::string_view prefix) {
-  std::vector<uint64_t> values;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    if (line.substr(0, prefix.size()) != prefix) continue;
-    line.remove_prefix(prefix.size());
-    while (!line.empty()) {
-      while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-      uint64_t v = 0;
-      auto [next, ec] = std::from_chars(line.data(), line.data() + line.size(), v);
-      if (ec != std::errc()) break;
-      values.push_back(v);
-      line.remove_prefix(static_cast<size_t>(next - line.data()));
-    }
-    break;
-  }
-  return values;
-}
-
 void add(Usage& sum, const Usage& part) {
   sum.cpu_usage_core_nanoseconds += part.cpu_usage_core_nanoseconds;
   sum.memory_usage_bytes += part.memory_usage_bytes;
@@ -51,7 +26,7 @@ void add(Usage& sum, const Usage& part) {
 }  // namespace
 
 Result<uint64_t> proc_stat_cpu_nanos(std::string_view proc_stat, long ticks_per_second) {
-  const std::vector<uint64_t> v = numbers_after(proc_stat, "cpu ");
+  const std::vector<uint64_t> v = proc_numbers_after(proc_stat, "cpu ");
   if (v.size() < 4 || ticks_per_second <= 0)
     return error(Code::kInternal, "/proc/stat has no cpu line");
   // user nice system idle iowait irq softirq steal (guest time is counted in user already)
@@ -61,15 +36,9 @@ Result<uint64_t> proc_stat_cpu_nanos(std::string_view proc_stat, long ticks_per_
   return busy * (1'000'000'000ULL / static_cast<uint64_t>(ticks_per_second));
 }
 
-Result<int64_t> proc_stat_boot_time(std::string_view proc_stat) {
-  const std::vector<uint64_t> v = numbers_after(proc_stat, "btime ");
-  if (v.empty()) return error(Code::kInternal, "/proc/stat has no btime line");
-  return static_cast<int64_t>(v[0]);
-}
-
 Result<MemInfo> parse_meminfo(std::string_view meminfo) {
   const auto kb = [&](std::string_view key) -> std::optional<uint64_t> {
-    const std::vector<uint64_t> v = numbers_after(meminfo, key);
+    const std::vector<uint64_t> v = proc_numbers_after(meminfo, key);
     if (v.empty()) return std::nullopt;
     return v[0] * 1024;
   };

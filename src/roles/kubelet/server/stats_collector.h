@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/proc_text.h"
 #include "core/status.h"
 #include "roles/kubelet/server/stats_snapshot.h"
 
@@ -25,8 +26,6 @@ namespace k3c::kubelet {
 // The CPU time of the machine in nanoseconds from /proc/stat's first line ("cpu user nice
 // system idle iowait irq softirq steal ..."): everything but idle and iowait.
 Result<uint64_t> proc_stat_cpu_nanos(std::string_view proc_stat, long ticks_per_second);
-// /proc/stat's btime: the boot time in seconds since the epoch.
-Result<int64_t> proc_stat_boot_time(std::string_view proc_stat);
 
 struct MemInfo {
   uint64_t total = 0, free = 0, inactive_file = 0;  // bytes
